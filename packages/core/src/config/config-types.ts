@@ -1,0 +1,63 @@
+/**
+ * The resolved configuration, keys in domain.toml's snake_case. The loader (config/) fills
+ * every default, so code reading it never has to guess one. docs/configuration.md documents
+ * each key; a test keeps the two in step.
+ */
+import type { BrokerSettings } from '../ports/broker.js';
+import type { DatabaseSettings } from '../ports/database-provider.js';
+
+export type ProcessingMode = 'sync' | 'async';
+export type SubscriptionType = 'stream' | 'event_store';
+
+export interface StreamSubscriptionConfig {
+  blocking_timeout_ms: number;
+  max_retries: number;
+  retry_delay_seconds: number;
+  enable_dlq: boolean;
+}
+
+export interface ServerConfig {
+  default_subscription_type: SubscriptionType;
+  messages_per_tick: number;
+  tick_interval: number;
+  stream_subscription: StreamSubscriptionConfig;
+  health: { host: string; port: number };
+}
+
+export interface OutboxRetryConfig {
+  max_attempts: number;
+  base_delay_seconds: number;
+  max_backoff_seconds: number;
+  backoff_multiplier: number;
+  jitter: boolean;
+  jitter_factor: number;
+}
+
+export interface OutboxCleanupConfig {
+  published_retention_hours: number;
+  abandoned_retention_hours: number;
+  cleanup_interval_ticks: number;
+}
+
+export interface OutboxConfig {
+  broker: string;
+  external_brokers: string[];
+  messages_per_tick: number;
+  tick_interval: number;
+  retry: OutboxRetryConfig;
+  cleanup: OutboxCleanupConfig;
+}
+
+export interface DomainConfig {
+  /** Path of the module exporting the domain, relative to the config file. */
+  module?: string;
+  identity_strategy: 'uuid' | 'function';
+  event_processing: ProcessingMode;
+  command_processing: ProcessingMode;
+  databases: Record<string, DatabaseSettings>;
+  brokers: Record<string, BrokerSettings>;
+  event_store: { provider: string; database_uri?: string };
+  server: ServerConfig;
+  enable_outbox: boolean;
+  outbox: OutboxConfig;
+}

@@ -1,0 +1,12 @@
+/** The kinds of element a Domain registers; the registry keeps one map per kind. */
+export type ElementKind =
+  | 'aggregate'
+  | 'entity'
+  | 'valueObject'
+  | 'event'
+  | 'command'
+  | 'commandHandler'
+  | 'eventHandler'
+  | 'applicationService'
+  | 'repository'
+  | 'subscriber';

@@ -1,0 +1,62 @@
+/**
+ * Declarative options per element type, as passed to `@domain.aggregate({...})` or
+ * `domain.register(Class, {...})`. Defaults are applied in one place (the registry), never ad hoc.
+ */
+import type { ClassRef } from '../fields/field-definition.js';
+
+export interface AggregateOptions {
+  /** Name of the `[databases.<name>]` this aggregate lives in. Default `default`. */
+  provider?: string;
+  /** Stream category; default `<domain_snake>::<aggregate_snake>`. */
+  streamCategory?: string;
+  /** Table/collection name for persistence adapters; default the aggregate's snake_case name. */
+  schemaName?: string;
+  /** Reserved for event sourcing (later issue). Default false. */
+  isEventSourced?: boolean;
+}
+
+export interface EntityOptions {
+  partOf: ClassRef;
+  schemaName?: string;
+}
+
+export interface ValueObjectOptions {
+  partOf?: ClassRef;
+}
+
+export interface MessageOptions {
+  /** The aggregate this event or command belongs to. */
+  partOf?: ClassRef;
+  /** Schema version, used in the message type `<Domain>.<Class>.v<N>`. Default 1. */
+  version?: number;
+  /** Also relay this event to every `outbox.external_brokers` entry. Default false. */
+  published?: boolean;
+  /** Defaults to the partOf aggregate's category. */
+  streamCategory?: string;
+  /** Registration name when it differs from the class name. */
+  name?: string;
+}
+
+export interface HandlerOptions {
+  /** The aggregate whose stream this handler follows; gives the default stream category. */
+  partOf?: ClassRef;
+  /** The stream category to subscribe to. Required when there is no partOf. */
+  streamCategory?: string;
+  /** Name of the subscription's consumer group; default the class name. */
+  subscriptionName?: string;
+}
+
+export interface SubscriberOptions {
+  /** Broker stream (or topic) read as raw messages. */
+  stream: string;
+  /** `[brokers.<name>]` to read from. Default `default`. */
+  broker?: string;
+}
+
+export interface RepositoryOptions {
+  partOf: ClassRef;
+  /** Only used when this repository is for a given database provider name. */
+  databaseProvider?: string;
+}
+
+export type ApplicationServiceOptions = { partOf?: ClassRef };

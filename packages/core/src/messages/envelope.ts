@@ -1,0 +1,52 @@
+/**
+ * The wire shape of every event and command: `{ data, metadata }`. Brokers, the outbox and
+ * (later) the event store move this shape verbatim; only `messages/` code builds or reads it.
+ */
+export type MessageKind = 'EVENT' | 'COMMAND';
+
+export interface MessageHeaders {
+  /** Unique message id (uuid). */
+  id: string;
+  /** ISO-8601 creation time. */
+  time: string;
+  /** `<Domain>.<Class>.v<N>`, e.g. `Shop.OrderPlaced.v1`. */
+  type: string;
+  /** Stream name `<category>-<aggregate id>` (commands: `<category>:command-<id>`). */
+  stream: string;
+  /** W3C trace context, when a trace is active. */
+  traceparent?: string | null;
+}
+
+export interface EnvelopeInfo {
+  specversion: '1.0';
+  /** sha256 of the canonical JSON of `data` and `metadata` minus this checksum. Empty in stripped envelopes. */
+  checksum?: string;
+}
+
+export interface DomainMeta {
+  /** Fully qualified name, `<Domain>.<Class>`. */
+  fqn: string;
+  kind: MessageKind;
+  streamCategory: string;
+  version: number;
+  /** Per-stream sequence, `<aggregate version>.<index within that commit>`, set on raise. */
+  sequenceId?: string | null;
+  /** The aggregate version the event was raised against; absent in stripped envelopes. */
+  expectedVersion?: number | null;
+  correlationId?: string | null;
+  causationId?: string | null;
+  /** True when this event is relayed to external brokers. */
+  published?: boolean;
+}
+
+export interface MessageMetadata {
+  headers: MessageHeaders;
+  envelope: EnvelopeInfo;
+  domain: DomainMeta;
+  extensions: Record<string, unknown>;
+}
+
+export interface MessageEnvelope<D = Record<string, unknown>> {
+  data: D;
+  metadata: MessageMetadata;
+}

@@ -1,0 +1,104 @@
+/**
+ * The broker port. Adapters (inline in core, Redis in @protean-ts/redis, later RabbitMQ, NATS,
+ * Kafka) implement the small `protected` methods; callers ask `has(capability)` instead of
+ * checking an adapter's class, and the conformance suite picks its tests the same way.
+ */
+import type { MessageEnvelope } from '../messages/envelope.js';
+
+export const BrokerCapability = {
+  PUBLISH: 1 << 0,
+  CONSUMER_GROUPS: 1 << 1,
+  ACK_NACK: 1 << 2,
+  BLOCKING_READ: 1 << 3,
+  DEAD_LETTER_QUEUE: 1 << 4,
+  RECLAIM_PENDING: 1 << 5,
+  /** Messages survive a restart of this process. */
+  DURABLE: 1 << 6,
+  /** Several processes can share it. */
+  DISTRIBUTED: 1 << 7,
+} as const;
+export type BrokerCapabilityName = keyof typeof BrokerCapability;
+
+export interface OutgoingMessage {
+  stream: string;
+  envelope: MessageEnvelope;
+}
+
+export interface ReceivedMessage {
+  /** The broker's id for this delivery (Redis entry id, …), used to ack. */
+  id: string;
+  stream: string;
+  envelope: MessageEnvelope;
+  /** How many times it was delivered, when the broker knows. */
+  deliveryCount: number;
+}
+
+export interface ReadOptions {
+  count: number;
+  /** Wait up to this long for messages when the broker can block; 0 returns at once. */
+  blockMs: number;
+}
+
+export interface DeadLetter {
+  id: string;
+  stream: string;
+  group: string;
+  envelope: MessageEnvelope;
+  error: string;
+  failedAt: string;
+  deliveryCount: number;
+}
+
+export interface BrokerInfo {
+  provider: string;
+  name: string;
+  connected: boolean;
+  details: Record<string, unknown>;
+}
+
+/** Thrown when the broker cannot be reached: callers pause and probe instead of failing messages. */
+export class BrokerUnavailableError extends Error {
+  constructor(
+    readonly brokerName: string,
+    readonly detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Broker "${brokerName}" is unreachable: ${detail}`, options);
+    this.name = 'BrokerUnavailableError';
+  }
+}
+
+export interface BrokerSettings {
+  provider: string;
+  uri?: string;
+  [key: string]: unknown;
+}
+
+export interface Broker {
+  readonly name: string;
+  readonly provider: string;
+  readonly capabilities: number;
+  has(capability: BrokerCapabilityName): boolean;
+
+  connect(): Promise<void>;
+  publish(message: OutgoingMessage): Promise<string>;
+  /** One round trip where the adapter can (a Redis pipeline); returns ids in input order. */
+  publishBatch(messages: readonly OutgoingMessage[]): Promise<string[]>;
+  ensureGroup(stream: string, group: string): Promise<void>;
+  read(stream: string, group: string, consumer: string, options: ReadOptions): Promise<ReceivedMessage[]>;
+  ack(stream: string, group: string, ids: readonly string[]): Promise<number>;
+  /** Leaves the message for redelivery (or redelivers at once where the broker can). */
+  nack(stream: string, group: string, id: string): Promise<void>;
+  /** Takes over messages another consumer left pending longer than `minIdleMs`. */
+  reclaim(stream: string, group: string, consumer: string, minIdleMs: number, count: number): Promise<ReceivedMessage[]>;
+  deadLetter(stream: string, group: string, message: ReceivedMessage, error: string): Promise<void>;
+  listDeadLetters(stream: string, options?: { count?: number }): Promise<DeadLetter[]>;
+  /** Publishes dead letters back to their stream and removes them; returns how many. */
+  replayDeadLetters(stream: string, ids?: readonly string[]): Promise<number>;
+  purgeDeadLetters(stream: string): Promise<number>;
+  ping(): Promise<boolean>;
+  info(): Promise<BrokerInfo>;
+  close(): Promise<void>;
+}
+
+export type BrokerFactory = (name: string, settings: BrokerSettings) => Broker;

@@ -1,0 +1,59 @@
+/**
+ * The port every database adapter implements (memory in core, PostgreSQL in @protean-ts/mikro-orm).
+ * The unit of work talks only to this interface: it opens one transaction per provider it touches,
+ * lazily, hands that transaction to DAOs and to the outbox store, and commits or rolls back.
+ */
+import type { AggregateDao, AggregateSchema } from './aggregate-dao.js';
+import type { OutboxStore } from './outbox-store.js';
+
+export interface ProviderTransaction {
+  /** The `[databases.<name>]` key of the provider that opened it. */
+  readonly providerName: string;
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+}
+
+export interface SchemaReport {
+  /** Tables (or collections) created or already present, for the command's progress output. */
+  created: string[];
+  existing: string[];
+}
+
+export interface DatabaseProvider {
+  /** The `[databases.<name>]` key. */
+  readonly name: string;
+  /** The provider kind from domain.toml (`memory`, `postgresql`, …). */
+  readonly kind: string;
+  /** False when domain.toml says `managed = false`: schema commands skip it. */
+  readonly managed: boolean;
+  /** The outbox table of this database. */
+  readonly outbox: OutboxStore;
+
+  /** Connects (pools) and checks the database answers; a clear error naming the masked URI when not. */
+  connect(): Promise<void>;
+  /** Starts a transaction. */
+  begin(): Promise<ProviderTransaction>;
+  /** A data-access object for one aggregate, working inside `tx` (or auto-commit when absent). */
+  dao<T extends object>(schema: AggregateSchema<T>, tx?: ProviderTransaction): AggregateDao<T>;
+
+  /** Creates the tables of the given aggregates (and the outbox when `outbox` is true); idempotent. */
+  setupSchema(schemas: AggregateSchema[], options: { outbox: boolean }): Promise<SchemaReport>;
+  /** Creates only the outbox table; idempotent. */
+  setupOutbox(): Promise<SchemaReport>;
+  dropSchema(schemas: AggregateSchema[]): Promise<string[]>;
+  truncate(schemas: AggregateSchema[]): Promise<string[]>;
+
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Settings of one `[databases.<name>]` table, as validated by the config loader. */
+export interface DatabaseSettings {
+  provider: string;
+  database_uri?: string;
+  managed: boolean;
+  pool_size: number;
+  [key: string]: unknown;
+}
+
+export type DatabaseProviderFactory = (name: string, settings: DatabaseSettings) => DatabaseProvider;

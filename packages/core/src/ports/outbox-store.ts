@@ -1,0 +1,96 @@
+/**
+ * The outbox table of one database. The unit of work appends rows inside its transaction; the
+ * OutboxProcessor (@protean-ts/outbox) claims, publishes and marks them. Every method that
+ * changes a claimed row is guarded by `lockedBy`, so a worker whose lock expired cannot
+ * overwrite the work of the worker that took the row over.
+ */
+import type { MessageEnvelope } from '../messages/envelope.js';
+import type { ProviderTransaction } from './database-provider.js';
+
+export type OutboxStatus = 'pending' | 'processing' | 'published' | 'failed' | 'abandoned';
+
+export interface NewOutboxRow {
+  messageId: string;
+  /** Stream the message is published to (`<category>-<id>` or the category, per broker routing). */
+  streamName: string;
+  /** Rows of one key are published in `sequence` order; the aggregate's stream name. */
+  partitionKey: string;
+  /** Increasing within `partitionKey`. */
+  sequence: number;
+  messageType: string;
+  envelope: MessageEnvelope;
+  /** `[brokers.<name>]` key this row is relayed to. */
+  targetBroker: string;
+  maxRetries: number;
+  priority?: number;
+  correlationId?: string | null;
+  causationId?: string | null;
+}
+
+export interface OutboxRow extends NewOutboxRow {
+  /** Store-assigned id (bigint as string on SQL stores). */
+  id: string;
+  status: OutboxStatus;
+  retryCount: number;
+  nextRetryAt: Date | null;
+  lastError: string | null;
+  lockedBy: string | null;
+  lockedUntil: Date | null;
+  createdAt: Date;
+  publishedAt: Date | null;
+  priority: number;
+}
+
+export interface ClaimRequest {
+  workerId: string;
+  targetBroker: string;
+  limit: number;
+  /** How long the claim holds; after it, another worker may take the rows. */
+  lockMs: number;
+}
+
+export interface FailureUpdate {
+  id: string;
+  error: string;
+  /** When it may be retried; ignored when `abandon` is true. */
+  nextRetryAt: Date;
+  /** True when the row has used its attempts: status becomes `abandoned`. */
+  abandon: boolean;
+}
+
+export interface OutboxCounts {
+  pending: number;
+  processing: number;
+  published: number;
+  failed: number;
+  abandoned: number;
+  /** Age in ms of the oldest pending or failed row, null when none. */
+  oldestPendingAgeMs: number | null;
+}
+
+export interface OutboxStore {
+  /** Writes rows inside the unit of work's transaction. */
+  append(tx: ProviderTransaction, rows: readonly NewOutboxRow[]): Promise<void>;
+  /**
+   * Atomically claims up to `limit` rows that are pending, failed and due, or processing with an
+   * expired lock, skipping rows whose partition key has an earlier unfinished row.
+   */
+  claimBatch(request: ClaimRequest): Promise<OutboxRow[]>;
+  /** Marks published; returns how many rows this worker still held. */
+  markPublished(workerId: string, ids: readonly string[]): Promise<number>;
+  /** Records message-level failures (counts an attempt each). */
+  markFailed(workerId: string, failures: readonly FailureUpdate[]): Promise<number>;
+  /** Gives rows back untouched (no attempt counted), e.g. when the broker is unreachable. */
+  release(workerId: string, ids: readonly string[]): Promise<number>;
+  /** Deletes, in batches, published rows older than one date and abandoned rows older than another. */
+  cleanup(options: { publishedBefore: Date; abandonedBefore: Date; batchSize: number }): Promise<{ published: number; abandoned: number }>;
+  counts(targetBroker?: string): Promise<OutboxCounts>;
+  list(options: { status?: OutboxStatus; limit: number }): Promise<OutboxRow[]>;
+  /** Puts abandoned/failed rows back to pending with a fresh attempt count; returns how many. */
+  retry(options: { ids?: readonly string[]; allAbandoned?: boolean }): Promise<number>;
+  /**
+   * Calls `listener` soon after any transaction that appended rows commits (PostgreSQL LISTEN/NOTIFY,
+   * or an in-process signal). Returns an unsubscribe function. Polling stays the safety net.
+   */
+  onAppended(listener: () => void): Promise<() => Promise<void>>;
+}
