@@ -40,8 +40,11 @@ export interface MessageOptions {
 export interface HandlerOptions {
   /** The aggregate whose stream this handler follows; gives the default stream category. */
   partOf?: ClassRef;
-  /** The stream category to subscribe to. Required when there is no partOf. */
-  streamCategory?: string;
+  /**
+   * The stream category to subscribe to: a string, or an aggregate class meaning that
+   * aggregate's category. Required when there is no partOf.
+   */
+  streamCategory?: string | ClassRef;
   /** Name of the subscription's consumer group; default the class name. */
   subscriptionName?: string;
 }

@@ -1,0 +1,2 @@
+/** Test helpers for protean-ts packages and for users' own tests (`@protean-ts/core/testing`). */
+export { servicesUp, POSTGRES, REDIS, type ServiceCheck } from './service-gate.js';
