@@ -1,0 +1,44 @@
+/**
+ * The small SQL surface other packages (the PostgreSQL outbox store, users' own code) use to run
+ * statements inside the unit of work's transaction or on the pool, without touching MikroORM.
+ * Placeholders are `?` (MikroORM/knex style); values are sent as bound parameters, never inlined.
+ */
+
+export interface SqlResult<R> {
+  rows: R[];
+  /** Rows inserted, updated, deleted or returned, as PostgreSQL reports it. */
+  rowCount: number;
+}
+
+/** Runs SQL in one place: an open transaction, or the pool (auto-commit). */
+export interface SqlExecutor {
+  /**
+   * Runs one statement. `?` marks a parameter; a backslash before it (`'\\?'` in a JS string) keeps a
+   * literal `?`, e.g. for jsonb operators.
+   * Pass jsonb values as `JSON.stringify(value)`: the driver turns JS arrays into PostgreSQL arrays.
+   */
+  execute<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<SqlResult<R>>;
+  /** `"schema"."table"`: the table name qualified with the provider's PostgreSQL schema. */
+  qualify(table: string): string;
+}
+
+/** Callback of `listen`: the NOTIFY payload ('' when none). */
+export type NotificationListener = (payload: string) => void;
+
+/** The pool-level executor of one PostgreSQL provider, plus LISTEN/NOTIFY. */
+export interface SqlDatabase extends SqlExecutor {
+  /** The `[databases.<name>]` key. */
+  readonly providerName: string;
+  /** The PostgreSQL schema (namespace) this provider's tables live in; `public` by default. */
+  readonly schemaName: string;
+  /**
+   * LISTENs on `channel` through one dedicated connection shared by all listeners of the provider
+   * (re-established after a drop). Returns the function that stops this listener.
+   */
+  listen(channel: string, listener: NotificationListener): Promise<() => Promise<void>>;
+}
+
+/** A unit-of-work transaction of a PostgreSQL provider: `execute` runs inside it. */
+export interface SqlTransaction extends SqlExecutor {
+  readonly providerName: string;
+}
