@@ -1,0 +1,36 @@
+/**
+ * The one error type of configuration loading. It carries every problem found (not just the
+ * first), each with its key path, so a user fixes domain.toml in one pass.
+ */
+
+export interface ConfigProblem {
+  /** Dotted key path, e.g. `server.health.port`; empty for file-level problems. */
+  path: string;
+  message: string;
+  /** 1-based line in the file, when known (syntax errors). */
+  line?: number;
+}
+
+export class ConfigError extends Error {
+  readonly problems: readonly ConfigProblem[];
+  /** The configuration file, or null when the problems come from defaults or overrides. */
+  readonly file: string | null;
+
+  constructor(problems: readonly ConfigProblem[], file: string | null, options?: { cause?: unknown }) {
+    super(ConfigError.describe(problems, file), options);
+    this.name = 'ConfigError';
+    this.problems = problems;
+    this.file = file;
+  }
+
+  private static describe(problems: readonly ConfigProblem[], file: string | null): string {
+    const where = file ?? 'the configuration (no domain.toml found; defaults and overrides only)';
+    const lines = problems.map((p) => {
+      const at = p.line !== undefined ? `line ${p.line}: ` : '';
+      const key = p.path ? `${p.path}: ` : '';
+      return `  - ${at}${key}${p.message}`;
+    });
+    const noun = problems.length === 1 ? 'problem' : 'problems';
+    return `Invalid configuration in ${where} (${problems.length} ${noun}):\n${lines.join('\n')}`;
+  }
+}

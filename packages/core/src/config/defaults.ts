@@ -1,0 +1,59 @@
+/**
+ * Every default of domain.toml in one place. The loader deep-merges the user's file over
+ * `defaultConfig()`, so code reading a `DomainConfig` never has to invent a fallback.
+ * docs/configuration.md documents each key here; a unit test keeps the two in step.
+ */
+import type { DomainConfig } from './config-types.js';
+
+/** Keys every `[databases.<name>]` table gets when the user leaves them out. */
+export const DATABASE_ENTRY_DEFAULTS = { managed: true, pool_size: 10 } as const;
+
+const DEFAULTS: DomainConfig = {
+  identity_strategy: 'uuid',
+  event_processing: 'sync',
+  command_processing: 'sync',
+  databases: {
+    default: { provider: 'memory', ...DATABASE_ENTRY_DEFAULTS },
+  },
+  brokers: {
+    default: { provider: 'inline' },
+  },
+  event_store: { provider: 'memory' },
+  server: {
+    default_subscription_type: 'stream',
+    messages_per_tick: 100,
+    tick_interval: 1,
+    stream_subscription: {
+      blocking_timeout_ms: 5000,
+      max_retries: 3,
+      retry_delay_seconds: 1,
+      enable_dlq: true,
+    },
+    health: { host: '127.0.0.1', port: 8080 },
+  },
+  enable_outbox: false,
+  outbox: {
+    broker: 'default',
+    external_brokers: [],
+    messages_per_tick: 100,
+    tick_interval: 1,
+    retry: {
+      max_attempts: 5,
+      base_delay_seconds: 1,
+      max_backoff_seconds: 300,
+      backoff_multiplier: 2,
+      jitter: true,
+      jitter_factor: 0.25,
+    },
+    cleanup: {
+      published_retention_hours: 168,
+      abandoned_retention_hours: 720,
+      cleanup_interval_ticks: 86400,
+    },
+  },
+};
+
+/** A fresh, fully defaulted configuration; callers may mutate it freely. */
+export function defaultConfig(): DomainConfig {
+  return structuredClone(DEFAULTS);
+}

@@ -1,0 +1,108 @@
+/**
+ * Loads domain.toml into a fully defaulted, validated `DomainConfig`. Layers, last wins:
+ * defaults ← file ← `[<PROTEAN_ENV>]` table ← programmatic overrides. `${VAR}` placeholders in
+ * the file are filled from the environment. Every problem is reported at once as a ConfigError.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse, TomlError } from 'smol-toml';
+import { ConfigError, type ConfigProblem } from './config-error.js';
+import type { DomainConfig } from './config-types.js';
+import { deepMerge } from './deep-merge.js';
+import { DATABASE_ENTRY_DEFAULTS, defaultConfig } from './defaults.js';
+import { discoverConfigFile } from './discover-config-file.js';
+import { applyEnvironmentOverlay } from './environment-overlay.js';
+import { withBuiltins, type KnownProviders } from './known-providers.js';
+import { isPlainObject, substituteEnv } from './substitute-env.js';
+import { validateConfig } from './validate-config.js';
+
+/** Partial configuration, as in domain.toml (snake_case), for `overrides`. */
+export type ConfigOverrides = { [key: string]: unknown };
+
+export interface LoadConfigOptions {
+  /** An explicit file; it must exist. Skips discovery. */
+  configPath?: string;
+  /** Where discovery starts (the domain's folder, a file in it, or a `file:` URL). Default: cwd. */
+  searchFrom?: string | URL;
+  /** Variables for `${VAR}` and PROTEAN_ENV. Default: process.env. */
+  env?: Record<string, string | undefined>;
+  /** Merged over everything else, e.g. from tests or `domain.init({ config })`. */
+  overrides?: ConfigOverrides;
+  /** Provider names beyond the built-ins, registered by adapter packages. */
+  providers?: Partial<KnownProviders>;
+}
+
+export interface LoadedConfig {
+  config: DomainConfig;
+  /** The file read, or null when none was found and defaults apply. */
+  file: string | null;
+  warnings: string[];
+  /** The PROTEAN_ENV in effect, or null. */
+  environment: string | null;
+}
+
+export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
+  const env = options.env ?? process.env;
+  const file = resolveFile(options);
+  const environment = env.PROTEAN_ENV?.trim() || null;
+  const warnings: string[] = [];
+  let fromFile: Record<string, unknown> = {};
+  let coercible = new Set<string>();
+
+  if (file) {
+    const raw = readToml(file);
+    const overlay = applyEnvironmentOverlay(raw, environment ?? undefined);
+    warnings.push(...overlay.warnings);
+    const substituted = substituteEnv(overlay.merged, env);
+    if (substituted.problems.length) throw new ConfigError(substituted.problems, file);
+    fromFile = substituted.value as Record<string, unknown>;
+    coercible = substituted.wholeValuePaths;
+  } else if (environment) {
+    warnings.push(`PROTEAN_ENV=${environment} but no domain.toml was found; using defaults`);
+  }
+
+  const merged = deepMerge<Record<string, unknown>>({ ...defaultConfig() }, fromFile, options.overrides ?? {});
+  fillDatabaseEntryDefaults(merged);
+  const result = validateConfig(merged, { providers: withBuiltins(options.providers), coercible });
+  warnings.push(...result.warnings.map((w) => (file ? `${path.basename(file)}: ${w}` : w)));
+  if (result.problems.length) throw new ConfigError(result.problems, file);
+  return { config: result.config, file, warnings, environment };
+}
+
+function resolveFile(options: LoadConfigOptions): string | null {
+  if (options.configPath) {
+    const file = path.resolve(options.configPath);
+    if (!fs.existsSync(file) || !fs.statSync(file).isFile()) {
+      throw new ConfigError([{ path: '', message: `config file ${file} does not exist; check --config / configPath` }], file);
+    }
+    return file;
+  }
+  return discoverConfigFile(options.searchFrom ?? process.cwd());
+}
+
+function readToml(file: string): Record<string, unknown> {
+  const text = fs.readFileSync(file, 'utf8');
+  try {
+    return parse(text) as Record<string, unknown>;
+  } catch (error) {
+    if (error instanceof TomlError) {
+      const problem: ConfigProblem = { path: '', line: error.line, message: `TOML syntax error at ${file}:${error.line}:${error.column}: ${firstLine(error.message)}` };
+      throw new ConfigError([problem], file, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** `managed` and `pool_size` apply to every named database, not only `default`. */
+function fillDatabaseEntryDefaults(config: Record<string, unknown>): void {
+  const databases = config.databases;
+  if (!isPlainObject(databases)) return;
+  for (const [name, entry] of Object.entries(databases)) {
+    if (!isPlainObject(entry)) continue;
+    for (const [key, value] of Object.entries(DATABASE_ENTRY_DEFAULTS)) if (!(key in entry)) entry[key] = value;
+  }
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0]!.trim();
+}
