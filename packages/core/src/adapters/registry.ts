@@ -1,0 +1,82 @@
+/**
+ * Where adapters register the provider kinds they implement (`memory`, `postgresql`, `inline`,
+ * `redis`, …). Core never imports an adapter package statically: built-in kinds that live in
+ * other packages are imported on first use, and those packages register themselves on import.
+ */
+import { AdapterLoadError } from '../errors/adapter-load.error.js';
+import { UnknownProviderError } from '../errors/unknown-provider.error.js';
+import type { BrokerFactory, BrokerSettings } from '../ports/broker.js';
+import type { DatabaseProviderFactory, DatabaseSettings } from '../ports/database-provider.js';
+
+type Section = 'databases' | 'brokers';
+
+const databaseFactories = new Map<string, DatabaseProviderFactory>();
+const brokerFactories = new Map<string, BrokerFactory>();
+
+/** Provider kinds implemented by packages that core loads on demand (they call the register functions). */
+export const LAZY_ADAPTER_PACKAGES: Readonly<Record<Section, Readonly<Record<string, string>>>> = {
+  databases: { postgresql: '@protean-ts/mikro-orm' },
+  brokers: { redis: '@protean-ts/redis' },
+};
+
+/** Makes `provider = "<kind>"` usable in `[databases.<name>]`; a later registration replaces an earlier one. */
+export function registerDatabaseProvider(kind: string, factory: DatabaseProviderFactory): void {
+  assertKind(kind, 'registerDatabaseProvider');
+  databaseFactories.set(kind, factory);
+}
+
+/** Makes `provider = "<kind>"` usable in `[brokers.<name>]`. */
+export function registerBroker(kind: string, factory: BrokerFactory): void {
+  assertKind(kind, 'registerBroker');
+  brokerFactories.set(kind, factory);
+}
+
+/** Every provider kind that can be used now or loaded on demand, for the config validator. */
+export function knownAdapterKinds(): { databases: string[]; brokers: string[] } {
+  return {
+    databases: unique([...databaseFactories.keys(), ...Object.keys(LAZY_ADAPTER_PACKAGES.databases)]),
+    brokers: unique([...brokerFactories.keys(), ...Object.keys(LAZY_ADAPTER_PACKAGES.brokers)]),
+  };
+}
+
+/** The factory for `[databases.<entry>]`, importing its adapter package first when needed. */
+export async function databaseProviderFactory(entry: string, settings: DatabaseSettings): Promise<DatabaseProviderFactory> {
+  return resolve('databases', entry, settings.provider, databaseFactories);
+}
+
+/** The factory for `[brokers.<entry>]`, importing its adapter package first when needed. */
+export async function brokerFactory(entry: string, settings: BrokerSettings): Promise<BrokerFactory> {
+  return resolve('brokers', entry, settings.provider, brokerFactories);
+}
+
+async function resolve<F>(section: Section, entry: string, kind: string, factories: Map<string, F>): Promise<F> {
+  const ready = factories.get(kind);
+  if (ready) return ready;
+  const packageName = LAZY_ADAPTER_PACKAGES[section][kind];
+  if (!packageName) {
+    const known = unique([...factories.keys(), ...Object.keys(LAZY_ADAPTER_PACKAGES[section])]).sort();
+    throw new UnknownProviderError(section, entry, kind, known);
+  }
+  try {
+    // A variable specifier keeps TypeScript from pulling the adapter's sources into core's build.
+    const specifier: string = packageName;
+    await import(specifier);
+  } catch (error) {
+    throw new AdapterLoadError(section, entry, kind, packageName, { cause: error });
+  }
+  const loaded = factories.get(kind);
+  if (!loaded) {
+    throw new AdapterLoadError(section, entry, kind, packageName, {
+      cause: new Error(`${packageName} was imported but did not register the "${kind}" provider`),
+    });
+  }
+  return loaded;
+}
+
+function assertKind(kind: string, fn: string): void {
+  if (typeof kind !== 'string' || kind.trim() === '') throw new TypeError(`${fn}(kind, factory): kind must be a non-empty string such as "postgresql"`);
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}
