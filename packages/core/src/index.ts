@@ -1,2 +1,15 @@
 export {};
 export * from './config/index.js';
+export * from './logging/index.js';
+export { registerDatabaseProvider, registerBroker, knownAdapterKinds, LAZY_ADAPTER_PACKAGES } from './adapters/registry.js';
+export { ExpectedVersionError } from './errors/expected-version.error.js';
+export { ObjectNotFoundError } from './errors/object-not-found.error.js';
+export { HandlerNotFoundError } from './errors/handler-not-found.error.js';
+export { ChecksumMismatchError } from './errors/checksum-mismatch.error.js';
+export { UnknownMessageTypeError } from './errors/unknown-message-type.error.js';
+export { MalformedEnvelopeError } from './errors/malformed-envelope.error.js';
+export { UnknownProviderError } from './errors/unknown-provider.error.js';
+export { AdapterLoadError } from './errors/adapter-load.error.js';
+export { DomainNotInitializedError } from './errors/domain-not-initialized.error.js';
+export { UniqueViolationError } from './errors/unique-violation.error.js';
+export { TransactionStateError } from './errors/transaction-state.error.js';
