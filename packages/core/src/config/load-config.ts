@@ -12,6 +12,7 @@ import { deepMerge } from './deep-merge.js';
 import { DATABASE_ENTRY_DEFAULTS, defaultConfig } from './defaults.js';
 import { discoverConfigFile } from './discover-config-file.js';
 import { applyEnvironmentOverlay } from './environment-overlay.js';
+import { knownAdapterKinds } from '../adapters/registry.js';
 import { withBuiltins, type KnownProviders } from './known-providers.js';
 import { isPlainObject, substituteEnv } from './substitute-env.js';
 import { validateConfig } from './validate-config.js';
@@ -28,7 +29,7 @@ export interface LoadConfigOptions {
   env?: Record<string, string | undefined>;
   /** Merged over everything else, e.g. from tests or `domain.init({ config })`. */
   overrides?: ConfigOverrides;
-  /** Provider names beyond the built-ins, registered by adapter packages. */
+  /** Provider names beyond the built-ins and the adapter registry's kinds. */
   providers?: Partial<KnownProviders>;
 }
 
@@ -44,29 +45,45 @@ export interface LoadedConfig {
 export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const env = options.env ?? process.env;
   const file = resolveFile(options);
-  const environment = env.PROTEAN_ENV?.trim() || null;
-  const warnings: string[] = [];
-  let fromFile: Record<string, unknown> = {};
-  let coercible = new Set<string>();
+  const read = file ? readConfigFile(file, { env }) : null;
+  const environment = read?.environment ?? (env.PROTEAN_ENV?.trim() || null);
+  const warnings = [...(read?.warnings ?? [])];
+  if (!file && environment) warnings.push(`PROTEAN_ENV=${environment} but no domain.toml was found; using defaults`);
 
-  if (file) {
-    const raw = readToml(file);
-    const overlay = applyEnvironmentOverlay(raw, environment ?? undefined);
-    warnings.push(...overlay.warnings);
-    const substituted = substituteEnv(overlay.merged, env);
-    if (substituted.problems.length) throw new ConfigError(substituted.problems, file);
-    fromFile = substituted.value as Record<string, unknown>;
-    coercible = substituted.wholeValuePaths;
-  } else if (environment) {
-    warnings.push(`PROTEAN_ENV=${environment} but no domain.toml was found; using defaults`);
-  }
-
-  const merged = deepMerge<Record<string, unknown>>({ ...defaultConfig() }, fromFile, options.overrides ?? {});
+  const merged = deepMerge<Record<string, unknown>>({ ...defaultConfig() }, read?.values ?? {}, options.overrides ?? {});
   fillDatabaseEntryDefaults(merged);
-  const result = validateConfig(merged, { providers: withBuiltins(options.providers), coercible });
+  const providers = withBuiltins(joinProviders(knownAdapterKinds(), options.providers));
+  const result = validateConfig(merged, { providers, coercible: read?.coercible });
   warnings.push(...result.warnings.map((w) => (file ? `${path.basename(file)}: ${w}` : w)));
   if (result.problems.length) throw new ConfigError(result.problems, file);
   return { config: result.config, file, warnings, environment };
+}
+
+export interface ConfigFileValues {
+  /** The file's values with the active environment table merged in and `${VAR}` filled; not validated or defaulted. */
+  values: Record<string, unknown>;
+  /** Key paths whose value was one whole placeholder (validation may coerce them). */
+  coercible: Set<string>;
+  warnings: string[];
+  environment: string | null;
+}
+
+/**
+ * The first half of `loadConfig`: parse, overlay `[<PROTEAN_ENV>]`, substitute. Useful where a
+ * single key is needed before the rest can be validated (the CLI reading `module`).
+ */
+export function readConfigFile(file: string, options: { env?: Record<string, string | undefined> } = {}): ConfigFileValues {
+  const env = options.env ?? process.env;
+  const environment = env.PROTEAN_ENV?.trim() || null;
+  const overlay = applyEnvironmentOverlay(readToml(file), environment ?? undefined);
+  const substituted = substituteEnv(overlay.merged, env);
+  if (substituted.problems.length) throw new ConfigError(substituted.problems, file);
+  return {
+    values: substituted.value as Record<string, unknown>,
+    coercible: substituted.wholeValuePaths,
+    warnings: overlay.warnings,
+    environment,
+  };
 }
 
 function resolveFile(options: LoadConfigOptions): string | null {
@@ -101,6 +118,14 @@ function fillDatabaseEntryDefaults(config: Record<string, unknown>): void {
     if (!isPlainObject(entry)) continue;
     for (const [key, value] of Object.entries(DATABASE_ENTRY_DEFAULTS)) if (!(key in entry)) entry[key] = value;
   }
+}
+
+function joinProviders(registered: { databases: string[]; brokers: string[] }, extra: Partial<KnownProviders> = {}): Partial<KnownProviders> {
+  return {
+    databases: [...registered.databases, ...(extra.databases ?? [])],
+    brokers: [...registered.brokers, ...(extra.brokers ?? [])],
+    eventStores: [...(extra.eventStores ?? [])],
+  };
 }
 
 function firstLine(message: string): string {

@@ -10,10 +10,11 @@ export const MASK = '***';
 
 const SECRET_KEY = /(pass(word)?|secret|token|api_?key|credentials?)$/i;
 const SECRET_QUERY = /([?&](?:password|pass|secret|token|api_?key)=)([^&#]*)/gi;
-// user:password@ right after `scheme://`; the password may itself hold ':' but not '@' or '/'.
-const USERINFO = /^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)([^@/]*)@/i;
+// user:password@ right after `scheme://`, anywhere in the text (log messages embed URIs).
+// The password may hold ':' but not '@', '/' or whitespace (those must be percent-encoded).
+const USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)([^\s@/]*)@/gi;
 
-/** The URI with its password and password-like query parameters replaced by `***`. */
+/** The text with URI passwords and password-like query parameters replaced by `***`. */
 export function maskUri(uri: string): string {
   return uri
     .replace(USERINFO, (_m, head: string, password: string) => (password ? `${head}${MASK}@` : `${head}@`))
