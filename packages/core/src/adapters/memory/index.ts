@@ -1,0 +1,9 @@
+/** The embedded `memory` database provider; importing this module registers it. */
+import { registerDatabaseProvider } from '../registry.js';
+import { MemoryProvider } from './memory-provider.js';
+
+registerDatabaseProvider('memory', (name, settings) => new MemoryProvider(name, settings));
+
+export { MemoryProvider } from './memory-provider.js';
+export { MemoryOutboxStore } from './memory-outbox-store.js';
+export { MemoryTransaction } from './memory-transaction.js';

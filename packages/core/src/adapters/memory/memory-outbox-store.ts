@@ -1,0 +1,245 @@
+/**
+ * The outbox table of the memory provider, honouring the whole `OutboxStore` port the way the
+ * PostgreSQL store does: rows become visible only when their transaction commits, claims keep
+ * per-partition order, expired locks can be taken over, and every change to a claimed row is
+ * guarded by `lockedBy`. Process-local by nature: it is the embedded default, not a shared queue.
+ */
+import { getLogger } from '../../logging/logger.js';
+import { TransactionStateError } from '../../errors/transaction-state.error.js';
+import type { ProviderTransaction } from '../../ports/database-provider.js';
+import type {
+  ClaimRequest,
+  FailureUpdate,
+  NewOutboxRow,
+  OutboxCounts,
+  OutboxRow,
+  OutboxStatus,
+  OutboxStore,
+} from '../../ports/outbox-store.js';
+import { MemoryTransaction } from './memory-transaction.js';
+import { validateOutboxRows } from './outbox-row-checks.js';
+
+/** A row plus the time of its last status change (abandoned rows are cleaned up by it). */
+interface StoredRow extends OutboxRow {
+  updatedAt: Date;
+}
+
+// Rows in these states hold back later rows of the same partition key.
+const UNFINISHED: ReadonlySet<OutboxStatus> = new Set(['pending', 'processing', 'failed']);
+
+const log = getLogger('outbox.memory');
+
+export class MemoryOutboxStore implements OutboxStore {
+  // Insertion order is id order, which list/claim rely on.
+  private readonly rows = new Map<string, StoredRow>();
+  private nextId = 1;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    private readonly providerName: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async append(tx: ProviderTransaction, rows: readonly NewOutboxRow[]): Promise<void> {
+    if (!(tx instanceof MemoryTransaction) || tx.providerName !== this.providerName) {
+      throw new TransactionStateError(`The outbox of memory database "${this.providerName}" was given a transaction of "${tx?.providerName ?? 'unknown'}"; append in a transaction opened by this provider`);
+    }
+    tx.assertActive('append outbox rows');
+    validateOutboxRows(rows);
+    tx.outboxRows.push(...rows.map((row) => structuredClone(row)));
+  }
+
+  /** Called by the provider when a transaction commits: its rows become visible and listeners hear of it. */
+  insertCommitted(rows: readonly NewOutboxRow[]): void {
+    if (rows.length === 0) return;
+    const createdAt = new Date(this.now());
+    for (const row of rows) {
+      const id = String(this.nextId++);
+      this.rows.set(id, {
+        ...row,
+        id,
+        status: 'pending',
+        retryCount: 0,
+        nextRetryAt: null,
+        lastError: null,
+        lockedBy: null,
+        lockedUntil: null,
+        createdAt,
+        publishedAt: null,
+        priority: row.priority ?? 0,
+        correlationId: row.correlationId ?? null,
+        causationId: row.causationId ?? null,
+        updatedAt: createdAt,
+      });
+    }
+    // Like NOTIFY, listeners run after the commit returns, never inside it.
+    setImmediate(() => this.notify());
+  }
+
+  async claimBatch(request: ClaimRequest): Promise<OutboxRow[]> {
+    const now = this.now();
+    const heads = this.headsOfPartitions(request.targetBroker);
+    const claimable = [...heads.values()]
+      .filter((row) => isDue(row, now))
+      .sort((a, b) => b.priority - a.priority || Number(a.id) - Number(b.id))
+      .slice(0, Math.max(0, request.limit));
+    const lockedUntil = new Date(now + request.lockMs);
+    for (const row of claimable) {
+      row.status = 'processing';
+      row.lockedBy = request.workerId;
+      row.lockedUntil = lockedUntil;
+      row.updatedAt = new Date(now);
+    }
+    return claimable.map(copy);
+  }
+
+  async markPublished(workerId: string, ids: readonly string[]): Promise<number> {
+    const now = new Date(this.now());
+    return this.updateHeld(workerId, ids, (row) => {
+      row.status = 'published';
+      row.publishedAt = now;
+    });
+  }
+
+  async markFailed(workerId: string, failures: readonly FailureUpdate[]): Promise<number> {
+    let changed = 0;
+    for (const failure of failures) {
+      changed += this.updateHeld(workerId, [failure.id], (row) => {
+        row.retryCount += 1;
+        row.lastError = failure.error;
+        row.status = failure.abandon ? 'abandoned' : 'failed';
+        row.nextRetryAt = failure.abandon ? null : new Date(failure.nextRetryAt);
+      });
+    }
+    return changed;
+  }
+
+  async release(workerId: string, ids: readonly string[]): Promise<number> {
+    return this.updateHeld(workerId, ids, (row) => {
+      row.status = 'pending';
+    });
+  }
+
+  async cleanup(options: { publishedBefore: Date; abandonedBefore: Date; batchSize: number }): Promise<{ published: number; abandoned: number }> {
+    const batchSize = Math.max(1, options.batchSize);
+    const published = this.deleteInBatches(batchSize, (row) => row.status === 'published' && row.publishedAt !== null && row.publishedAt < options.publishedBefore);
+    const abandoned = this.deleteInBatches(batchSize, (row) => row.status === 'abandoned' && row.updatedAt < options.abandonedBefore);
+    return { published, abandoned };
+  }
+
+  async counts(targetBroker?: string): Promise<OutboxCounts> {
+    const counts: OutboxCounts = { pending: 0, processing: 0, published: 0, failed: 0, abandoned: 0, oldestPendingAgeMs: null };
+    let oldest: number | null = null;
+    for (const row of this.rows.values()) {
+      if (targetBroker !== undefined && row.targetBroker !== targetBroker) continue;
+      counts[row.status] += 1;
+      if ((row.status === 'pending' || row.status === 'failed') && (oldest === null || row.createdAt.getTime() < oldest)) {
+        oldest = row.createdAt.getTime();
+      }
+    }
+    counts.oldestPendingAgeMs = oldest === null ? null : Math.max(0, this.now() - oldest);
+    return counts;
+  }
+
+  async list(options: { status?: OutboxStatus; limit: number }): Promise<OutboxRow[]> {
+    const out: OutboxRow[] = [];
+    for (const row of this.rows.values()) {
+      if (out.length >= options.limit) break;
+      if (options.status === undefined || row.status === options.status) out.push(copy(row));
+    }
+    return out;
+  }
+
+  async retry(options: { ids?: readonly string[]; allAbandoned?: boolean }): Promise<number> {
+    const wanted = new Set(options.ids ?? []);
+    const now = new Date(this.now());
+    let changed = 0;
+    for (const row of this.rows.values()) {
+      const retryable = row.status === 'abandoned' || row.status === 'failed';
+      const chosen = wanted.has(row.id) || (options.allAbandoned === true && row.status === 'abandoned');
+      if (!retryable || !chosen) continue;
+      row.status = 'pending';
+      row.retryCount = 0;
+      row.nextRetryAt = null;
+      row.lockedBy = null;
+      row.lockedUntil = null;
+      row.updatedAt = now;
+      changed += 1;
+    }
+    return changed;
+  }
+
+  async onAppended(listener: () => void): Promise<() => Promise<void>> {
+    this.listeners.add(listener);
+    return async () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  /** Forgets every row (used by `truncate` and tests). */
+  clear(): void {
+    this.rows.clear();
+  }
+
+  private notify(): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        log.error('outbox append listener failed', { provider: this.providerName, error });
+      }
+    }
+  }
+
+  /** The earliest unfinished row of each partition key of one broker: only these may be claimed. */
+  private headsOfPartitions(targetBroker: string): Map<string, StoredRow> {
+    const heads = new Map<string, StoredRow>();
+    for (const row of this.rows.values()) {
+      if (row.targetBroker !== targetBroker || !UNFINISHED.has(row.status)) continue;
+      const head = heads.get(row.partitionKey);
+      if (!head || row.sequence < head.sequence || (row.sequence === head.sequence && Number(row.id) < Number(head.id))) {
+        heads.set(row.partitionKey, row);
+      }
+    }
+    return heads;
+  }
+
+  private updateHeld(workerId: string, ids: readonly string[], change: (row: StoredRow) => void): number {
+    const now = new Date(this.now());
+    let changed = 0;
+    for (const id of new Set(ids)) {
+      const row = this.rows.get(String(id));
+      if (!row || row.status !== 'processing' || row.lockedBy !== workerId) continue;
+      change(row);
+      row.lockedBy = null;
+      row.lockedUntil = null;
+      row.updatedAt = now;
+      changed += 1;
+    }
+    return changed;
+  }
+
+  private deleteInBatches(batchSize: number, matches: (row: StoredRow) => boolean): number {
+    let deleted = 0;
+    for (;;) {
+      const batch: string[] = [];
+      for (const row of this.rows.values()) {
+        if (batch.length >= batchSize) break;
+        if (matches(row)) batch.push(row.id);
+      }
+      for (const id of batch) this.rows.delete(id);
+      deleted += batch.length;
+      if (batch.length < batchSize) return deleted;
+    }
+  }
+}
+
+function isDue(row: StoredRow, now: number): boolean {
+  if (row.status === 'processing') return row.lockedUntil !== null && row.lockedUntil.getTime() <= now;
+  return row.nextRetryAt === null || row.nextRetryAt.getTime() <= now;
+}
+
+function copy(row: StoredRow): OutboxRow {
+  const { updatedAt: _updatedAt, ...rest } = structuredClone(row);
+  return rest;
+}

@@ -1,0 +1,84 @@
+/**
+ * A transaction of the memory provider. Writes are staged here, visible only through this
+ * transaction, and applied to the shared tables in one synchronous step at commit (so no
+ * other work interleaves); rollback simply forgets them. This gives the embedded provider the
+ * isolation and all-or-nothing behaviour the unit of work relies on with PostgreSQL.
+ */
+import { TransactionStateError } from '../../errors/transaction-state.error.js';
+import type { ProviderTransaction } from '../../ports/database-provider.js';
+import type { NewOutboxRow } from '../../ports/outbox-store.js';
+import type { MemoryRecord } from './memory-tables.js';
+
+/** A staged insert/update; `baseVersion` is the committed version it was based on (null when absent). */
+export interface StagedPut {
+  kind: 'put';
+  record: MemoryRecord;
+  baseVersion: number | null;
+  /** Used in error messages and for unique checks at commit. */
+  aggregate: string;
+  uniqueFields: readonly string[];
+}
+
+export interface StagedDelete {
+  kind: 'delete';
+  baseVersion: number | null;
+}
+
+export type StagedWrite = StagedPut | StagedDelete;
+
+type TransactionState = 'active' | 'committed' | 'rolled back';
+
+export class MemoryTransaction implements ProviderTransaction {
+  /** Table name → id → staged write, in the order first written. */
+  readonly writes = new Map<string, Map<string, StagedWrite>>();
+  readonly outboxRows: NewOutboxRow[] = [];
+  private state: TransactionState = 'active';
+
+  constructor(
+    readonly providerName: string,
+    private readonly applyCommit: (tx: MemoryTransaction) => void,
+  ) {}
+
+  get isActive(): boolean {
+    return this.state === 'active';
+  }
+
+  assertActive(operation: string): void {
+    if (this.state !== 'active') {
+      throw new TransactionStateError(`Cannot ${operation}: the transaction of database "${this.providerName}" is already ${this.state}`);
+    }
+  }
+
+  staged(table: string): Map<string, StagedWrite> {
+    let writes = this.writes.get(table);
+    if (!writes) {
+      writes = new Map();
+      this.writes.set(table, writes);
+    }
+    return writes;
+  }
+
+  async commit(): Promise<void> {
+    this.assertActive('commit');
+    try {
+      this.applyCommit(this);
+      this.state = 'committed';
+    } catch (error) {
+      // A failed commit (version conflict found at commit) leaves nothing applied.
+      this.discard();
+      throw error;
+    }
+  }
+
+  /** Idempotent: rolling back a finished transaction does nothing, so cleanup paths may always call it. */
+  async rollback(): Promise<void> {
+    if (this.state !== 'active') return;
+    this.discard();
+  }
+
+  private discard(): void {
+    this.state = 'rolled back';
+    this.writes.clear();
+    this.outboxRows.length = 0;
+  }
+}
