@@ -1,0 +1,111 @@
+/**
+ * A small node:http server for orchestrators: `/livez` (the process answers), `/readyz`
+ * (every dependency and subscription is fine: 200, else 503) and `/healthz` (the same, in detail).
+ * It binds to 127.0.0.1 by default; port 0 picks a free port, which `start` returns and logs.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '@protean-ts/core';
+import type { HealthReport } from './health-report.js';
+
+export interface HealthServerOptions {
+  host: string;
+  port: number;
+  /** Runs the checks; called on every `/readyz` and `/healthz` request. */
+  check: () => Promise<HealthReport>;
+  logger: Logger;
+  /** A check that takes longer counts as failed, so a probe never hangs on a dead dependency. */
+  checkTimeoutMs?: number;
+}
+
+export class HealthServer {
+  private server: http.Server | null = null;
+  private readonly startedAt = Date.now();
+
+  constructor(private readonly options: HealthServerOptions) {}
+
+  /** Listens; resolves to the bound port. A taken port rejects with an error naming the setting. */
+  async start(): Promise<number> {
+    const server = http.createServer((req, res) => void this.route(req, res));
+    // Probes use short-lived connections; keep-alive sockets would hold `close()` open.
+    server.keepAliveTimeout = 1000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (err: NodeJS.ErrnoException) => {
+        const where = `${this.options.host}:${this.options.port}`;
+        const hint =
+          err.code === 'EADDRINUSE'
+            ? `port is in use; set [server.health] port in domain.toml to a free port (0 picks one)`
+            : err.message;
+        reject(new Error(`Health server cannot listen on ${where}: ${hint}`, { cause: err }));
+      });
+      server.listen(this.options.port, this.options.host, () => resolve());
+    });
+    this.server = server;
+    const port = (server.address() as AddressInfo).port;
+    this.options.logger.info('health endpoints listening', {
+      url: `http://${this.options.host}:${port}`,
+      paths: ['/livez', '/readyz', '/healthz'],
+    });
+    return port;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = null;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private async route(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: 'method not allowed' });
+    if (path === '/livez') {
+      return send(res, 200, { status: 'alive', pid: process.pid, uptimeSeconds: this.uptimeSeconds() });
+    }
+    if (path !== '/readyz' && path !== '/healthz') {
+      return send(res, 404, { error: 'not found', paths: ['/livez', '/readyz', '/healthz'] });
+    }
+    const report = await this.runChecks();
+    const status = report.ready ? 200 : 503;
+    if (path === '/readyz') {
+      const failing = report.checks.filter((c) => !c.ok).map((c) => c.name);
+      return send(res, status, { status: report.ready ? 'ready' : 'not ready', failing });
+    }
+    return send(res, status, {
+      status: report.ready ? 'ok' : 'degraded',
+      pid: process.pid,
+      uptimeSeconds: this.uptimeSeconds(),
+      checks: report.checks,
+    });
+  }
+
+  private async runChecks(): Promise<HealthReport> {
+    const timeoutMs = this.options.checkTimeoutMs ?? 3000;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<HealthReport>((resolve) => {
+      timer = setTimeout(
+        () => resolve({ ready: false, checks: [{ name: 'checks', kind: 'engine', ok: false, detail: `timed out after ${timeoutMs} ms` }] }),
+        timeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([this.options.check(), timeout]);
+    } catch (err) {
+      this.options.logger.warn('health check failed', { error: err instanceof Error ? err.message : String(err) });
+      return { ready: false, checks: [{ name: 'checks', kind: 'engine', ok: false, detail: String(err) }] };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private uptimeSeconds(): number {
+    return Math.round((Date.now() - this.startedAt) / 1000);
+  }
+}
+
+function send(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), connection: 'close' });
+  res.end(text);
+}
