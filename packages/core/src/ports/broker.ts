@@ -5,6 +5,8 @@
  */
 import type { MessageEnvelope } from '../messages/envelope.js';
 
+export { BrokerUnavailableError } from './broker-unavailable.error.js';
+
 export const BrokerCapability = {
   PUBLISH: 1 << 0,
   CONSUMER_GROUPS: 1 << 1,
@@ -40,7 +42,10 @@ export interface ReadOptions {
 }
 
 export interface DeadLetter {
+  /** Id of the entry in the dead-letter stream (`<stream>:dlq`); pass it to `replayDeadLetters`. */
   id: string;
+  /** The id the message had in its own stream when it failed. */
+  originalId: string;
   stream: string;
   group: string;
   envelope: MessageEnvelope;
@@ -54,18 +59,6 @@ export interface BrokerInfo {
   name: string;
   connected: boolean;
   details: Record<string, unknown>;
-}
-
-/** Thrown when the broker cannot be reached: callers pause and probe instead of failing messages. */
-export class BrokerUnavailableError extends Error {
-  constructor(
-    readonly brokerName: string,
-    readonly detail: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`Broker "${brokerName}" is unreachable: ${detail}`, options);
-    this.name = 'BrokerUnavailableError';
-  }
 }
 
 export interface BrokerSettings {
@@ -84,20 +77,31 @@ export interface Broker {
   publish(message: OutgoingMessage): Promise<string>;
   /** One round trip where the adapter can (a Redis pipeline); returns ids in input order. */
   publishBatch(messages: readonly OutgoingMessage[]): Promise<string[]>;
+  /** Creates the group (and the stream) when missing, starting at the oldest retained message; idempotent. */
   ensureGroup(stream: string, group: string): Promise<void>;
+  /**
+   * Messages not yet delivered to `group`, which become pending for `consumer` until acked.
+   * Creates the group when missing. Redelivery of pending messages goes through `reclaim`.
+   */
   read(stream: string, group: string, consumer: string, options: ReadOptions): Promise<ReceivedMessage[]>;
   ack(stream: string, group: string, ids: readonly string[]): Promise<number>;
-  /** Leaves the message for redelivery (or redelivers at once where the broker can). */
+  /**
+   * Gives the message up: it stays pending and the next `reclaim` in the group takes it at once,
+   * whatever its `minIdleMs`. A no-op when the message is no longer pending.
+   */
   nack(stream: string, group: string, id: string): Promise<void>;
   /** Takes over messages another consumer left pending longer than `minIdleMs`. */
   reclaim(stream: string, group: string, consumer: string, minIdleMs: number, count: number): Promise<ReceivedMessage[]>;
+  /** Moves a pending message to `<stream>:dlq` and acks it, atomically. */
   deadLetter(stream: string, group: string, message: ReceivedMessage, error: string): Promise<void>;
   listDeadLetters(stream: string, options?: { count?: number }): Promise<DeadLetter[]>;
   /** Publishes dead letters back to their stream and removes them; returns how many. */
   replayDeadLetters(stream: string, ids?: readonly string[]): Promise<number>;
   purgeDeadLetters(stream: string): Promise<number>;
+  /** True when the broker answers; false (never a throw) during an outage or after close. */
   ping(): Promise<boolean>;
   info(): Promise<BrokerInfo>;
+  /** Releases connections and wakes blocked reads (they return []); idempotent. */
   close(): Promise<void>;
 }
 

@@ -1,0 +1,62 @@
+/**
+ * Reads one `[brokers.<name>]` table for an adapter: typed values with defaults, and a
+ * `BrokerSettingsError` naming the table and key for a wrong type, a bad value or a typo.
+ */
+import { maskUri } from '../config/mask-secrets.js';
+import { suggestKey } from '../config/suggest-key.js';
+import { BrokerSettingsError } from './broker-settings.error.js';
+import type { BrokerSettings } from './broker.js';
+
+export class BrokerSettingsReader {
+  constructor(
+    private readonly brokerName: string,
+    private readonly settings: BrokerSettings,
+  ) {}
+
+  /** Rejects keys the adapter does not know, suggesting the closest known one. */
+  onlyKeys(known: readonly string[]): void {
+    const allowed = ['provider', ...known];
+    for (const key of Object.keys(this.settings)) {
+      if (allowed.includes(key)) continue;
+      const guess = suggestKey(key, allowed);
+      const hint = guess ? `did you mean "${guess}"?` : `known keys: ${allowed.join(', ')}`;
+      throw new BrokerSettingsError(this.brokerName, key, `unknown setting for provider "${this.settings.provider}"; ${hint}`);
+    }
+  }
+
+  string(key: string, fallback: string): string {
+    const value = this.settings[key];
+    if (value === undefined) return fallback;
+    if (typeof value !== 'string') throw new BrokerSettingsError(this.brokerName, key, `must be a string, got ${typeof value}`);
+    return value;
+  }
+
+  integer(key: string, fallback: number, min: number): number {
+    const value = this.settings[key];
+    if (value === undefined) return fallback;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+      throw new BrokerSettingsError(this.brokerName, key, `must be an integer >= ${min}, got ${JSON.stringify(value)}`);
+    }
+    return value;
+  }
+
+  /** A required URI whose scheme is one of `schemes`; the error shows it masked. */
+  uri(key: string, schemes: readonly string[]): URL {
+    const value = this.settings[key];
+    const example = `${schemes[0]}://[user:password@]host:port[/db]`;
+    if (typeof value !== 'string' || value === '') {
+      throw new BrokerSettingsError(this.brokerName, key, `is required, e.g. ${key} = "${example}"`);
+    }
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new BrokerSettingsError(this.brokerName, key, `"${maskUri(value)}" is not a URI; expected ${example}`);
+    }
+    const scheme = url.protocol.replace(/:$/, '');
+    if (!schemes.includes(scheme)) {
+      throw new BrokerSettingsError(this.brokerName, key, `scheme "${scheme}" is not supported; use ${schemes.map((s) => `${s}://`).join(' or ')}`);
+    }
+    return url;
+  }
+}

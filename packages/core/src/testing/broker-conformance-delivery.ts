@@ -1,0 +1,175 @@
+/**
+ * Conformance: publishing and reading through consumer groups: exact envelopes, batch order,
+ * group isolation, consumers sharing a group, and blocking reads.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Broker, ReceivedMessage } from '../ports/broker.js';
+import { sampleEnvelope, sleep, type ConformanceContext } from './broker-conformance-fixtures.js';
+
+const NOW = { count: 100, blockMs: 0 };
+
+async function publishMany(broker: Broker, stream: string, n: number) {
+  const envelopes = Array.from({ length: n }, (_, i) => sampleEnvelope(stream, i));
+  const ids = await broker.publishBatch(envelopes.map((envelope) => ({ stream, envelope })));
+  return { envelopes, ids };
+}
+
+const idsOf = (messages: ReceivedMessage[]) => messages.map((m) => m.id);
+
+export function deliveryConformance(ctx: ConformanceContext): void {
+  describe.runIf(ctx.claims('PUBLISH') && ctx.claims('CONSUMER_GROUPS'))('publish and read', () => {
+    afterEach(() => ctx.closeAll());
+
+    it('delivers the envelope exactly as published', async () => {
+      const broker = await ctx.open();
+      const stream = ctx.stream();
+      const envelope = sampleEnvelope(stream, 7);
+      const expected = structuredClone(envelope);
+      await broker.ensureGroup(stream, 'g');
+      const id = await broker.publish({ stream, envelope });
+      (envelope.data as Record<string, unknown>).orderId = 'mutated after publish';
+      const [message, ...rest] = await broker.read(stream, 'g', 'c1', NOW);
+      expect(rest).toEqual([]);
+      expect(message).toStrictEqual({ id, stream, envelope: expected, deliveryCount: 1 });
+    });
+
+    it('publishes a batch in order, routing each message to its own stream', async () => {
+      const broker = await ctx.open();
+      const a = ctx.stream('a');
+      const b = ctx.stream('b');
+      const batch = [0, 1, 2, 3, 4, 5].map((i) => ({ stream: i % 2 ? b : a, envelope: sampleEnvelope(i % 2 ? b : a, i) }));
+      const ids = await broker.publishBatch(batch);
+      expect(ids).toHaveLength(6);
+      // Ids are unique within a stream (different streams may reuse one, as Redis does).
+      expect(new Set([ids[0], ids[2], ids[4]]).size).toBe(3);
+      const fromA = await broker.read(a, 'g', 'c', NOW);
+      const fromB = await broker.read(b, 'g', 'c', NOW);
+      expect(fromA.map((m) => m.envelope)).toStrictEqual([batch[0], batch[2], batch[4]].map((m) => m!.envelope));
+      expect(fromB.map((m) => m.envelope)).toStrictEqual([batch[1], batch[3], batch[5]].map((m) => m!.envelope));
+      expect(idsOf(fromA)).toEqual([ids[0], ids[2], ids[4]]);
+      expect(idsOf(fromB)).toEqual([ids[1], ids[3], ids[5]]);
+      expect(await broker.publishBatch([])).toEqual([]);
+    });
+
+    it('starts a new group at the oldest message, so nothing published earlier is missed', async () => {
+      const broker = await ctx.open();
+      const stream = ctx.stream();
+      const { ids } = await publishMany(broker, stream, 3);
+      await broker.ensureGroup(stream, 'late');
+      expect(idsOf(await broker.read(stream, 'late', 'c', NOW))).toEqual(ids);
+    });
+
+    it('creates a missing group on read', async () => {
+      const broker = await ctx.open();
+      const stream = ctx.stream();
+      const { ids } = await publishMany(broker, stream, 2);
+      expect(idsOf(await broker.read(stream, 'never-ensured', 'c', NOW))).toEqual(ids);
+    });
+
+    it('keeps a cursor per group, and ensureGroup does not reset it', async () => {
+      const broker = await ctx.open();
+      const stream = ctx.stream();
+      await broker.ensureGroup(stream, 'g1');
+      await broker.ensureGroup(stream, 'g2');
+      const { ids } = await publishMany(broker, stream, 4);
+      expect(idsOf(await broker.read(stream, 'g1', 'c', { count: 3, blockMs: 0 }))).toEqual(ids.slice(0, 3));
+      await broker.ensureGroup(stream, 'g1');
+      expect(idsOf(await broker.read(stream, 'g2', 'c', NOW))).toEqual(ids);
+      expect(idsOf(await broker.read(stream, 'g1', 'c', NOW))).toEqual(ids.slice(3));
+      expect(await broker.read(stream, 'g1', 'c', NOW)).toEqual([]);
+    });
+
+    it('shares a group between consumers without duplicates', async () => {
+      const broker = await ctx.open();
+      const stream = ctx.stream();
+      await broker.ensureGroup(stream, 'g');
+      const { ids } = await publishMany(broker, stream, 10);
+      const first = await broker.read(stream, 'g', 'c1', { count: 4, blockMs: 0 });
+      const second = await broker.read(stream, 'g', 'c2', NOW);
+      expect(first).toHaveLength(4);
+      expect([...idsOf(first), ...idsOf(second)]).toEqual(ids);
+      expect(await broker.read(stream, 'g', 'c1', NOW)).toEqual([]);
+      expect(await broker.read(stream, 'g', 'c2', NOW)).toEqual([]);
+    });
+
+    it('returns at once with nothing to read when blockMs is 0', async () => {
+      const broker = await ctx.open();
+      expect(await broker.read(ctx.stream(), 'g', 'c', NOW)).toEqual([]);
+    });
+  });
+
+  describe.runIf(ctx.claims('BLOCKING_READ'))('blocking read', () => {
+    afterEach(() => ctx.closeAll());
+
+    // The 20 s block outlasts the 10 s test timeout: a read that does not wake fails the test.
+    it('wakes when a message is published, and publishing is not held up by the blocked read', { timeout: 10_000 }, async () => {
+      const broker = await ctx.open();
+      const stream = ctx.stream();
+      await broker.ensureGroup(stream, 'g');
+      const reading = broker.read(stream, 'g', 'c', { count: 10, blockMs: 20_000 });
+      await sleep(150);
+      const envelope = sampleEnvelope(stream, 1);
+      const id = await broker.publish({ stream, envelope });
+      const messages = await reading;
+      expect(messages.map((m) => [m.id, m.envelope])).toEqual([[id, envelope]]);
+    });
+
+    it('returns nothing once blockMs passes without a message', async () => {
+      const broker = await ctx.open();
+      const stream = ctx.stream();
+      await broker.ensureGroup(stream, 'g');
+      expect(await broker.read(stream, 'g', 'c', { count: 10, blockMs: 200 })).toEqual([]);
+    });
+
+    it('serves several blocked readers of one group without duplicates', async () => {
+      const broker = await ctx.open();
+      const stream = ctx.stream();
+      await broker.ensureGroup(stream, 'g');
+      const readers = [1, 2, 3].map((n) => broker.read(stream, 'g', `c${n}`, { count: 10, blockMs: 1_500 }));
+      await sleep(150);
+      const { ids } = await publishMany(broker, stream, 5);
+      const got = (await Promise.all(readers)).flat();
+      const rest = await broker.read(stream, 'g', 'c1', NOW);
+      expect([...idsOf(got), ...idsOf(rest)].sort()).toEqual([...ids].sort());
+    });
+
+    it('lets close() end a blocked read with no messages', { timeout: 10_000 }, async () => {
+      const broker = await ctx.open();
+      const stream = ctx.stream();
+      await broker.ensureGroup(stream, 'g');
+      const reading = broker.read(stream, 'g', 'c', { count: 10, blockMs: 20_000 });
+      await sleep(150);
+      await broker.close();
+      expect(await reading).toEqual([]);
+    });
+  });
+
+  describe.runIf(ctx.claims('DISTRIBUTED'))('shared between instances', () => {
+    afterEach(() => ctx.closeAll());
+
+    it('delivers what one instance publishes to a reader on another, once per group', async () => {
+      const [publisher, readerA, readerB] = [await ctx.open(), await ctx.open(), await ctx.open()];
+      const stream = ctx.stream();
+      await readerA.ensureGroup(stream, 'g');
+      const { ids } = await publishMany(publisher, stream, 4);
+      const a = await readerA.read(stream, 'g', 'a', { count: 2, blockMs: 0 });
+      const b = await readerB.read(stream, 'g', 'b', NOW);
+      expect([...idsOf(a), ...idsOf(b)]).toEqual(ids);
+    });
+  });
+
+  describe.runIf(ctx.claims('DURABLE'))('durable', () => {
+    afterEach(() => ctx.closeAll());
+
+    it('keeps messages and pending entries after the publishing instance closes', async () => {
+      const first = await ctx.open();
+      const stream = ctx.stream();
+      const { ids } = await publishMany(first, stream, 2);
+      await first.read(stream, 'g', 'c', { count: 1, blockMs: 0 });
+      await first.close();
+      const second = await ctx.open();
+      expect(idsOf(await second.read(stream, 'g', 'c', NOW))).toEqual(ids.slice(1));
+      if (ctx.claims('RECLAIM_PENDING')) expect(idsOf(await second.reclaim(stream, 'g', 'c2', 0, 10))).toEqual(ids.slice(0, 1));
+    });
+  });
+}

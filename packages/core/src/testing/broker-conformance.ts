@@ -1,0 +1,21 @@
+/**
+ * `describeBrokerConformance`: the behaviour every broker adapter must show, as a vitest suite.
+ * Tests are chosen by the capabilities the adapter claims, so a new adapter runs exactly the
+ * checks that apply to it: `describeBrokerConformance('redis', () => new RedisBroker(...), { capabilities })`.
+ */
+import { describe } from 'vitest';
+import { ConformanceContext, type BrokerConformanceOptions, type MakeBroker } from './broker-conformance-fixtures.js';
+import { deliveryConformance } from './broker-conformance-delivery.js';
+import { lifecycleConformance } from './broker-conformance-lifecycle.js';
+import { pendingConformance } from './broker-conformance-pending.js';
+
+export type { BrokerConformanceOptions, MakeBroker } from './broker-conformance-fixtures.js';
+
+export function describeBrokerConformance(name: string, makeBroker: MakeBroker, options: BrokerConformanceOptions): void {
+  const ctx = new ConformanceContext(makeBroker, options);
+  describe(`broker conformance: ${name}`, () => {
+    lifecycleConformance(ctx);
+    deliveryConformance(ctx);
+    pendingConformance(ctx);
+  });
+}
