@@ -1,0 +1,343 @@
+/**
+ * The behaviour every `OutboxStore` must show, as a vitest suite adapters run against their own
+ * store (memory here, PostgreSQL in @protean-ts/outbox): transactional append, claim order per
+ * partition key, lock expiry, `lockedBy` guards, failure/abandon, release, retry, cleanup,
+ * counts and the append signal. Imports vitest, so only test files may import this module.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DatabaseProvider } from '../ports/database-provider.js';
+import type { NewOutboxRow, OutboxRow, OutboxStore } from '../ports/outbox-store.js';
+import { RowFactory } from './outbox-conformance-fixtures.js';
+
+export interface OutboxConformanceHarness {
+  /** A connected provider whose outbox table exists. Called before each test. */
+  open(): Promise<DatabaseProvider>;
+  /** Called after each test with the provider `open` returned. */
+  close?(provider: DatabaseProvider): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function describeOutboxStoreConformance(name: string, harness: OutboxConformanceHarness): void {
+  describe(`OutboxStore conformance: ${name}`, () => {
+    let provider: DatabaseProvider;
+    let store: OutboxStore;
+    let rows: RowFactory;
+
+    beforeEach(async () => {
+      provider = await harness.open();
+      store = provider.outbox;
+      rows = new RowFactory();
+    });
+    afterEach(async () => {
+      await harness.close?.(provider);
+    });
+
+    async function append(...newRows: NewOutboxRow[]): Promise<void> {
+      const tx = await provider.begin();
+      await store.append(tx, newRows);
+      await tx.commit();
+    }
+    async function mine(status?: OutboxRow['status']): Promise<OutboxRow[]> {
+      const all = await store.list({ limit: 100000, ...(status ? { status } : {}) });
+      return all.filter((row) => row.targetBroker === rows.broker);
+    }
+    const claim = (workerId: string, limit = 10, lockMs = 30000) => store.claimBatch({ workerId, targetBroker: rows.broker, limit, lockMs });
+    const keysOf = (claimed: OutboxRow[]) => claimed.map((row) => `${row.partitionKey.split('-').pop()}${row.sequence}`);
+
+    describe('append', () => {
+      it('rows appear only when the transaction commits, with every field kept', async () => {
+        const row = rows.row('a', 7, { priority: 2, correlationId: 'corr-1', causationId: 'cause-1' });
+        const tx = await provider.begin();
+        await store.append(tx, [row]);
+        expect(await mine()).toHaveLength(0);
+        await tx.commit();
+        const [stored, ...rest] = await mine();
+        expect(rest).toHaveLength(0);
+        expect(stored).toMatchObject({
+          messageId: row.messageId,
+          streamName: row.streamName,
+          partitionKey: row.partitionKey,
+          sequence: 7,
+          messageType: row.messageType,
+          targetBroker: rows.broker,
+          maxRetries: 3,
+          priority: 2,
+          correlationId: 'corr-1',
+          causationId: 'cause-1',
+          status: 'pending',
+          retryCount: 0,
+          nextRetryAt: null,
+          lastError: null,
+          lockedBy: null,
+          lockedUntil: null,
+          publishedAt: null,
+        });
+        expect(stored!.envelope).toEqual(row.envelope);
+        expect(typeof stored!.id).toBe('string');
+        expect(stored!.createdAt).toBeInstanceOf(Date);
+        expect(Math.abs(stored!.createdAt.getTime() - Date.now())).toBeLessThan(60000);
+      });
+
+      it('defaults priority to 0 and correlation/causation to null', async () => {
+        await append(rows.row('a', 1));
+        const [stored] = await mine();
+        expect(stored).toMatchObject({ priority: 0, correlationId: null, causationId: null });
+      });
+
+      it('rows of a rolled-back transaction never appear', async () => {
+        const tx = await provider.begin();
+        await store.append(tx, [rows.row('a', 1), rows.row('b', 1)]);
+        await tx.rollback();
+        expect(await mine()).toHaveLength(0);
+        expect((await store.counts(rows.broker)).pending).toBe(0);
+      });
+
+      it('assigns distinct ids that grow with append order', async () => {
+        await append(rows.row('a', 1), rows.row('b', 1));
+        await append(rows.row('c', 1));
+        const ids = (await mine()).map((row) => BigInt(row.id));
+        expect(new Set(ids).size).toBe(3);
+        expect([...ids].sort((x, y) => (x < y ? -1 : 1))).toEqual(ids);
+      });
+    });
+
+    describe('claimBatch', () => {
+      it('claims due rows of its broker only, up to the limit, and locks them', async () => {
+        await append(rows.row('a', 1), rows.row('b', 1), rows.row('c', 1), rows.row('d', 1, { targetBroker: `${rows.broker}-other` }));
+        const before = Date.now();
+        const claimed = await claim('w1', 2, 5000);
+        expect(keysOf(claimed)).toEqual(['a1', 'b1']);
+        for (const row of claimed) {
+          expect(row).toMatchObject({ status: 'processing', lockedBy: 'w1' });
+          expect(row.lockedUntil!.getTime()).toBeGreaterThanOrEqual(before + 5000 - 1000);
+          expect(row.lockedUntil!.getTime()).toBeLessThanOrEqual(Date.now() + 5000 + 1000);
+        }
+        expect(keysOf(await claim('w2', 10))).toEqual(['c1']);
+        expect(await claim('w3', 10)).toEqual([]);
+      });
+
+      it('returns higher priority rows first, then in append order', async () => {
+        await append(rows.row('a', 1), rows.row('b', 1, { priority: 5 }), rows.row('c', 1));
+        expect(keysOf(await claim('w1', 3))).toEqual(['b1', 'a1', 'c1']);
+      });
+
+      it('never claims a row while an earlier row of its partition key is unfinished', async () => {
+        await append(rows.row('a', 1), rows.row('a', 2), rows.row('b', 1));
+        await append(rows.row('a', 3));
+        const first = await claim('w1');
+        expect(keysOf(first)).toEqual(['a1', 'b1']);
+        expect(await claim('w2')).toEqual([]);
+        await store.markPublished('w1', first.map((r) => r.id));
+        const second = await claim('w1');
+        expect(keysOf(second)).toEqual(['a2']);
+        await store.markPublished('w1', second.map((r) => r.id));
+        expect(keysOf(await claim('w1'))).toEqual(['a3']);
+      });
+
+      it('orders by sequence within a key, not by append order', async () => {
+        await append(rows.row('a', 20));
+        await append(rows.row('a', 10));
+        expect(keysOf(await claim('w1'))).toEqual(['a10']);
+      });
+
+      it('a failed row waiting for its retry holds back the rest of its key; an abandoned one does not', async () => {
+        await append(rows.row('a', 1), rows.row('a', 2), rows.row('b', 1));
+        const [a1, b1] = await claim('w1');
+        await store.markFailed('w1', [{ id: a1!.id, error: 'boom', nextRetryAt: new Date(Date.now() + 60000), abandon: false }]);
+        await store.markPublished('w1', [b1!.id]);
+        expect(await claim('w1')).toEqual([]);
+        await store.retry({ ids: [a1!.id] });
+        const again = await claim('w1');
+        expect(keysOf(again)).toEqual(['a1']);
+        await store.markFailed('w1', [{ id: again[0]!.id, error: 'gave up', nextRetryAt: new Date(), abandon: true }]);
+        expect(keysOf(await claim('w1'))).toEqual(['a2']);
+      });
+
+      it('takes over rows whose lock expired; the old holder can no longer change them', async () => {
+        await append(rows.row('a', 1));
+        const [held] = await claim('w1', 10, 50);
+        expect(await claim('w2', 10, 30000)).toEqual([]);
+        await sleep(150);
+        const [taken] = await claim('w2', 10, 30000);
+        expect(taken).toMatchObject({ id: held!.id, lockedBy: 'w2', status: 'processing' });
+        expect(await store.markPublished('w1', [held!.id])).toBe(0);
+        expect(await store.release('w1', [held!.id])).toBe(0);
+        expect(await store.markFailed('w1', [{ id: held!.id, error: 'late', nextRetryAt: new Date(), abandon: false }])).toBe(0);
+        expect((await mine())[0]).toMatchObject({ status: 'processing', lockedBy: 'w2', retryCount: 0 });
+        expect(await store.markPublished('w2', [held!.id])).toBe(1);
+      });
+
+      it('concurrent claims never hand the same row to two workers', async () => {
+        const batch = Array.from({ length: 40 }, (_, i) => rows.row(`k${i}`, 1));
+        await append(...batch);
+        const results = await Promise.all(['w1', 'w2', 'w3', 'w4'].map((w) => claim(w, 15)));
+        const ids = results.flat().map((row) => row.id);
+        expect(new Set(ids).size).toBe(ids.length);
+        expect(ids.length).toBe(40);
+      });
+    });
+
+    describe('marking', () => {
+      it('markPublished sets published and publishedAt and clears the lock', async () => {
+        await append(rows.row('a', 1), rows.row('b', 1));
+        const claimed = await claim('w1');
+        expect(await store.markPublished('w1', claimed.map((r) => r.id))).toBe(2);
+        for (const row of await mine()) {
+          expect(row).toMatchObject({ status: 'published', lockedBy: null, lockedUntil: null });
+          expect(row.publishedAt).toBeInstanceOf(Date);
+        }
+        expect(await store.markPublished('w1', claimed.map((r) => r.id))).toBe(0);
+      });
+
+      it('markPublished ignores rows the worker never claimed', async () => {
+        await append(rows.row('a', 1));
+        const [row] = await mine();
+        expect(await store.markPublished('w1', [row!.id])).toBe(0);
+        expect((await mine())[0]!.status).toBe('pending');
+      });
+
+      it('markFailed counts an attempt, records the error and the retry time', async () => {
+        await append(rows.row('a', 1));
+        const [row] = await claim('w1');
+        const retryAt = new Date(Date.now() + 60000);
+        expect(await store.markFailed('w1', [{ id: row!.id, error: 'broker said no', nextRetryAt: retryAt, abandon: false }])).toBe(1);
+        const [failed] = await mine();
+        expect(failed).toMatchObject({ status: 'failed', retryCount: 1, lastError: 'broker said no', lockedBy: null, lockedUntil: null });
+        expect(Math.abs(failed!.nextRetryAt!.getTime() - retryAt.getTime())).toBeLessThan(5);
+        expect(await claim('w1')).toEqual([]);
+      });
+
+      it('a failed row is claimed again once its retry time has passed', async () => {
+        await append(rows.row('a', 1));
+        const [row] = await claim('w1');
+        await store.markFailed('w1', [{ id: row!.id, error: 'x', nextRetryAt: new Date(Date.now() + 100), abandon: false }]);
+        expect(await claim('w1')).toEqual([]);
+        await sleep(200);
+        const [again] = await claim('w2');
+        expect(again).toMatchObject({ id: row!.id, retryCount: 1, lockedBy: 'w2' });
+      });
+
+      it('markFailed with abandon makes the row abandoned and unclaimable', async () => {
+        await append(rows.row('a', 1));
+        const [row] = await claim('w1');
+        await store.markFailed('w1', [{ id: row!.id, error: 'poison', nextRetryAt: new Date(), abandon: true }]);
+        expect((await mine())[0]).toMatchObject({ status: 'abandoned', retryCount: 1, lastError: 'poison' });
+        expect(await claim('w1')).toEqual([]);
+      });
+
+      it('release gives rows back without counting an attempt', async () => {
+        await append(rows.row('a', 1), rows.row('b', 1));
+        const claimed = await claim('w1');
+        expect(await store.release('w2', claimed.map((r) => r.id))).toBe(0);
+        expect(await store.release('w1', claimed.map((r) => r.id))).toBe(2);
+        for (const row of await mine()) expect(row).toMatchObject({ status: 'pending', retryCount: 0, lockedBy: null, lockedUntil: null });
+        expect(keysOf(await claim('w2'))).toEqual(['a1', 'b1']);
+      });
+    });
+
+    describe('maintenance', () => {
+      it('counts rows per status for one broker, with the age of the oldest pending row', async () => {
+        const empty = await store.counts(rows.broker);
+        expect(empty).toEqual({ pending: 0, processing: 0, published: 0, failed: 0, abandoned: 0, oldestPendingAgeMs: null });
+        await append(rows.row('a', 1), rows.row('b', 1), rows.row('c', 1), rows.row('d', 1), rows.row('e', 1));
+        await append(rows.row('x', 1, { targetBroker: `${rows.broker}-other` }));
+        const [a, b, c, d] = await claim('w1', 4);
+        await store.markPublished('w1', [a!.id]);
+        await store.markFailed('w1', [{ id: b!.id, error: 'e', nextRetryAt: new Date(Date.now() + 60000), abandon: false }]);
+        await store.markFailed('w1', [{ id: c!.id, error: 'e', nextRetryAt: new Date(), abandon: true }]);
+        void d;
+        await sleep(20);
+        const counts = await store.counts(rows.broker);
+        expect(counts).toMatchObject({ pending: 1, processing: 1, published: 1, failed: 1, abandoned: 1 });
+        expect(counts.oldestPendingAgeMs).toBeGreaterThanOrEqual(10);
+        const all = await store.counts();
+        expect(all.pending).toBeGreaterThanOrEqual(2);
+      });
+
+      it('lists rows by status, oldest first, up to the limit', async () => {
+        await append(rows.row('a', 1), rows.row('b', 1), rows.row('c', 1));
+        const [a] = await claim('w1', 1);
+        await store.markPublished('w1', [a!.id]);
+        const pending = (await store.list({ status: 'pending', limit: 100000 })).filter((r) => r.targetBroker === rows.broker);
+        expect(keysOf(pending)).toEqual(['b1', 'c1']);
+        const published = await mine('published');
+        expect(keysOf(published)).toEqual(['a1']);
+        expect(await store.list({ status: 'pending', limit: 1 })).toHaveLength(1);
+      });
+
+      it('retry puts abandoned and failed rows back to pending with a fresh attempt count', async () => {
+        await append(rows.row('a', 1), rows.row('b', 1), rows.row('c', 1));
+        const [a, b, c] = await claim('w1', 3);
+        await store.markFailed('w1', [
+          { id: a!.id, error: 'e', nextRetryAt: new Date(), abandon: true },
+          { id: b!.id, error: 'e', nextRetryAt: new Date(Date.now() + 60000), abandon: false },
+        ]);
+        await store.markPublished('w1', [c!.id]);
+        expect(await store.retry({ ids: [b!.id, c!.id] })).toBe(1);
+        const byId = new Map((await mine()).map((r) => [r.id, r]));
+        expect(byId.get(b!.id)).toMatchObject({ status: 'pending', retryCount: 0, nextRetryAt: null });
+        expect(byId.get(c!.id)!.status).toBe('published');
+        expect(byId.get(a!.id)!.status).toBe('abandoned');
+        expect(await store.retry({ allAbandoned: true })).toBeGreaterThanOrEqual(1);
+        expect((await mine()).find((r) => r.id === a!.id)).toMatchObject({ status: 'pending', retryCount: 0 });
+        expect(keysOf(await claim('w1'))).toEqual(['a1', 'b1']);
+      });
+
+      it('cleanup deletes, in batches, published and abandoned rows older than their cut-offs', async () => {
+        await append(...['a', 'b', 'c', 'd', 'e'].map((k) => rows.row(k, 1)), rows.row('f', 1), rows.row('g', 1));
+        const claimed = await claim('w1', 7);
+        const published = claimed.slice(0, 5);
+        await store.markPublished('w1', published.map((r) => r.id));
+        await store.markFailed('w1', [{ id: claimed[5]!.id, error: 'e', nextRetryAt: new Date(), abandon: true }]);
+        await store.release('w1', [claimed[6]!.id]);
+
+        const past = new Date(Date.now() - 3600_000);
+        expect(await store.cleanup({ publishedBefore: past, abandonedBefore: past, batchSize: 2 })).toEqual({ published: 0, abandoned: 0 });
+        await sleep(10);
+        const future = new Date(Date.now() + 1000);
+        const result = await store.cleanup({ publishedBefore: future, abandonedBefore: future, batchSize: 2 });
+        expect(result.published).toBeGreaterThanOrEqual(5);
+        expect(result.abandoned).toBeGreaterThanOrEqual(1);
+        const left = await mine();
+        expect(keysOf(left)).toEqual(['g1']);
+        expect(left[0]!.status).toBe('pending');
+      });
+
+      it('cleanup keeps published rows when only the abandoned cut-off has passed', async () => {
+        await append(rows.row('a', 1), rows.row('b', 1));
+        const [a, b] = await claim('w1', 2);
+        await store.markPublished('w1', [a!.id]);
+        await store.markFailed('w1', [{ id: b!.id, error: 'e', nextRetryAt: new Date(), abandon: true }]);
+        await sleep(10);
+        await store.cleanup({ publishedBefore: new Date(Date.now() - 3600_000), abandonedBefore: new Date(Date.now() + 1000), batchSize: 100 });
+        expect(keysOf(await mine())).toEqual(['a1']);
+      });
+    });
+
+    describe('onAppended', () => {
+      it('signals after a commit that appended rows, not after a rollback, until unsubscribed', async () => {
+        let calls = 0;
+        const stop = await store.onAppended(() => {
+          calls += 1;
+        });
+        try {
+          const rolledBack = await provider.begin();
+          await store.append(rolledBack, [rows.row('a', 1)]);
+          await rolledBack.rollback();
+          await sleep(300);
+          expect(calls).toBe(0);
+          await append(rows.row('a', 1));
+          for (let i = 0; i < 100 && calls === 0; i++) await sleep(20);
+          expect(calls).toBeGreaterThanOrEqual(1);
+        } finally {
+          await stop();
+        }
+        const seen = calls;
+        await append(rows.row('b', 1));
+        await sleep(300);
+        expect(calls).toBe(seen);
+      });
+    });
+  });
+}
