@@ -9,3 +9,4 @@ export { CONFIG_SCHEMA, TOP_LEVEL_KEYS, type KeySpec } from './config-schema.js'
 export { BUILTIN_PROVIDERS, type KnownProviders } from './known-providers.js';
 export { maskSecrets, maskUri } from './mask-secrets.js';
 export { outboxEnabled } from './outbox-enabled.js';
+export { formatConfig } from './format-config.js';

@@ -47,7 +47,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const file = resolveFile(options);
   const read = file ? readConfigFile(file, { env }) : null;
   const environment = read?.environment ?? (env.PROTEAN_ENV?.trim() || null);
-  const warnings = [...(read?.warnings ?? [])];
+  const warnings = [...(read?.warnings ?? [])].map((w) => `${path.basename(file!)}: ${w}`);
   if (!file && environment) warnings.push(`PROTEAN_ENV=${environment} but no domain.toml was found; using defaults`);
 
   const merged = deepMerge<Record<string, unknown>>({ ...defaultConfig() }, read?.values ?? {}, options.overrides ?? {});

@@ -1,0 +1,80 @@
+/**
+ * What every command gets: the global options, output streams, and lazy, cached access to the
+ * configuration and the domain, so each command file stays about its own work.
+ */
+import path from 'node:path';
+import { loadConfig, type Domain, type LoadedConfig } from '@protean-ts/core';
+import { locateDomainModule, requireDomainModule, type DomainLocation } from './locate-domain.js';
+
+export interface GlobalOptions {
+  /** Module exporting the domain (`--domain`). */
+  domain?: string;
+  /** Explicit domain.toml (`--config`). */
+  config?: string;
+  verbose?: boolean;
+}
+
+export interface CliIO {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+export interface CliContext {
+  readonly cwd: string;
+  readonly env: Record<string, string | undefined>;
+  readonly io: CliIO;
+  globals(): GlobalOptions;
+  /** Where the domain module is (--domain, else `module` in domain.toml); throws a CliError when neither. */
+  locateDomain(): DomainLocation;
+  /** Imports the domain module and returns its Domain, not yet initialised. Cached. */
+  loadDomain(): Promise<Domain>;
+  /**
+   * loadDomain() followed by `domain.init()`, passing --config, or the domain.toml whose `module`
+   * key named the domain (it may sit further up than the domain's own discovery reaches). Cached.
+   */
+  initDomain(): Promise<Domain>;
+  /**
+   * The configuration as the domain would load it, without importing the domain: --config,
+   * else discovery from the domain module's folder (when located), else from the working folder.
+   */
+  loadConfig(): LoadedConfig;
+}
+
+export function createCliContext(options: {
+  globals: () => GlobalOptions;
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+  io?: CliIO;
+}): CliContext {
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  const io = options.io ?? { stdout: (t) => void process.stdout.write(t), stderr: (t) => void process.stderr.write(t) };
+  let loaded: Promise<Domain> | undefined;
+  let initialised: Promise<Domain> | undefined;
+
+  const locateOptions = () => ({ domain: options.globals().domain, config: options.globals().config, cwd, env });
+  const context: CliContext = {
+    cwd,
+    env,
+    io,
+    globals: options.globals,
+    locateDomain: () => requireDomainModule(locateOptions()),
+    // Imported on first use: commands that never need the domain skip its module graph.
+    loadDomain: () => (loaded ??= import('./load-domain.js').then(({ loadDomain }) => loadDomain(context.locateDomain()))),
+    initDomain: () =>
+      (initialised ??= context.loadDomain().then(async (domain) => {
+        const location = context.locateDomain();
+        const explicit = options.globals().config;
+        const configPath = explicit ? path.resolve(cwd, explicit) : location.source === 'module key' ? location.configFile : null;
+        await domain.init(configPath ? { configPath } : {});
+        return domain;
+      })),
+    loadConfig: () => {
+      const { config } = options.globals();
+      if (config) return loadConfig({ configPath: path.resolve(cwd, config), env });
+      const location = options.globals().domain ? locateDomainModule(locateOptions()) : null;
+      return loadConfig({ searchFrom: location ? path.dirname(location.file) : cwd, env });
+    },
+  };
+  return context;
+}

@@ -1,0 +1,12 @@
+/**
+ * Every command group of `protean-ts`, in help order. A new group is one file under
+ * commands/ exporting a CommandGroup, plus one line here.
+ */
+import type { CommandGroup } from './command-group.js';
+import { registerConfigCommands } from './config.js';
+
+export type { CommandGroup } from './command-group.js';
+
+export const COMMAND_GROUPS: readonly CommandGroup[] = [
+  registerConfigCommands,
+];

@@ -1,0 +1,62 @@
+/**
+ * Spawns the real `protean-ts` command from its sources (bin/protean-ts-dev.js), for e2e tests
+ * in any package: `const { code, stdout, stderr } = await runCli(['db', 'setup'], { cwd })`.
+ * `start` returns the child for long-running commands (server) that a test stops itself.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** bin/protean-ts-dev.js, absolute. */
+export const CLI_DEV_BIN = fileURLToPath(new URL('../../bin/protean-ts-dev.js', import.meta.url));
+
+export interface RunCliOptions {
+  cwd?: string;
+  /** Added to (and overriding) the parent's environment. */
+  env?: Record<string, string | undefined>;
+  /** Kill the command (SIGKILL) after this long; default 60 s. */
+  timeoutMs?: number;
+  /** Written to the command's stdin, which is then closed. */
+  input?: string;
+}
+
+export interface CliResult {
+  /** Exit code; null when killed by a signal. */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Starts the command and returns the child process (stdout/stderr piped). */
+export function startCli(args: readonly string[], options: RunCliOptions = {}): ChildProcess {
+  const env: Record<string, string | undefined> = { ...process.env, ...options.env };
+  // A parent vitest's NODE_OPTIONS may carry loaders that must not leak into the command.
+  delete env.NODE_OPTIONS;
+  for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
+  return spawn(process.execPath, [CLI_DEV_BIN, ...args], {
+    cwd: options.cwd ?? process.cwd(),
+    env: env as NodeJS.ProcessEnv,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+}
+
+/** Runs the command to completion. */
+export function runCli(args: readonly string[], options: RunCliOptions = {}): Promise<CliResult> {
+  const child = startCli(args, options);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdin!.end(options.input ?? '');
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+  return new Promise((resolve, reject) => {
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
