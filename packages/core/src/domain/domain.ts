@@ -8,3 +8,164 @@
  * This class only exposes them under one name.
  */
 import 'reflect-metadata';
+import type { ClassRef } from '../fields/field-definition.js';
+import type { ElementKind } from '../elements/element-kind.js';
+import type {
+  AggregateOptions,
+  ApplicationServiceOptions,
+  EntityOptions,
+  HandlerOptions,
+  MessageOptions,
+  RepositoryOptions,
+  SubscriberOptions,
+  ValueObjectOptions,
+} from '../elements/element-options.js';
+import type { BaseAggregate } from '../elements/base-aggregate.js';
+import type { BaseEntity } from '../elements/base-entity.js';
+import type { BaseValueObject } from '../elements/base-value-object.js';
+import type { BaseEvent } from '../elements/base-event.js';
+import type { BaseCommand } from '../elements/base-command.js';
+import type { BaseCommandHandler } from '../elements/base-command-handler.js';
+import type { BaseEventHandler } from '../elements/base-event-handler.js';
+import type { BaseApplicationService } from '../elements/base-application-service.js';
+import type { BaseRepository } from '../elements/base-repository.js';
+import type { BaseSubscriber } from '../elements/base-subscriber.js';
+import type { AggregateSchema } from '../ports/aggregate-dao.js';
+import { RegistrationError } from '../errors/registration.error.js';
+import { DomainModelError } from '../errors/domain-model.error.js';
+import { ElementRegistry, type HandlerBinding } from './registry.js';
+import type { ElementOptionsByKind } from './element-defaults.js';
+import type { AggregateRecord, ElementRecord, RecordOfKind } from './element-record.js';
+import { inferElementKind } from './infer-element-kind.js';
+import { validateModel } from './model-check.js';
+import { buildAggregateSchema } from './aggregate-schema.js';
+import type { DomainOptions } from './domain-options.js';
+
+/** A class decorator that accepts only subclasses of `B`. */
+export type ElementDecorator<B> = <C extends ClassRef<B>>(cls: C) => C;
+
+export class Domain {
+  readonly name: string;
+  readonly options: Readonly<DomainOptions>;
+  readonly registry: ElementRegistry;
+
+  constructor(name: string, options: DomainOptions = {}) {
+    this.registry = new ElementRegistry(name, { identityFunction: options.identityFunction });
+    this.name = name;
+    this.options = { ...options };
+  }
+
+  /** Where domain.toml discovery starts (the `root` option), or undefined for the working directory. */
+  get root(): string | undefined {
+    return this.options.root;
+  }
+
+  // --- registration -------------------------------------------------------------------------
+
+  aggregate(options?: AggregateOptions): ElementDecorator<BaseAggregate> {
+    return this.decorator('aggregate', options);
+  }
+
+  entity(options: EntityOptions): ElementDecorator<BaseEntity> {
+    return this.decorator('entity', options);
+  }
+
+  valueObject(options?: ValueObjectOptions): ElementDecorator<BaseValueObject> {
+    return this.decorator('valueObject', options);
+  }
+
+  event(options?: MessageOptions): ElementDecorator<BaseEvent> {
+    return this.decorator('event', options);
+  }
+
+  command(options?: MessageOptions): ElementDecorator<BaseCommand> {
+    return this.decorator('command', options);
+  }
+
+  commandHandler(options: HandlerOptions): ElementDecorator<BaseCommandHandler> {
+    return this.decorator('commandHandler', options);
+  }
+
+  eventHandler(options: HandlerOptions): ElementDecorator<BaseEventHandler> {
+    return this.decorator('eventHandler', options);
+  }
+
+  applicationService(options?: ApplicationServiceOptions): ElementDecorator<BaseApplicationService> {
+    return this.decorator('applicationService', options);
+  }
+
+  repository(options: RepositoryOptions): ElementDecorator<BaseRepository> {
+    return this.decorator('repository', options);
+  }
+
+  subscriber(options: SubscriberOptions): ElementDecorator<BaseSubscriber> {
+    return this.decorator('subscriber', options);
+  }
+
+  /** Registers `cls` like its decorator would; the kind comes from its base class. */
+  register<C extends ClassRef>(cls: C, options?: ElementOptionsByKind[ElementKind]): C {
+    const kind = inferElementKind(cls);
+    if (!kind) throw new RegistrationError(`${cls?.name ?? String(cls)} cannot be registered: it extends no protean-ts base class (BaseAggregate, BaseEntity, BaseEvent, ...)`);
+    this.registry.register(kind, cls, options as ElementOptionsByKind[typeof kind]);
+    return cls;
+  }
+
+  private decorator<K extends ElementKind, B>(kind: K, options: ElementOptionsByKind[K] | undefined): ElementDecorator<B> {
+    return <C extends ClassRef<B>>(cls: C): C => {
+      this.registry.register(kind, cls, options);
+      return cls;
+    };
+  }
+
+  // --- lookups --------------------------------------------------------------------------------
+
+  recordOf(cls: ClassRef): ElementRecord | undefined {
+    return this.registry.recordOf(cls);
+  }
+
+  recordsOf<K extends ElementKind>(kind: K): RecordOfKind<K>[] {
+    return this.registry.recordsOf(kind);
+  }
+
+  messageClassFor(type: string): ClassRef | undefined {
+    return this.registry.messageClassFor(type);
+  }
+
+  messageTypeOf(message: ClassRef): string {
+    return this.registry.messageTypeOf(message);
+  }
+
+  handlersFor(type: string): readonly HandlerBinding[] {
+    return this.registry.handlersFor(type);
+  }
+
+  aggregateOf(cls: ClassRef): AggregateRecord | undefined {
+    return this.registry.aggregateOf(cls);
+  }
+
+  /** The persistence description of an aggregate and its child entities, for database adapters. */
+  aggregateSchemaFor<T extends BaseAggregate>(aggregate: ClassRef<T>): AggregateSchema<T> {
+    return buildAggregateSchema(this.registry, aggregate);
+  }
+
+  // --- model checks ---------------------------------------------------------------------------
+
+  /** Every problem of the registered model, one line each; empty when the model is consistent. */
+  validateModel(): string[] {
+    return validateModel(this.registry);
+  }
+
+  /** Throws one DomainModelError listing every problem of the model. */
+  checkModel(): void {
+    const problems = this.validateModel();
+    if (problems.length) throw new DomainModelError(this.name, problems);
+  }
+
+  // --- runtime (core-runtime: units of work, repositories, processing; delegates to DomainRuntime) ---
+
+  /** Checks the model and freezes registration; the runtime then wires databases and brokers. */
+  async init(): Promise<void> {
+    this.checkModel();
+    this.registry.freeze();
+  }
+}

@@ -1,0 +1,14 @@
+/** Options of `new Domain(name, options)`. */
+import type { ConfigOverrides } from '../config/load-config.js';
+
+export interface DomainOptions {
+  /** Where domain.toml discovery starts: a file URL (`import.meta.url`) or a path. Default: the working directory. */
+  root?: string;
+  /**
+   * Generates identities of new aggregates and entities instead of uuid v4. Used when given;
+   * `identity_strategy = "function"` in domain.toml requires it.
+   */
+  identityFunction?: () => string;
+  /** Configuration (domain.toml shape, snake_case) merged over the file's, e.g. in tests. */
+  config?: ConfigOverrides;
+}

@@ -1,0 +1,101 @@
+/**
+ * The one place each element type's defaults are applied: provider `default`, stream category
+ * `<domain_snake>::<aggregate_snake>`, snake_case schema names, message version 1, and so on.
+ */
+import type { ClassRef } from '../fields/field-definition.js';
+import type { ElementKind } from '../elements/element-kind.js';
+import type {
+  AggregateOptions,
+  ApplicationServiceOptions,
+  EntityOptions,
+  HandlerOptions,
+  MessageOptions,
+  RepositoryOptions,
+  SubscriberOptions,
+  ValueObjectOptions,
+} from '../elements/element-options.js';
+import { RegistrationError } from '../errors/registration.error.js';
+import type { ElementRecord } from './element-record.js';
+import { snakeCase } from './naming.js';
+
+export interface ElementOptionsByKind {
+  aggregate: AggregateOptions;
+  entity: EntityOptions;
+  valueObject: ValueObjectOptions;
+  event: MessageOptions;
+  command: MessageOptions;
+  commandHandler: HandlerOptions;
+  eventHandler: HandlerOptions;
+  applicationService: ApplicationServiceOptions;
+  repository: RepositoryOptions;
+  subscriber: SubscriberOptions;
+}
+
+export function defaultStreamCategory(domainName: string, aggregateName: string): string {
+  return `${snakeCase(domainName)}::${snakeCase(aggregateName)}`;
+}
+
+function nonEmpty(value: string | undefined, what: string, cls: ClassRef): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.trim() === '') throw new RegistrationError(`${cls.name}: ${what} must be a non-empty string, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** Builds the record of `cls` registered as `kind`, with every default filled in. */
+export function resolveRecord<K extends ElementKind>(kind: K, cls: ClassRef, given: ElementOptionsByKind[K] | undefined, domainName: string): ElementRecord {
+  const o = (given ?? {}) as Record<string, unknown>;
+  const name = cls.name;
+  switch (kind) {
+    case 'aggregate': {
+      const a = o as AggregateOptions;
+      return {
+        kind,
+        cls,
+        name,
+        options: {
+          provider: nonEmpty(a.provider, 'provider', cls) ?? 'default',
+          streamCategory: nonEmpty(a.streamCategory, 'streamCategory', cls) ?? defaultStreamCategory(domainName, name),
+          schemaName: nonEmpty(a.schemaName, 'schemaName', cls) ?? snakeCase(name),
+          isEventSourced: a.isEventSourced === true,
+        },
+      };
+    }
+    case 'entity': {
+      const e = o as Partial<EntityOptions>;
+      return { kind, cls, name, options: { partOf: e.partOf, schemaName: nonEmpty(e.schemaName, 'schemaName', cls) ?? snakeCase(name) } };
+    }
+    case 'valueObject':
+    case 'applicationService':
+      return { kind, cls, name, options: { partOf: (o as ValueObjectOptions).partOf } };
+    case 'event':
+    case 'command': {
+      const m = o as MessageOptions;
+      const version = m.version ?? 1;
+      if (!Number.isInteger(version) || version < 1) throw new RegistrationError(`${name}: version must be an integer >= 1, got ${String(m.version)}`);
+      return {
+        kind,
+        cls,
+        name: nonEmpty(m.name, 'name', cls) ?? name,
+        options: { partOf: m.partOf, version, published: m.published === true, streamCategory: nonEmpty(m.streamCategory, 'streamCategory', cls) },
+      };
+    }
+    case 'commandHandler':
+    case 'eventHandler': {
+      const h = o as HandlerOptions;
+      const category = typeof h.streamCategory === 'string' ? nonEmpty(h.streamCategory, 'streamCategory', cls) : h.streamCategory;
+      return { kind, cls, name, options: { partOf: h.partOf, streamCategory: category, subscriptionName: nonEmpty(h.subscriptionName, 'subscriptionName', cls) ?? name } };
+    }
+    case 'repository': {
+      const r = o as Partial<RepositoryOptions>;
+      return { kind, cls, name, options: { partOf: r.partOf as ClassRef, databaseProvider: nonEmpty(r.databaseProvider, 'databaseProvider', cls) } };
+    }
+    case 'subscriber': {
+      const s = o as Partial<SubscriberOptions>;
+      const stream = nonEmpty(s.stream, 'stream', cls);
+      if (!stream) throw new RegistrationError(`${name}: a subscriber needs the broker stream it reads: @domain.subscriber({ stream: 'payments' })`);
+      return { kind, cls, name, options: { stream, broker: nonEmpty(s.broker, 'broker', cls) ?? 'default' } };
+    }
+    default:
+      throw new RegistrationError(`${name}: unknown element kind "${String(kind)}"`);
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * What the registry keeps per element: its kind, class, registration name and options with
+ * every default applied (see element-defaults.ts). Values derived from other elements (a
+ * message's stream category from its aggregate) are resolved on lookup, since registration
+ * order is free.
+ */
+import type { ClassRef } from '../fields/field-definition.js';
+import type { ElementKind } from '../elements/element-kind.js';
+
+interface RecordOf<K extends ElementKind, O> {
+  readonly kind: K;
+  readonly cls: ClassRef;
+  /** Registration name: the class name, or a message's `name` option. */
+  readonly name: string;
+  readonly options: Readonly<O>;
+}
+
+export type AggregateRecord = RecordOf<'aggregate', { provider: string; streamCategory: string; schemaName: string; isEventSourced: boolean }>;
+export type EntityRecord = RecordOf<'entity', { partOf: ClassRef | undefined; schemaName: string }>;
+export type ValueObjectRecord = RecordOf<'valueObject', { partOf: ClassRef | undefined }>;
+export type MessageRecordOptions = { partOf: ClassRef | undefined; version: number; published: boolean; streamCategory: string | undefined };
+export type EventRecord = RecordOf<'event', MessageRecordOptions>;
+export type CommandRecord = RecordOf<'command', MessageRecordOptions>;
+export type HandlerRecordOptions = { partOf: ClassRef | undefined; streamCategory: string | ClassRef | undefined; subscriptionName: string };
+export type CommandHandlerRecord = RecordOf<'commandHandler', HandlerRecordOptions>;
+export type EventHandlerRecord = RecordOf<'eventHandler', HandlerRecordOptions>;
+export type ApplicationServiceRecord = RecordOf<'applicationService', { partOf: ClassRef | undefined }>;
+export type RepositoryRecord = RecordOf<'repository', { partOf: ClassRef; databaseProvider: string | undefined }>;
+export type SubscriberRecord = RecordOf<'subscriber', { stream: string; broker: string }>;
+
+export type ElementRecord =
+  | AggregateRecord
+  | EntityRecord
+  | ValueObjectRecord
+  | EventRecord
+  | CommandRecord
+  | CommandHandlerRecord
+  | EventHandlerRecord
+  | ApplicationServiceRecord
+  | RepositoryRecord
+  | SubscriberRecord;
+
+export type MessageRecord = EventRecord | CommandRecord;
+export type HandlerRecord = CommandHandlerRecord | EventHandlerRecord;
+
+/** The record type of one kind: `RecordOfKind<'aggregate'>` is AggregateRecord. */
+export type RecordOfKind<K extends ElementKind> = Extract<ElementRecord, { kind: K }>;

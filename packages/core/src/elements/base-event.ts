@@ -1,0 +1,4 @@
+/** Something that happened in the domain, raised by an aggregate and delivered to event handlers. */
+import { BaseMessage } from './base-message.js';
+
+export abstract class BaseEvent extends BaseMessage {}

@@ -1,0 +1,28 @@
+/**
+ * The base of custom repositories: users add query methods, and reach the framework's
+ * repository for the aggregate (unit-of-work aware get/add/query) through `this.repository`.
+ * The runtime binds that repository when it creates the custom one.
+ */
+import type { BaseAggregate } from './base-aggregate.js';
+
+export const BIND_REPOSITORY: unique symbol = Symbol('protean:bindRepository');
+
+export abstract class BaseRepository<T extends BaseAggregate = BaseAggregate, R = unknown> {
+  private bound: R | undefined;
+
+  /** Called by the runtime with the repository of the aggregate this repository is part of. */
+  [BIND_REPOSITORY](repository: R): void {
+    this.bound = repository;
+  }
+
+  /** The framework repository of `T`; available once the domain is initialized. */
+  protected get repository(): R {
+    if (this.bound === undefined) {
+      throw new Error(`${this.constructor.name} is not bound to its aggregate repository yet; get it with domain.repositoryFor(...) after domain.init()`);
+    }
+    return this.bound;
+  }
+
+  /** Type-only link to the aggregate, so `BaseRepository<Order>` keeps `T` meaningful. */
+  declare protected readonly aggregateType?: T;
+}

@@ -1,0 +1,33 @@
+/**
+ * `@handle(MessageClass)` marks a handler method. The registry reads the marks to route
+ * messages by type; a class may mark several methods, one per message class.
+ */
+import 'reflect-metadata';
+import type { ClassRef } from '../fields/field-definition.js';
+
+const HANDLES = Symbol('protean:handles');
+
+export interface HandleMark {
+  message: ClassRef;
+  method: string;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type HandlerMethod<M> = (message: M, ...rest: any[]) => unknown;
+
+export function handle<M>(message: ClassRef<M>) {
+  return <K extends string>(target: { [P in K]?: HandlerMethod<M> }, key: K, _descriptor?: PropertyDescriptor): void => {
+    if (typeof message !== 'function') {
+      throw new TypeError(`@handle on ${target.constructor.name}.${key} needs a message class, got ${String(message)} (check for an import cycle)`);
+    }
+    const own: HandleMark[] = Reflect.getOwnMetadata(HANDLES, target) ?? [];
+    Reflect.defineMetadata(HANDLES, [...own, { message, method: key }], target);
+  };
+}
+
+/** Handle marks of `cls`, inherited first. */
+export function handleMarksOf(cls: ClassRef): HandleMark[] {
+  const chain: object[] = [];
+  for (let p: object | null = cls.prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) chain.unshift(p);
+  return chain.flatMap((proto) => (Reflect.getOwnMetadata(HANDLES, proto) ?? []) as HandleMark[]);
+}
