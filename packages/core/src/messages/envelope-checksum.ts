@@ -1,0 +1,13 @@
+/**
+ * The checksum of an envelope: sha256 (hex) of the canonical JSON of `{ data, metadata }` with
+ * `metadata.envelope.checksum` itself left out, so it can be recomputed on receipt.
+ */
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.js';
+import type { MessageEnvelope } from './envelope.js';
+
+export function envelopeChecksum(envelope: MessageEnvelope): string {
+  const { checksum: _ignored, ...envelopeInfo } = envelope.metadata.envelope;
+  const hashed = { data: envelope.data, metadata: { ...envelope.metadata, envelope: envelopeInfo } };
+  return createHash('sha256').update(canonicalJson(hashed), 'utf8').digest('hex');
+}

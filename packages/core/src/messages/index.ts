@@ -1,0 +1,8 @@
+/** Message envelopes: canonical JSON, checksums, (de)serialization and stripping for external brokers. */
+export type * from './envelope.js';
+export { canonicalJson } from './canonical-json.js';
+export { envelopeChecksum } from './envelope-checksum.js';
+export { serializeMessage, type SerializableMessage } from './serialize-message.js';
+export { deserializeMessage, type MessageTypeLookup, type DeserializeOptions } from './deserialize-message.js';
+export { stripEnvelope } from './strip-envelope.js';
+export { stampCommand } from './stamp-command.js';
