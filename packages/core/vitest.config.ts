@@ -4,5 +4,11 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: { conditions: ['@protean-ts/source'] },
   ssr: { resolve: { conditions: ['@protean-ts/source'], externalConditions: ['@protean-ts/source'] } },
-  test: { include: ['src/**/*.test.ts', 'test/**/*.spec.ts'], testTimeout: 30000, hookTimeout: 60000 },
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.spec.ts'],
+    testTimeout: 30000,
+    hookTimeout: 60000,
+    // Type-level tests (`*.test-d.ts`) prove the typed API: misspelt keys and wrong types do not compile.
+    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+  },
 });
