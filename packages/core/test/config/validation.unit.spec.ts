@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, outboxEnabled, type ConfigProblem, type LoadConfigOptions } from '../../src/index.js';
+import { tomlFile } from './config-fixture.js';
+
+/** The problems a domain.toml produces (fails the test when it loads cleanly). */
+function problemsOf(toml: string, options: Partial<LoadConfigOptions> = {}): ConfigProblem[] {
+  const file = tomlFile(toml);
+  try {
+    loadConfig({ configPath: file, env: {}, ...options });
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).file).toBe(file);
+    expect((error as ConfigError).message).toContain(file);
+    return [...(error as ConfigError).problems];
+  }
+  throw new Error(`expected a ConfigError for:\n${toml}`);
+}
+
+function onlyProblem(toml: string, options: Partial<LoadConfigOptions> = {}): ConfigProblem {
+  const problems = problemsOf(toml, options);
+  expect(problems).toHaveLength(1);
+  return problems[0]!;
+}
+
+describe('config validation', () => {
+  it.each([
+    ['event_processing = 1', 'event_processing', 'must be one of "sync", "async" (got 1)'],
+    ['command_processing = "later"', 'command_processing', 'must be one of "sync", "async" (got "later")'],
+    ['identity_strategy = "serial"', 'identity_strategy', 'must be one of "uuid", "function"'],
+    ['enable_outbox = "yes"', 'enable_outbox', 'must be true or false (got "yes")'],
+    ['module = 3', 'module', 'must be a string (got 3)'],
+    ['server = 3', 'server', 'must be a table (got 3)'],
+    ['[server]\ndefault_subscription_type = "polling"', 'server.default_subscription_type', 'must be one of "stream", "event_store"'],
+    ['[server]\nmessages_per_tick = 0', 'server.messages_per_tick', 'must be an integer ≥ 1 (got 0)'],
+    ['[server]\nmessages_per_tick = 2.5', 'server.messages_per_tick', 'must be an integer ≥ 1 (got 2.5)'],
+    ['[server]\ntick_interval = -1', 'server.tick_interval', 'must be a number ≥ 0 (got -1)'],
+    ['[server.stream_subscription]\nmax_retries = -3', 'server.stream_subscription.max_retries', 'must be an integer ≥ 0'],
+    ['[server.stream_subscription]\nblocking_timeout_ms = "5s"', 'server.stream_subscription.blocking_timeout_ms', 'must be an integer ≥ 0 (got "5s")'],
+    ['[server.stream_subscription]\nenable_dlq = 1', 'server.stream_subscription.enable_dlq', 'must be true or false'],
+    ['[server.health]\nport = 0', 'server.health.port', 'must be an integer between 1 and 65535 (got 0)'],
+    ['[server.health]\nport = 70000', 'server.health.port', 'must be an integer between 1 and 65535 (got 70000)'],
+    ['[server.health]\nhost = 127', 'server.health.host', 'must be a string'],
+    ['[outbox]\nexternal_brokers = "default"', 'outbox.external_brokers', 'must be a list of strings'],
+    ['[outbox]\nmessages_per_tick = -5', 'outbox.messages_per_tick', 'must be an integer ≥ 1 (got -5)'],
+    ['[outbox.retry]\nmax_attempts = 0', 'outbox.retry.max_attempts', 'must be an integer ≥ 1'],
+    ['[outbox.retry]\njitter_factor = 1.5', 'outbox.retry.jitter_factor', 'must be a number between 0 and 1 (got 1.5)'],
+    ['[outbox.retry]\njitter_factor = -0.1', 'outbox.retry.jitter_factor', 'must be a number between 0 and 1'],
+    ['[outbox.retry]\nbackoff_multiplier = 0.5', 'outbox.retry.backoff_multiplier', 'must be a number ≥ 1 (got 0.5)'],
+    ['[outbox.retry]\nbase_delay_seconds = 10\nmax_backoff_seconds = 5', 'outbox.retry.max_backoff_seconds', 'must be at least outbox.retry.base_delay_seconds (10), got 5'],
+    ['[outbox.cleanup]\npublished_retention_hours = -1', 'outbox.cleanup.published_retention_hours', 'must be a number ≥ 0'],
+    ['[outbox.cleanup]\ncleanup_interval_ticks = 0', 'outbox.cleanup.cleanup_interval_ticks', 'must be an integer ≥ 1'],
+    ['[databases.default]\npool_size = 0', 'databases.default.pool_size', 'must be an integer ≥ 1 (got 0)'],
+    ['[databases.default]\nmanaged = "no"', 'databases.default.managed', 'must be true or false'],
+    ['databases = []', 'databases', 'must be a table'],
+    ['[databases]\nreporting = "memory"', 'databases.reporting', 'must be a table (got "memory")'],
+    ['[event_store]\nprovider = "kafka"', 'event_store.provider', 'unknown provider "kafka"'],
+  ])('%s → %s', (toml, path, message) => {
+    const problem = onlyProblem(toml);
+    expect(problem.path).toBe(path);
+    expect(problem.message).toContain(message);
+  });
+
+  it('rejects an unknown database or broker provider, listing the known ones and suggesting the closest', () => {
+    const problems = problemsOf('[databases.default]\nprovider = "postgres"\n[brokers.default]\nprovider = "rabbit"');
+    expect(problems).toEqual([
+      { path: 'databases.default.provider', message: expect.stringMatching(/unknown provider "postgres"; known: memory, postgresql.*Did you mean "postgresql"\?/) },
+      { path: 'brokers.default.provider', message: expect.stringMatching(/unknown provider "rabbit"; known: inline, redis/) },
+    ]);
+  });
+
+  it('accepts providers registered beyond the built-ins', () => {
+    const file = tomlFile('[brokers.default]\nprovider = "nats"\nuri = "nats://localhost"');
+    expect(() => loadConfig({ configPath: file, env: {} })).toThrow(/unknown provider "nats"/);
+    const loaded = loadConfig({ configPath: file, env: {}, providers: { brokers: ['nats'] } });
+    expect(loaded.config.brokers.default).toEqual({ provider: 'nats', uri: 'nats://localhost' });
+  });
+
+  it('requires a provider in every named database and broker table', () => {
+    const problem = onlyProblem('[brokers.events]\nuri = "redis://localhost"');
+    expect(problem).toEqual({ path: 'brokers.events.provider', message: expect.stringContaining('is required') });
+  });
+
+  it('a postgresql database needs database_uri', () => {
+    expect(onlyProblem('[databases.default]\nprovider = "postgresql"')).toEqual({
+      path: 'databases.default.database_uri',
+      message: 'is required for provider "postgresql"',
+    });
+  });
+
+  it('a redis broker needs uri', () => {
+    expect(onlyProblem('[brokers.default]\nprovider = "redis"').path).toBe('brokers.default.uri');
+  });
+
+  it('outbox.broker must name a defined broker', () => {
+    const problem = onlyProblem('[outbox]\nbroker = "events"');
+    expect(problem.path).toBe('outbox.broker');
+    expect(problem.message).toContain('names broker "events", which is not defined; add a [brokers.events] table (defined: default)');
+  });
+
+  it('every external broker must be defined', () => {
+    const problem = onlyProblem('[brokers.audit]\nprovider = "inline"\n[outbox]\nexternal_brokers = ["audit", "partners"]');
+    expect(problem.path).toBe('outbox.external_brokers[1]');
+    expect(problem.message).toContain('broker "partners"');
+  });
+
+  it('warns when an external broker is the outbox broker itself', () => {
+    const loaded = loadConfig({ configPath: tomlFile('[outbox]\nexternal_brokers = ["default"]'), env: {} });
+    expect(loaded.warnings).toEqual([expect.stringContaining('outbox.external_brokers[0]: "default" is already outbox.broker')]);
+  });
+
+  it('enable_outbox = true conflicts with event_store subscriptions', () => {
+    const problem = onlyProblem('enable_outbox = true\n[server]\ndefault_subscription_type = "event_store"');
+    expect(problem.path).toBe('enable_outbox');
+    expect(problem.message).toContain('conflicts with server.default_subscription_type = "event_store"');
+  });
+
+  it('lists every problem of a file at once', () => {
+    const problems = problemsOf('event_processing = "x"\n[server.health]\nport = -1\n[outbox]\nbroker = "nope"');
+    expect(problems.map((p) => p.path)).toEqual(['event_processing', 'server.health.port', 'outbox.broker']);
+  });
+
+  it('reports overrides problems without a file', () => {
+    try {
+      loadConfig({ searchFrom: '/nonexistent-protean-folder', env: {}, overrides: { server: { messages_per_tick: 0 } } });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as ConfigError).file).toBeNull();
+      expect((error as ConfigError).message).toContain('no domain.toml found');
+    }
+  });
+
+  it('passes provider-specific keys through untouched', () => {
+    const toml = '[brokers.default]\nprovider = "redis"\nuri = "redis://localhost:6379/0"\nmaxlen = 10000\nclaim_idle_ms = 30000\n'
+      + '[databases.default]\nprovider = "postgresql"\ndatabase_uri = "postgresql://localhost/shop"\nschema = "shop"';
+    const { config, warnings } = loadConfig({ configPath: tomlFile(toml), env: {} });
+    expect(config.brokers.default).toEqual({ provider: 'redis', uri: 'redis://localhost:6379/0', maxlen: 10000, claim_idle_ms: 30000 });
+    expect(config.databases.default!.schema).toBe('shop');
+    expect(warnings).toEqual([]);
+  });
+});
+
+describe('outboxEnabled', () => {
+  it('is on for stream subscriptions or enable_outbox, off for event_store without it', () => {
+    const load = (toml: string) => loadConfig({ configPath: tomlFile(toml), env: {} }).config;
+    expect(outboxEnabled(load(''))).toBe(true);
+    expect(outboxEnabled(load('[server]\ndefault_subscription_type = "event_store"'))).toBe(false);
+    expect(outboxEnabled(load('enable_outbox = true'))).toBe(true);
+  });
+});
