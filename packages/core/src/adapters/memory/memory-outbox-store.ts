@@ -5,6 +5,7 @@
  * guarded by `lockedBy`. Process-local by nature: it is the embedded default, not a shared queue.
  */
 import { getLogger } from '../../logging/logger.js';
+import { DuplicateOutboxMessageError } from '../../errors/duplicate-outbox-message.error.js';
 import { TransactionStateError } from '../../errors/transaction-state.error.js';
 import type { ProviderTransaction } from '../../ports/database-provider.js';
 import type {
@@ -46,6 +47,7 @@ export class MemoryOutboxStore implements OutboxStore {
     }
     tx.assertActive('append outbox rows');
     validateOutboxRows(rows);
+    this.checkUnique(tx, rows);
     tx.outboxRows.push(...rows.map((row) => structuredClone(row)));
   }
 
@@ -176,6 +178,19 @@ export class MemoryOutboxStore implements OutboxStore {
     };
   }
 
+  // Like the PostgreSQL table's UNIQUE (message_id, target_broker): a message is relayed once per broker.
+  private checkUnique(tx: MemoryTransaction, rows: readonly NewOutboxRow[]): void {
+    const taken = new Set([...tx.outboxRows].map(uniqueKey));
+    for (const row of this.rows.values()) taken.add(uniqueKey(row));
+    for (const row of rows) {
+      const key = uniqueKey(row);
+      if (taken.has(key)) {
+        throw new DuplicateOutboxMessageError(row.messageId, row.targetBroker);
+      }
+      taken.add(key);
+    }
+  }
+
   /** Forgets every row (used by `truncate` and tests). */
   clear(): void {
     this.rows.clear();
@@ -234,9 +249,16 @@ export class MemoryOutboxStore implements OutboxStore {
   }
 }
 
+// Same rule as the PostgreSQL store: pending at once, failed when its retry time has come,
+// processing when its lock has expired.
 function isDue(row: StoredRow, now: number): boolean {
-  if (row.status === 'processing') return row.lockedUntil !== null && row.lockedUntil.getTime() <= now;
-  return row.nextRetryAt === null || row.nextRetryAt.getTime() <= now;
+  if (row.status === 'pending') return true;
+  if (row.status === 'failed') return row.nextRetryAt !== null && row.nextRetryAt.getTime() <= now;
+  return row.status === 'processing' && row.lockedUntil !== null && row.lockedUntil.getTime() < now;
+}
+
+function uniqueKey(row: Pick<NewOutboxRow, 'messageId' | 'targetBroker'>): string {
+  return `${row.targetBroker}\u0000${row.messageId}`;
 }
 
 function copy(row: StoredRow): OutboxRow {
