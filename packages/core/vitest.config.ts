@@ -4,6 +4,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: { conditions: ['@protean-ts/source'] },
   ssr: { resolve: { conditions: ['@protean-ts/source'], externalConditions: ['@protean-ts/source'] } },
+  // Fields declare their kind explicitly, so `design:type` metadata is never read; emitting it
+  // breaks forward references (`shippingAddress?: Address` with Address declared later throws a
+  // TDZ ReferenceError at class definition).
+  oxc: { decorator: { legacy: true, emitDecoratorMetadata: false } },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.spec.ts'],
     testTimeout: 30000,

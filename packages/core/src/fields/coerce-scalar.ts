@@ -63,11 +63,19 @@ function coerceDecimal(raw: unknown, limits: Limits): ScalarResult {
   return reasons.length ? bad(...reasons) : ok(n);
 }
 
+/** JavaScript rolls `2024-02-30` over to March 1st; a date that does not exist is invalid instead. */
+function isRealCalendarDay(iso: string): boolean {
+  const [y, m, d] = iso.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const probe = new Date(Date.UTC(y, m - 1, d));
+  return probe.getUTCFullYear() === y && probe.getUTCMonth() === m - 1 && probe.getUTCDate() === d;
+}
+
 function parseDate(raw: unknown): Date | undefined {
   if (raw instanceof Date) return Number.isNaN(raw.getTime()) ? undefined : new Date(raw.getTime());
   if (typeof raw === 'string') {
     const s = raw.trim();
     if (!ISO_DATE.test(s) && !ISO_DATETIME.test(s)) return undefined;
+    if (!isRealCalendarDay(s)) return undefined;
     const d = new Date(ISO_DATE.test(s) ? `${s}T00:00:00.000Z` : s);
     return Number.isNaN(d.getTime()) ? undefined : d;
   }
