@@ -25,8 +25,8 @@ export {
   type ReadOptions,
   type ReceivedMessage,
 } from './ports/broker.js';
-export { BaseBroker, DEFAULT_DEAD_LETTER_LIST_COUNT, type BrokerState } from './ports/base-broker.js';
-export { BrokerSettingsReader } from './ports/broker-settings-reader.js';
+export { BaseBroker, DEFAULT_DEAD_LETTER_LIST_COUNT, DEFAULT_CLAIM_IDLE_MS, type BrokerState } from './ports/base-broker.js';
+export { BrokerSettingsReader, COMMON_BROKER_KEYS } from './ports/broker-settings-reader.js';
 export { BrokerUnavailableError } from './ports/broker-unavailable.error.js';
 export { BrokerArgumentError } from './ports/broker-argument.error.js';
 export { BrokerCapabilityError } from './ports/broker-capability.error.js';

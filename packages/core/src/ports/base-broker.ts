@@ -11,6 +11,7 @@ import { BrokerCapabilityError } from './broker-capability.error.js';
 import { BrokerClosedError } from './broker-closed.error.js';
 import { BrokerOperationError } from './broker-operation.error.js';
 import { BrokerSettingsError } from './broker-settings.error.js';
+import { BrokerSettingsReader } from './broker-settings-reader.js';
 import { BrokerUnavailableError } from './broker-unavailable.error.js';
 import {
   BrokerCapability,
@@ -28,6 +29,8 @@ import {
 export type BrokerState = 'disconnected' | 'connected' | 'closed';
 
 export const DEFAULT_DEAD_LETTER_LIST_COUNT = 100;
+/** Default `claim_idle_ms`: a minute without an ack means the consumer is presumed dead. */
+export const DEFAULT_CLAIM_IDLE_MS = 60_000;
 
 const PASS_THROUGH = [
   BrokerUnavailableError,
@@ -42,6 +45,7 @@ const PASS_THROUGH = [
 export abstract class BaseBroker implements Broker {
   abstract readonly provider: string;
   abstract readonly capabilities: number;
+  readonly claimIdleMs: number;
 
   protected readonly check: BrokerArgumentChecks;
   private currentState: BrokerState = 'disconnected';
@@ -54,6 +58,7 @@ export abstract class BaseBroker implements Broker {
   ) {
     this.check = new BrokerArgumentChecks(typeof name === 'string' && name ? name : '?');
     this.check.name('constructor', 'name', name);
+    this.claimIdleMs = new BrokerSettingsReader(name, settings).integer('claim_idle_ms', DEFAULT_CLAIM_IDLE_MS, 0);
   }
 
   get state(): BrokerState {

@@ -7,15 +7,18 @@ import { suggestKey } from '../config/suggest-key.js';
 import { BrokerSettingsError } from './broker-settings.error.js';
 import type { BrokerSettings } from './broker.js';
 
+/** Keys every `[brokers.<name>]` table may hold, read by the base broker. */
+export const COMMON_BROKER_KEYS = ['provider', 'claim_idle_ms'] as const;
+
 export class BrokerSettingsReader {
   constructor(
     private readonly brokerName: string,
     private readonly settings: BrokerSettings,
   ) {}
 
-  /** Rejects keys the adapter does not know, suggesting the closest known one. */
+  /** Rejects keys neither the adapter nor every broker (`COMMON_BROKER_KEYS`) knows, suggesting the closest. */
   onlyKeys(known: readonly string[]): void {
-    const allowed = ['provider', ...known];
+    const allowed = [...COMMON_BROKER_KEYS, ...known];
     for (const key of Object.keys(this.settings)) {
       if (allowed.includes(key)) continue;
       const guess = suggestKey(key, allowed);

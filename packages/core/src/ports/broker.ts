@@ -71,6 +71,11 @@ export interface Broker {
   readonly name: string;
   readonly provider: string;
   readonly capabilities: number;
+  /**
+   * `claim_idle_ms`: how long a delivered message may stay unacked before another consumer
+   * should take it over; subscriptions pass it to `reclaim` as `minIdleMs`.
+   */
+  readonly claimIdleMs: number;
   has(capability: BrokerCapabilityName): boolean;
 
   connect(): Promise<void>;

@@ -49,7 +49,7 @@ export class ConformanceContext {
 }
 
 /** An envelope with the awkward bits (unicode, nulls, nesting, numbers) an adapter might mangle. */
-export function sampleEnvelope(stream: string, index = 0): MessageEnvelope {
+export function sampleBrokerEnvelope(stream: string, index = 0): MessageEnvelope {
   return {
     data: {
       orderId: `order-${index}`,

@@ -7,7 +7,7 @@ import { BrokerArgumentError } from '../ports/broker-argument.error.js';
 import { BrokerCapabilityError } from '../ports/broker-capability.error.js';
 import { BrokerClosedError } from '../ports/broker-closed.error.js';
 import { BrokerCapability, type Broker, type BrokerCapabilityName } from '../ports/broker.js';
-import { sampleEnvelope, type ConformanceContext } from './broker-conformance-fixtures.js';
+import { sampleBrokerEnvelope, type ConformanceContext } from './broker-conformance-fixtures.js';
 
 const ALL = Object.keys(BrokerCapability) as BrokerCapabilityName[];
 
@@ -51,7 +51,7 @@ export function lifecycleConformance(ctx: ConformanceContext): void {
       await broker.close();
       expect(await broker.ping()).toBe(false);
       expect((await broker.info()).connected).toBe(false);
-      await expect(broker.publish({ stream: ctx.stream(), envelope: sampleEnvelope('x') })).rejects.toThrow(BrokerClosedError);
+      await expect(broker.publish({ stream: ctx.stream(), envelope: sampleBrokerEnvelope('x') })).rejects.toThrow(BrokerClosedError);
       await expect(broker.connect()).rejects.toThrow(BrokerClosedError);
     });
 
@@ -59,10 +59,10 @@ export function lifecycleConformance(ctx: ConformanceContext): void {
       const broker = await ctx.open();
       const stream = ctx.stream();
       if (ctx.claims('PUBLISH')) {
-        await expect(broker.publish({ stream: '', envelope: sampleEnvelope(stream) })).rejects.toThrow(/message\.stream/);
-        const headless = { data: {}, metadata: {} } as unknown as ReturnType<typeof sampleEnvelope>;
+        await expect(broker.publish({ stream: '', envelope: sampleBrokerEnvelope(stream) })).rejects.toThrow(/message\.stream/);
+        const headless = { data: {}, metadata: {} } as unknown as ReturnType<typeof sampleBrokerEnvelope>;
         await expect(broker.publish({ stream, envelope: headless })).rejects.toThrow(BrokerArgumentError);
-        await expect(broker.publishBatch([{ stream, envelope: sampleEnvelope(stream) }, { stream: ' ', envelope: sampleEnvelope(stream) }]))
+        await expect(broker.publishBatch([{ stream, envelope: sampleBrokerEnvelope(stream) }, { stream: ' ', envelope: sampleBrokerEnvelope(stream) }]))
           .rejects.toThrow(/messages\[1\]\.stream/);
       }
       if (ctx.claims('CONSUMER_GROUPS')) {

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Broker } from '../ports/broker.js';
-import { sampleEnvelope, sleep, type ConformanceContext } from './broker-conformance-fixtures.js';
+import { sampleBrokerEnvelope, sleep, type ConformanceContext } from './broker-conformance-fixtures.js';
 
 const NOW = { count: 100, blockMs: 0 };
 const LONG_IDLE_MS = 60_000;
@@ -12,7 +12,7 @@ const LONG_IDLE_MS = 60_000;
 /** Publishes `n` messages and reads them all as `consumer` in group `g`. */
 async function delivered(broker: Broker, stream: string, n: number, consumer = 'c1') {
   await broker.ensureGroup(stream, 'g');
-  const envelopes = Array.from({ length: n }, (_, i) => sampleEnvelope(stream, i));
+  const envelopes = Array.from({ length: n }, (_, i) => sampleBrokerEnvelope(stream, i));
   await broker.publishBatch(envelopes.map((envelope) => ({ stream, envelope })));
   const messages = await broker.read(stream, 'g', consumer, NOW);
   expect(messages).toHaveLength(n);

@@ -4,3 +4,4 @@ export { describeBrokerConformance, type BrokerConformanceOptions, type MakeBrok
 // The conformance suites import vitest: only import them from test files.
 export { describeOutboxStoreConformance, type OutboxConformanceHarness } from './outbox-store-conformance.js';
 export { RowFactory, conformanceEnvelope } from './outbox-conformance-fixtures.js';
+export { sampleBrokerEnvelope } from './broker-conformance-fixtures.js';

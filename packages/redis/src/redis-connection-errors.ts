@@ -1,0 +1,43 @@
+/**
+ * Tells an unreachable Redis (socket errors, a reconnecting client, a server still loading or
+ * failing over) from a reply about one message. The first kind becomes BrokerUnavailableError,
+ * so the outbox pauses instead of failing messages.
+ */
+
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND',
+  'EAI_AGAIN', 'EPIPE', 'ECONNABORTED', 'ERR_SOCKET_CLOSED',
+]);
+
+// ioredis's own words for "no usable connection right now".
+const CLIENT_MESSAGES = [
+  'Connection is closed',
+  "Stream isn't writeable",
+  'Command timed out',
+  'Socket timeout',
+  'Redis is already connecting',
+  'Reached the max retries per request limit',
+  'connect ETIMEDOUT',
+];
+
+// Replies meaning the server cannot serve anyone at the moment (not this message's fault).
+const SERVER_STATES = ['LOADING', 'BUSY', 'MASTERDOWN', 'CLUSTERDOWN', 'TRYAGAIN', 'READONLY', 'NOAUTH', 'WRONGPASS', 'OOM', 'MISCONF'];
+
+export const NOT_READY_CODE = 'PROTEAN_REDIS_NOT_READY';
+
+/** The error thrown while ioredis is still (re)connecting on its own. */
+export function notReadyError(status: string): Error {
+  return Object.assign(new Error(`the connection is ${status} (Redis is down or restarting; retrying in the background)`), {
+    code: NOT_READY_CODE,
+  });
+}
+
+export function isRedisConnectionError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (code === NOT_READY_CODE || (typeof code === 'string' && SOCKET_CODES.has(code))) return true;
+  if (error.name === 'MaxRetriesPerRequestError') return true;
+  if (CLIENT_MESSAGES.some((text) => error.message.includes(text))) return true;
+  if (error.name === 'ReplyError') return SERVER_STATES.some((state) => error.message.startsWith(state));
+  return false;
+}

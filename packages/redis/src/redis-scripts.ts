@@ -1,0 +1,60 @@
+/**
+ * Lua scripts for the two steps Redis has no single command for; each runs atomically on the
+ * server, so concurrent consumers never see half of one.
+ */
+import type { ChainableCommander, Redis } from 'ioredis';
+
+// Makes a pending message reclaimable at once: same owner, delivery time set to the epoch, so
+// its idle time exceeds any `minIdleMs`. JUSTID keeps the delivery count for the real redelivery.
+const NACK = `
+local ok, pending = pcall(redis.call, 'XPENDING', KEYS[1], ARGV[1], ARGV[2], ARGV[2], 1)
+if not ok then
+  if string.find(pending.err, 'NOGROUP', 1, true) then return 0 end
+  return redis.error_reply(pending.err)
+end
+if #pending == 0 then return 0 end
+redis.call('XCLAIM', KEYS[1], ARGV[1], pending[1][2], 0, ARGV[2], 'TIME', 0, 'JUSTID')
+return 1
+`;
+
+// Moves one dead letter back to its stream: delete and re-add in one step, so two concurrent
+// replays cannot both publish it. Only the routing fields travel back, not the failure record.
+const REPLAY = `
+local entries = redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1])
+if #entries == 0 then return false end
+local fields = entries[1][2]
+local keep = {}
+for i = 1, #fields, 2 do
+  local name = fields[i]
+  if name == 'envelope' or name == 'type' or name == 'id' then
+    keep[#keep + 1] = name
+    keep[#keep + 1] = fields[i + 1]
+  end
+end
+redis.call('XDEL', KEYS[1], ARGV[1])
+if ARGV[2] == '0' then return redis.call('XADD', KEYS[2], '*', unpack(keep)) end
+return redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', unpack(keep))
+`;
+
+/** Passed as ioredis's `scripts` option, so every connection (and its pipelines) knows them. */
+export const REDIS_SCRIPTS = {
+  proteanNack: { numberOfKeys: 1, lua: NACK },
+  proteanReplay: { numberOfKeys: 2, lua: REPLAY },
+};
+
+interface ScriptClient {
+  proteanNack(streamKey: string, group: string, id: string): Promise<number>;
+}
+interface ScriptPipeline {
+  proteanReplay(dlqKey: string, streamKey: string, id: string, maxlen: string): ChainableCommander;
+}
+
+/** 1 when the message was pending (and is now reclaimable), 0 when it was not. */
+export function nackPending(client: Redis, streamKey: string, group: string, id: string): Promise<number> {
+  return (client as unknown as ScriptClient).proteanNack(streamKey, group, id);
+}
+
+/** Queues the replay of one dead letter; its reply is the new entry id, or null when it was gone. */
+export function queueReplay(pipeline: ChainableCommander, dlqKey: string, streamKey: string, id: string, maxlen: number): void {
+  (pipeline as unknown as ScriptPipeline).proteanReplay(dlqKey, streamKey, id, String(maxlen));
+}
