@@ -4,9 +4,11 @@
  */
 import type { CommandGroup } from './command-group.js';
 import { registerConfigCommands } from './config.js';
+import { registerInfoCommands } from './info.js';
 
 export type { CommandGroup } from './command-group.js';
 
 export const COMMAND_GROUPS: readonly CommandGroup[] = [
   registerConfigCommands,
+  registerInfoCommands,
 ];

@@ -1,0 +1,66 @@
+/**
+ * `protean-ts info`: imports the domain (without connecting to anything) and shows what it
+ * registered: aggregates with their fields and database, messages, handlers, and the model's
+ * problems. A quick way to check that the CLI sees the domain the way the code declares it.
+ */
+import type { BaseAggregate, ClassRef, Domain, ElementKind } from '@protean-ts/core';
+import { CliError } from '../errors.js';
+import type { CommandGroup } from './command-group.js';
+
+const KINDS: readonly ElementKind[] = [
+  'aggregate', 'entity', 'valueObject', 'event', 'command',
+  'commandHandler', 'eventHandler', 'applicationService', 'repository', 'subscriber',
+];
+
+export interface DomainSummary {
+  name: string;
+  module: string;
+  aggregates: Array<{ name: string; provider: string; table: string; fields: string[] }>;
+  elements: Partial<Record<ElementKind, string[]>>;
+  problems: string[];
+}
+
+export function summarizeDomain(domain: Domain, module: string): DomainSummary {
+  const elements: Partial<Record<ElementKind, string[]>> = {};
+  for (const kind of KINDS) {
+    const names = domain.recordsOf(kind).map((record) => record.name);
+    if (names.length) elements[kind] = names;
+  }
+  const problems = domain.validateModel();
+  const aggregates = problems.length
+    ? []
+    : domain.recordsOf('aggregate').map((record) => {
+        const schema = domain.aggregateSchemaFor(record.cls as ClassRef<BaseAggregate>);
+        return { name: schema.name, provider: schema.provider, table: schema.tableName, fields: schema.fields.map((f) => f.name) };
+      });
+  return { name: domain.name, module, aggregates, elements, problems };
+}
+
+export const registerInfoCommands: CommandGroup = (program, context) => {
+  program
+    .command('info')
+    .description('Load the domain and list its elements; exits 1 when the model has problems')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const domain = await context.loadDomain();
+      const summary = summarizeDomain(domain, context.locateDomain().file);
+      const { io } = context;
+      if (options.json) io.stdout(`${JSON.stringify(summary, null, 2)}\n`);
+      else io.stdout(renderSummary(summary));
+      if (summary.problems.length) {
+        const list = summary.problems.map((p) => `\n  - ${p}`).join('');
+        throw new CliError(`the model of ${summary.name} has ${summary.problems.length} problem(s):${list}`);
+      }
+    });
+};
+
+function renderSummary(summary: DomainSummary): string {
+  const lines = [`Domain ${summary.name} (${summary.module})`];
+  for (const aggregate of summary.aggregates) {
+    lines.push(`  aggregate ${aggregate.name} → ${aggregate.provider}.${aggregate.table}: ${aggregate.fields.join(', ')}`);
+  }
+  for (const [kind, names] of Object.entries(summary.elements)) {
+    if (kind !== 'aggregate' || summary.aggregates.length === 0) lines.push(`  ${kind}: ${names.join(', ')}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
