@@ -1,2 +1,14 @@
-/** @protean-ts/mikro-orm: the `postgresql` database provider, built on MikroORM 6. */
+/**
+ * @protean-ts/mikro-orm: the `postgresql` database provider, built on MikroORM 6. Importing the
+ * package registers the provider with core, so `provider = "postgresql"` works in domain.toml.
+ */
+import './register.js';
+
 export type { SqlExecutor, SqlDatabase, SqlTransaction, SqlResult, NotificationListener } from './sql-executor.js';
+export { PostgresProvider } from './postgres-provider.js';
+export { PostgresTransaction } from './postgres-transaction.js';
+export { sqlTransactionOf } from './sql-transaction-of.js';
+export { readPostgresSettings, type PostgresSettings } from './postgres-settings.js';
+export { DatabaseConnectionError } from './database-connection.error.js';
+export { PostgresSettingsError } from './postgres-settings.error.js';
+export { MappingError } from './mapping.error.js';

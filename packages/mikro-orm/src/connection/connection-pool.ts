@@ -1,0 +1,82 @@
+/**
+ * One provider's pool of PostgreSQL connections, owned by a MikroORM instance (knex/tarn pool of
+ * `pool_size` connections). Transactions and auto-commit statements borrow raw connections from
+ * it; MikroORM's own EntityManager and schema generator use the same pool.
+ */
+import { MikroORM, type EntitySchema } from '@mikro-orm/postgresql';
+import { DatabaseConnectionError } from '../database-connection.error.js';
+import type { PostgresSettings } from '../postgres-settings.js';
+import { mikroOrmOptions } from './mikro-orm-options.js';
+import type { PgConnection } from './pg-connection.js';
+
+interface KnexClient {
+  acquireConnection(): Promise<PgConnection>;
+  releaseConnection(connection: PgConnection): Promise<unknown>;
+}
+
+// A new connection waits at most this long for the server; an unreachable host fails fast.
+const CONNECT_TIMEOUT_MS = 10_000;
+
+export class ConnectionPool {
+  private constructor(
+    readonly orm: MikroORM,
+    private readonly settings: PostgresSettings,
+  ) {}
+
+  /** Creates the MikroORM instance and checks the database answers. */
+  static async open(settings: PostgresSettings): Promise<ConnectionPool> {
+    const orm = await MikroORM.init({
+      ...mikroOrmOptions(settings),
+      entities: [],
+      discovery: { warnWhenNoEntities: false },
+      pool: { min: 0, max: settings.poolSize },
+      driverOptions: {
+        acquireConnectionTimeout: CONNECT_TIMEOUT_MS,
+        connection: { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: `protean-ts:${settings.name}` },
+        // Unqualified names in users' own SQL resolve to the provider's schema first.
+        ...(settings.schema === 'public' ? {} : { searchPath: [settings.schema, 'public'] }),
+      },
+    });
+    const pool = new ConnectionPool(orm, settings);
+    try {
+      await orm.connect();
+      const connection = await pool.acquire();
+      try {
+        await connection.query({ text: 'select 1' });
+      } finally {
+        await pool.release(connection);
+      }
+    } catch (error) {
+      await orm.close(true).catch(() => undefined);
+      throw new DatabaseConnectionError(settings.name, settings.uri, error);
+    }
+    return pool;
+  }
+
+  private get knexClient(): KnexClient {
+    return this.orm.em.getKnex().client as unknown as KnexClient;
+  }
+
+  async acquire(): Promise<PgConnection> {
+    try {
+      return await this.knexClient.acquireConnection();
+    } catch (error) {
+      throw new DatabaseConnectionError(this.settings.name, this.settings.uri, error);
+    }
+  }
+
+  async release(connection: PgConnection): Promise<void> {
+    await this.knexClient.releaseConnection(connection);
+  }
+
+  /** Makes MikroORM aware of more entity schemas (for its schema generator and EntityManager). */
+  discover(schemas: EntitySchema[]): void {
+    const known = this.orm.getMetadata();
+    const fresh = schemas.filter((s) => !known.has(String(s.meta.className)));
+    if (fresh.length > 0) this.orm.discoverEntity(fresh);
+  }
+
+  async close(): Promise<void> {
+    await this.orm.close(true);
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * The PostgreSQL data-access object of one aggregate type inside one transaction (or on the pool
+ * for reads). Writes are hand-built statements: INSERT … ON CONFLICT DO NOTHING for new
+ * aggregates, compare-and-set UPDATE on `_version` for changed ones, children replaced in the
+ * same transaction. A lost race is an `ExpectedVersionError`, never a silent overwrite.
+ */
+import { ExpectedVersionError, UniqueViolationError } from '@protean-ts/core';
+import type { AggregateDao, Filter, QuerySpec } from '@protean-ts/core';
+import { isPgError } from '../connection/pg-connection.js';
+import type { SqlExecutor } from '../sql-executor.js';
+import type { AggregateMapping } from './aggregate-mapping.js';
+import type { PlainObject, Row } from './row-mapper.js';
+
+interface PlainElement {
+  toPlain(): Record<string, unknown>;
+}
+type PlainBuilder<T> = { fromPlain(plain: Record<string, unknown>, options?: { version?: number }): T };
+
+const UNIQUE_VIOLATION = '23505';
+
+export class PostgresAggregateDao<T extends object> implements AggregateDao<T> {
+  constructor(
+    private readonly mapping: AggregateMapping<T>,
+    private readonly executor: SqlExecutor,
+  ) {}
+
+  async get(id: string): Promise<T | undefined> {
+    const { rows } = await this.executor.execute<Row>(this.mapping.sql.selectById, [String(id)]);
+    return rows.length > 0 ? this.rebuild(rows[0]!) : undefined;
+  }
+
+  async save(aggregate: T, expectedVersion: number): Promise<void> {
+    const { schema, sql, tree } = this.mapping;
+    const plain = (aggregate as unknown as PlainElement).toPlain();
+    const id = plain[schema.identityField];
+    if (id === undefined || id === null || id === '') {
+      throw new TypeError(`${schema.name} has no value in its identity field "${schema.identityField}"; it cannot be saved`);
+    }
+    const key = String(id);
+    const params = tree.rootParams(plain);
+    try {
+      if (expectedVersion === -1) {
+        const inserted = await this.executor.execute(sql.insert, [...params, 0]);
+        if (inserted.rowCount === 0) throw new ExpectedVersionError(schema.name, key, -1, await this.storedVersion(key));
+      } else {
+        const values = sql.updateColumnIndexes.map((i) => params[i]);
+        values.push(expectedVersion + 1, key, expectedVersion);
+        const updated = await this.executor.execute(sql.update, values);
+        if (updated.rowCount === 0) throw new ExpectedVersionError(schema.name, key, expectedVersion, await this.storedVersion(key));
+        for (const child of this.mapping.model.children) await this.executor.execute(sql.childDelete(child), [key]);
+      }
+      await this.insertChildren(plain);
+    } catch (error) {
+      throw this.translate(error);
+    }
+  }
+
+  async query(spec: QuerySpec<T>): Promise<T[]> {
+    const { sql, filters, model } = this.mapping;
+    const where = filters.where(spec.filter as Filter | undefined);
+    const tail = filters.orderAndPage(spec as QuerySpec, model.identity);
+    const { rows } = await this.executor.execute<Row>(`${sql.select}${where.sql}${tail.sql}`, [...where.params, ...tail.params]);
+    return rows.map((row) => this.rebuild(row));
+  }
+
+  async count(filter?: Filter<T>): Promise<number> {
+    const { sql, filters } = this.mapping;
+    const where = filters.where(filter as Filter | undefined);
+    const { rows } = await this.executor.execute<{ n: number }>(`${sql.countFrom}${where.sql}`, where.params);
+    return rows[0]?.n ?? 0;
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const result = await this.executor.execute(this.mapping.sql.deleteById, [String(id)]);
+    return result.rowCount > 0;
+  }
+
+  private async insertChildren(plain: PlainObject): Promise<void> {
+    const { sql, tree } = this.mapping;
+    for (const { table, rows } of tree.childRows(plain)) {
+      const batch = sql.childBatchSize(table);
+      for (let start = 0; start < rows.length; start += batch) {
+        const chunk = rows.slice(start, start + batch);
+        await this.executor.execute(sql.childInsert(table, chunk.length), chunk.flat());
+      }
+    }
+  }
+
+  private async storedVersion(id: string): Promise<number | null> {
+    const { rows } = await this.executor.execute<{ v: number }>(this.mapping.sql.versionOf, [id]);
+    return rows.length > 0 ? Number(rows[0]!.v) : null;
+  }
+
+  private rebuild(row: Row): T {
+    const { plain, version } = this.mapping.tree.fromRow(row);
+    return (this.mapping.schema.aggregate as unknown as PlainBuilder<T>).fromPlain(plain, { version });
+  }
+
+  /** A unique-constraint violation becomes the domain's `UniqueViolationError`, naming the field. */
+  private translate(error: unknown): unknown {
+    if (!isPgError(error, UNIQUE_VIOLATION)) return error;
+    const owner = this.mapping.columnOwner(error.table, error.detail);
+    if (!owner) return error;
+    const value = /=\((.*)\) already exists/.exec(error.detail ?? '')?.[1] ?? null;
+    const translated = new UniqueViolationError(owner.element, owner.column.path.join('.'), value);
+    (translated as { cause?: unknown }).cause = error;
+    return translated;
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * `provider = "postgresql"`: the DatabaseProvider for PostgreSQL, built on MikroORM. It owns the
+ * connection pool, hands out transactions and DAOs, creates and drops the tables of the
+ * aggregates it stores, and is the pool-level `SqlDatabase` (execute, LISTEN) the outbox uses.
+ */
+import { TransactionStateError, fieldsOf } from '@protean-ts/core';
+import type { AggregateDao, AggregateSchema, DatabaseProvider, DatabaseSettings, OutboxStore, ProviderTransaction, SchemaReport } from '@protean-ts/core';
+import { ConnectionPool } from './connection/connection-pool.js';
+import { NotificationHub } from './connection/notification-listener.js';
+import { StatementRunner } from './connection/statement-runner.js';
+import { AggregateMapping } from './dao/aggregate-mapping.js';
+import { AutoCommitAggregateDao } from './dao/auto-commit-dao.js';
+import { PostgresAggregateDao } from './dao/postgres-aggregate-dao.js';
+import { MappingError } from './mapping.error.js';
+import { OUTBOX_TABLE, PostgresOutboxStore, setupOutboxTable } from './outbox/index.js';
+import { PostgresTransaction } from './postgres-transaction.js';
+import { readPostgresSettings, type PostgresSettings } from './postgres-settings.js';
+import { qualifiedName } from './schema/column-naming.js';
+import { buildEntitySchemas } from './schema/entity-schema-builder.js';
+import { SchemaManager } from './schema/schema-manager.js';
+import { buildTableModel } from './schema/table-model-builder.js';
+import { tablesOf } from './schema/table-model.js';
+import type { NotificationListener, SqlDatabase, SqlResult, SqlTransaction } from './sql-executor.js';
+
+export class PostgresProvider implements DatabaseProvider, SqlDatabase {
+  readonly kind = 'postgresql';
+  readonly managed: boolean;
+  readonly settings: PostgresSettings;
+  private pool: ConnectionPool | undefined;
+  private opening: Promise<ConnectionPool> | undefined;
+  private notifications: NotificationHub | undefined;
+  private readonly runner: StatementRunner;
+  private readonly mappings = new Map<AggregateSchema, AggregateMapping>();
+  /** Table name → the element that owns it, across every aggregate of this provider. */
+  private readonly tableOwners = new Map<string, string>();
+  private outboxStore: PostgresOutboxStore | undefined;
+
+  constructor(
+    readonly name: string,
+    settings: DatabaseSettings,
+  ) {
+    this.settings = readPostgresSettings(name, settings);
+    this.managed = this.settings.managed;
+    this.runner = new StatementRunner(name, this.settings.debug);
+  }
+
+  get providerName(): string {
+    return this.name;
+  }
+
+  get schemaName(): string {
+    return this.settings.schema;
+  }
+
+  /** The `protean_outbox` table of this database. */
+  get outbox(): OutboxStore {
+    this.outboxStore ??= new PostgresOutboxStore(this);
+    return this.outboxStore;
+  }
+
+  /** Opens the pool and checks the database answers; a `DatabaseConnectionError` when it does not. */
+  async connect(): Promise<void> {
+    await this.connection();
+  }
+
+  async begin(): Promise<PostgresTransaction> {
+    const pool = await this.connection();
+    return PostgresTransaction.begin(this.name, this.settings.schema, pool, this.runner);
+  }
+
+  dao<T extends object>(schema: AggregateSchema<T>, tx?: ProviderTransaction): AggregateDao<T> {
+    const mapping = this.mappingFor(schema);
+    if (tx) return new PostgresAggregateDao(mapping, this.own(tx));
+    return new AutoCommitAggregateDao(mapping, this, this);
+  }
+
+  /** Runs `work` in a transaction of its own, committed when it resolves, rolled back when it throws. */
+  async inTransaction<R>(work: (tx: SqlTransaction) => Promise<R>): Promise<R> {
+    const tx = await this.begin();
+    try {
+      const result = await work(tx);
+      await tx.commit();
+      return result;
+    } catch (error) {
+      await tx.rollback();
+      throw error;
+    }
+  }
+
+  async execute<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<SqlResult<R>> {
+    const pool = await this.connection();
+    const connection = await pool.acquire();
+    try {
+      return await this.runner.run<R>(connection, sql, params);
+    } finally {
+      await pool.release(connection);
+    }
+  }
+
+  qualify(table: string): string {
+    return qualifiedName(this.settings.schema, table);
+  }
+
+  async listen(channel: string, listener: NotificationListener): Promise<() => Promise<void>> {
+    await this.connection();
+    this.notifications ??= new NotificationHub(this.settings.uri, this.name);
+    return this.notifications.listen(channel, listener);
+  }
+
+  async setupSchema(schemas: AggregateSchema[], options: { outbox: boolean }): Promise<SchemaReport> {
+    const entities = schemas.flatMap((schema) => buildEntitySchemas(this.mappingFor(schema).model, this.settings.schema));
+    const report = await this.schemaManager().setup(entities);
+    if (!options.outbox) return report;
+    const outbox = await this.setupOutbox();
+    return { created: [...report.created, ...outbox.created], existing: [...report.existing, ...outbox.existing] };
+  }
+
+  async setupOutbox(): Promise<SchemaReport> {
+    await this.schemaManager().ensureNamespace();
+    return setupOutboxTable(this);
+  }
+
+  /** Drops the tables of these aggregates and the outbox table. */
+  async dropSchema(schemas: AggregateSchema[]): Promise<string[]> {
+    return this.schemaManager().drop(this.tablesOf(schemas));
+  }
+
+  /** Deletes every row of these aggregates' tables and of the outbox table. */
+  async truncate(schemas: AggregateSchema[]): Promise<string[]> {
+    return this.schemaManager().truncate(this.tablesOf(schemas));
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      await this.execute('select 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    const pool = this.pool ?? (await this.opening?.catch(() => undefined));
+    this.pool = undefined;
+    this.opening = undefined;
+    await this.notifications?.close();
+    this.notifications = undefined;
+    await pool?.close();
+  }
+
+  /** The table model, SQL and mappers of one aggregate, built on first use. */
+  mappingFor<T extends object>(schema: AggregateSchema<T>): AggregateMapping<T> {
+    let mapping = this.mappings.get(schema) as AggregateMapping<T> | undefined;
+    if (!mapping) {
+      const model = buildTableModel(schema, fieldsOf);
+      for (const table of tablesOf(model)) {
+        const owner = this.tableOwners.get(table.tableName);
+        if (owner && owner !== table.name) {
+          throw new MappingError(`${table.name} and ${owner} both map to table '${table.tableName}' in database "${this.name}"; give one a different schemaName.`);
+        }
+        this.tableOwners.set(table.tableName, table.name);
+      }
+      mapping = new AggregateMapping(schema, model, this.settings.schema);
+      this.mappings.set(schema, mapping as AggregateMapping);
+    }
+    return mapping;
+  }
+
+  private tablesOf(schemas: AggregateSchema[]): string[] {
+    return [...schemas.flatMap((schema) => tablesOf(this.mappingFor(schema).model).map((t) => t.tableName)), OUTBOX_TABLE];
+  }
+
+  private schemaManager(): SchemaManager {
+    return new SchemaManager(this.settings, this);
+  }
+
+  private connection(): Promise<ConnectionPool> {
+    if (this.pool) return Promise.resolve(this.pool);
+    this.opening ??= ConnectionPool.open(this.settings).then(
+      (pool) => {
+        this.pool = pool;
+        return pool;
+      },
+      (error: unknown) => {
+        this.opening = undefined;
+        throw error;
+      },
+    );
+    return this.opening;
+  }
+
+  private own(tx: ProviderTransaction): PostgresTransaction {
+    if (!(tx instanceof PostgresTransaction) || tx.providerName !== this.name) {
+      throw new TransactionStateError(`PostgreSQL database "${this.name}" was given a transaction of "${tx?.providerName ?? 'unknown'}"; use a transaction opened by this provider`);
+    }
+    return tx;
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * A unit-of-work transaction of a PostgreSQL provider: one pooled connection inside BEGIN … COMMIT.
+ * DAOs and the outbox store run statements on it through `execute`; code that wants MikroORM's
+ * EntityManager in the same transaction asks for `entityManager()`, a fork bound to it.
+ *
+ * The fork is made on demand because forking and MikroORM's transaction bookkeeping cost more
+ * than the inserts of a typical commit (measured in bench/persistence); most units of work never
+ * need it.
+ */
+import type { ProviderTransaction } from '@protean-ts/core';
+import { TransactionStateError } from '@protean-ts/core';
+import type { SqlEntityManager } from '@mikro-orm/postgresql';
+import type { Knex } from '@mikro-orm/postgresql';
+import type { ConnectionPool } from './connection/connection-pool.js';
+import type { PgConnection } from './connection/pg-connection.js';
+import type { StatementRunner } from './connection/statement-runner.js';
+import { qualifiedName } from './schema/column-naming.js';
+import type { SqlResult, SqlTransaction } from './sql-executor.js';
+
+type State = 'active' | 'committed' | 'rolled back';
+
+export class PostgresTransaction implements ProviderTransaction, SqlTransaction {
+  private state: State = 'active';
+  /** Set when a statement failed: PostgreSQL has aborted the transaction and COMMIT would roll back. */
+  private failure: Error | undefined;
+  private released = false;
+  private fork: { em: SqlEntityManager; trx: Knex.Transaction } | undefined;
+
+  private constructor(
+    readonly providerName: string,
+    private readonly schemaName: string,
+    private readonly pool: ConnectionPool,
+    private readonly runner: StatementRunner,
+    private readonly connection: PgConnection,
+  ) {}
+
+  static async begin(providerName: string, schemaName: string, pool: ConnectionPool, runner: StatementRunner): Promise<PostgresTransaction> {
+    const connection = await pool.acquire();
+    try {
+      await runner.run(connection, 'BEGIN');
+    } catch (error) {
+      await pool.release(connection);
+      throw error;
+    }
+    return new PostgresTransaction(providerName, schemaName, pool, runner, connection);
+  }
+
+  get isActive(): boolean {
+    return this.state === 'active';
+  }
+
+  async execute<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<SqlResult<R>> {
+    this.assertActive('run a statement');
+    try {
+      return await this.runner.run<R>(this.connection, sql, params);
+    } catch (error) {
+      this.failure ??= error as Error;
+      throw error;
+    }
+  }
+
+  qualify(table: string): string {
+    return qualifiedName(this.schemaName, table);
+  }
+
+  /**
+   * A MikroORM EntityManager (forked) whose queries run in this transaction; what it has
+   * persisted is flushed before COMMIT.
+   */
+  async entityManager(): Promise<SqlEntityManager> {
+    this.assertActive('open an EntityManager');
+    if (!this.fork) {
+      const em = this.pool.orm.em.fork({ clear: true });
+      // knex adopts this connection; the BEGIN it sends meets our open transaction, which
+      // PostgreSQL answers with a warning only. COMMIT/ROLLBACK then go through knex.
+      const trx = await em.getKnex().transaction(undefined, { connection: this.connection } as Knex.TransactionConfig);
+      em.setTransactionContext(trx);
+      this.fork = { em, trx };
+    }
+    return this.fork.em;
+  }
+
+  async commit(): Promise<void> {
+    this.assertActive('commit');
+    if (this.failure) {
+      await this.rollback();
+      throw new TransactionStateError(`Cannot commit: a statement in the transaction of database "${this.providerName}" failed (${this.failure.message}), so PostgreSQL aborted it; it was rolled back`);
+    }
+    try {
+      if (this.fork) {
+        await this.fork.em.flush();
+        await this.fork.trx.commit();
+      } else {
+        await this.runner.run(this.connection, 'COMMIT');
+      }
+      this.state = 'committed';
+    } catch (error) {
+      // A failed COMMIT (or flush) leaves nothing applied; make sure the connection is clean.
+      await this.abort();
+      throw error;
+    } finally {
+      await this.finish();
+    }
+  }
+
+  /** Idempotent, so cleanup paths may always call it. */
+  async rollback(): Promise<void> {
+    if (this.state !== 'active') return;
+    try {
+      await this.abort();
+    } finally {
+      await this.finish();
+    }
+  }
+
+  private async abort(): Promise<void> {
+    this.state = 'rolled back';
+    if (this.fork) await this.fork.trx.rollback().catch(() => undefined);
+    else await this.runner.run(this.connection, 'ROLLBACK').catch(() => undefined);
+  }
+
+  private async finish(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    if (this.fork) this.fork.em.clear();
+    await this.pool.release(this.connection);
+  }
+
+  private assertActive(operation: string): void {
+    if (this.state !== 'active') {
+      throw new TransactionStateError(`Cannot ${operation}: the transaction of database "${this.providerName}" is already ${this.state}`);
+    }
+  }
+}
