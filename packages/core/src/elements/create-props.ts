@@ -2,6 +2,8 @@
  * Compile-time shapes of element input. `CreateProps<Order>` has exactly the data properties
  * an Order declares: required unless declared with `?` (or readonly, as getters are), nested
  * elements accepted as instances or their own CreateProps, dates as Date or ISO string.
+ * Types cannot tell a field from any other public property, so non-field state on an element
+ * belongs in `private`/`protected` members (left out here) or in methods.
  */
 import type { BaseDataElement } from './base-data-element.js';
 

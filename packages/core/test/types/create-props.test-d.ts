@@ -16,7 +16,10 @@ class Order extends BaseAggregate {
   @field.hasMany(() => Line) lines?: Line[];
   @field.valueObject(() => Address) address?: Address;
   @field.datetime({ autoNow: true }) placedAt?: Date;
+  private cache = new Map<string, number>();
+  protected note = 'internal';
   get lineCount(): number {
+    this.cache.clear();
     return this.lines?.length ?? 0;
   }
   close(): void {
@@ -81,6 +84,7 @@ describe('CreateProps', () => {
     expectTypeOf<'close' extends Keys ? true : false>().toEqualTypeOf<false>();
     expectTypeOf<'_version' extends Keys ? true : false>().toEqualTypeOf<false>();
     expectTypeOf<'raise' extends Keys ? true : false>().toEqualTypeOf<false>();
+    expectTypeOf<'note' extends Keys ? true : false>().toEqualTypeOf<false>();
     // a getter is readonly, so it may be given but is never required
     Order.create({ customer: 'Ann' });
   });
