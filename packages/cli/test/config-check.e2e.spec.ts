@@ -1,0 +1,124 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempProject } from './cli-fixture.js';
+import { runCli } from './run-cli.js';
+
+const VALID = `
+[databases.default]
+provider = "postgresql"
+database_uri = "postgresql://shop:\${DB_PASSWORD}@127.0.0.1:5432/shop"
+
+[brokers.default]
+provider = "redis"
+uri = "redis://:hunter2@127.0.0.1:6379/0"
+
+[server]
+messages_per_tick = 25
+`;
+
+describe('protean-ts config check', () => {
+  it('prints the resolved configuration as TOML with secrets masked, exit 0', async () => {
+    const cwd = tempProject({ 'domain.toml': VALID }, { linkCore: false });
+    const { code, stdout, stderr } = await runCli(['config', 'check'], { cwd, env: { DB_PASSWORD: 's3cret' } });
+    expect(stderr).toContain(`Configuration: ${path.join(cwd, 'domain.toml')}`);
+    expect(code).toBe(0);
+    expect(stdout).toContain('[databases.default]');
+    expect(stdout).toContain('database_uri = "postgresql://shop:***@127.0.0.1:5432/shop"');
+    expect(stdout).toContain('uri = "redis://:***@127.0.0.1:6379/0"');
+    expect(stdout).toContain('messages_per_tick = 25');
+    expect(stdout).toContain('[outbox.retry]'); // defaults are filled in
+    expect(stdout + stderr).not.toContain('s3cret');
+    expect(stdout + stderr).not.toContain('hunter2');
+  });
+
+  it('--json prints JSON', async () => {
+    const cwd = tempProject({ 'domain.toml': VALID }, { linkCore: false });
+    const { code, stdout } = await runCli(['config', 'check', '--json'], { cwd, env: { DB_PASSWORD: 's3cret' } });
+    expect(code).toBe(0);
+    const config = JSON.parse(stdout);
+    expect(config.databases.default.database_uri).toBe('postgresql://shop:***@127.0.0.1:5432/shop');
+    expect(config.server.messages_per_tick).toBe(25);
+    expect(config.outbox.retry.max_attempts).toBe(5);
+  });
+
+  it('with no domain.toml prints the defaults', async () => {
+    const cwd = tempProject({}, { linkCore: false });
+    const { code, stdout, stderr } = await runCli(['config', 'check', '--json'], { cwd });
+    expect(code).toBe(0);
+    expect(stderr).toContain('no .domain.toml or domain.toml found');
+    expect(JSON.parse(stdout).databases.default).toEqual({ provider: 'memory', managed: true, pool_size: 10 });
+  });
+
+  it('exits 1 listing every problem, with the file, and no stack trace', async () => {
+    const cwd = tempProject({
+      'domain.toml': '[server.health]\nport = 70000\n[outbox]\nbroker = "events"\n[databases.default]\nprovider = "postgres"\n',
+    }, { linkCore: false });
+    const { code, stdout, stderr } = await runCli(['config', 'check'], { cwd });
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(`protean-ts: error: Invalid configuration in ${path.join(cwd, 'domain.toml')} (3 problems)`);
+    expect(stderr).toContain('server.health.port: must be an integer between 1 and 65535 (got 70000)');
+    expect(stderr).toContain('outbox.broker: names broker "events"');
+    expect(stderr).toContain('databases.default.provider: unknown provider "postgres"');
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('--verbose adds the stack trace', async () => {
+    const cwd = tempProject({ 'domain.toml': 'event_processing = "later"' }, { linkCore: false });
+    const { code, stderr } = await runCli(['--verbose', 'config', 'check'], { cwd });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/\n\s+at /);
+  });
+
+  it('names the missing variable and the key', async () => {
+    const cwd = tempProject({ 'domain.toml': VALID }, { linkCore: false });
+    const { code, stderr } = await runCli(['config', 'check'], { cwd, env: { DB_PASSWORD: undefined } });
+    expect(code).toBe(1);
+    expect(stderr).toContain('databases.default.database_uri: environment variable DB_PASSWORD is not set');
+  });
+
+  it('reports a TOML syntax error with its line', async () => {
+    const cwd = tempProject({ 'domain.toml': 'identity_strategy = "uuid"\n[server\n' }, { linkCore: false });
+    const { code, stderr } = await runCli(['config', 'check'], { cwd });
+    expect(code).toBe(1);
+    expect(stderr).toContain(`${path.join(cwd, 'domain.toml')}:2:`);
+  });
+
+  it('prints warnings on stderr and still exits 0', async () => {
+    const cwd = tempProject({ 'domain.toml': '[server]\nmessages_per_tik = 5\n' }, { linkCore: false });
+    const { code, stdout, stderr } = await runCli(['config', 'check'], { cwd });
+    expect(code).toBe(0);
+    expect(stderr).toContain('warning: domain.toml: unknown key `server.messages_per_tik` is ignored; did you mean `messages_per_tick`?');
+    expect(stdout).not.toContain('messages_per_tik =');
+  });
+
+  it('--config reads that file instead of discovering one', async () => {
+    const cwd = tempProject({ 'domain.toml': 'event_processing = "sync"', 'deploy/prod.toml': 'event_processing = "async"' }, { linkCore: false });
+    const { code, stdout } = await runCli(['--config', 'deploy/prod.toml', 'config', 'check', '--json'], { cwd });
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).event_processing).toBe('async');
+  });
+
+  it('--config naming a missing file fails clearly', async () => {
+    const cwd = tempProject({}, { linkCore: false });
+    const { code, stderr } = await runCli(['config', 'check', '--config', 'nope.toml'], { cwd });
+    expect(code).toBe(1);
+    expect(stderr).toContain(`config file ${path.join(cwd, 'nope.toml')} does not exist`);
+  });
+
+  it('with --domain, discovers the file from the domain module’s folder', async () => {
+    const project = tempProject({ 'app/domain.toml': 'command_processing = "async"', 'app/src/domain.ts': '' }, { linkCore: false });
+    const elsewhere = tempProject({ 'domain.toml': 'command_processing = "sync"' }, { linkCore: false });
+    const { code, stdout } = await runCli(['config', 'check', '--json', '--domain', path.join(project, 'app/src/domain.ts')], { cwd: elsewhere });
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).command_processing).toBe('async');
+  });
+
+  it('PROTEAN_ENV selects the environment table', async () => {
+    const cwd = tempProject({ 'domain.toml': '[server]\nmessages_per_tick = 5\n[staging.server]\nmessages_per_tick = 50\n' }, { linkCore: false });
+    const { code, stdout, stderr } = await runCli(['config', 'check', '--json'], { cwd, env: { PROTEAN_ENV: 'staging' } });
+    expect(code).toBe(0);
+    expect(stderr).toContain('(PROTEAN_ENV=staging)');
+    expect(JSON.parse(stdout).server.messages_per_tick).toBe(50);
+  });
+});
