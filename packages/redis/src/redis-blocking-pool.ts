@@ -37,11 +37,19 @@ export class RedisBlockingPool {
 
   private async open(): Promise<Redis> {
     const connection = this.create();
+    let socketError: Error | undefined;
+    const remember = (error: Error) => {
+      socketError = error;
+    };
+    connection.on('error', remember);
     try {
       await connection.connect();
     } catch (error) {
       connection.disconnect();
-      throw error;
+      // ioredis rejects with "Connection is closed."; the socket error says why.
+      throw socketError ?? error;
+    } finally {
+      connection.off('error', remember);
     }
     if (this.closed) {
       connection.disconnect();

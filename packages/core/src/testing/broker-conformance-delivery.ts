@@ -125,7 +125,7 @@ export function deliveryConformance(ctx: ConformanceContext): void {
       const broker = await ctx.open();
       const stream = ctx.stream();
       await broker.ensureGroup(stream, 'g');
-      const readers = [1, 2, 3].map((n) => broker.read(stream, 'g', `c${n}`, { count: 10, blockMs: 1_500 }));
+      const readers = [1, 2, 3].map((n) => broker.read(stream, 'g', `c${n}`, { count: 10, blockMs: 600 }));
       await sleep(150);
       const { ids } = await publishMany(broker, stream, 5);
       const got = (await Promise.all(readers)).flat();
