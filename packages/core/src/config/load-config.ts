@@ -114,7 +114,7 @@ function readToml(file: string): Record<string, unknown> {
 function fillDatabaseEntryDefaults(config: Record<string, unknown>): void {
   const databases = config.databases;
   if (!isPlainObject(databases)) return;
-  for (const [name, entry] of Object.entries(databases)) {
+  for (const entry of Object.values(databases)) {
     if (!isPlainObject(entry)) continue;
     for (const [key, value] of Object.entries(DATABASE_ENTRY_DEFAULTS)) if (!(key in entry)) entry[key] = value;
   }
