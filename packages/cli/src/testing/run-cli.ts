@@ -30,8 +30,8 @@ export interface CliResult {
 /** Starts the command and returns the child process (stdout/stderr piped). */
 export function startCli(args: readonly string[], options: RunCliOptions = {}): ChildProcess {
   const env: Record<string, string | undefined> = { ...process.env, ...options.env };
-  // A parent vitest's NODE_OPTIONS may carry loaders that must not leak into the command.
-  delete env.NODE_OPTIONS;
+  // A parent's NODE_OPTIONS may carry loaders that must not leak into the command, unless the test sets it.
+  if (!options.env || !('NODE_OPTIONS' in options.env)) delete env.NODE_OPTIONS;
   for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
   return spawn(process.execPath, [CLI_DEV_BIN, ...args], {
     cwd: options.cwd ?? process.cwd(),
