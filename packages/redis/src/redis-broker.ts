@@ -20,7 +20,7 @@ import {
 } from '@protean-ts/core';
 import { RedisBlockingPool } from './redis-blocking-pool.js';
 import { readRedisBrokerSettings, type RedisBrokerSettings } from './redis-broker-settings.js';
-import { isRedisConnectionError, notReadyError } from './redis-connection-errors.js';
+import { explainRedisError, isRedisConnectionError, notReadyError } from './redis-connection-errors.js';
 import { RedisDeadLetterQueue } from './redis-dead-letter-queue.js';
 import { envelopeFields, toReceived, type RawEntry } from './redis-entry-codec.js';
 import { repliesOrThrow, type PipelineResults } from './redis-replies.js';
@@ -233,6 +233,10 @@ export class RedisBroker extends BaseBroker {
 
   protected override isConnectionError(error: unknown): boolean {
     return isRedisConnectionError(error);
+  }
+
+  protected override translate(operation: string, error: unknown): Error {
+    return super.translate(operation, explainRedisError(error, this.client.status));
   }
 
   /** Delivery counts of just-claimed entries, from XPENDING, in one round trip. */

@@ -41,3 +41,16 @@ export function isRedisConnectionError(error: unknown): boolean {
   if (error.name === 'ReplyError') return SERVER_STATES.some((state) => error.message.startsWith(state));
   return false;
 }
+
+/** ioredis's terse outage messages in words an operator can act on; other errors unchanged. */
+export function explainRedisError(error: unknown, status: string): unknown {
+  if (!(error instanceof Error)) return error;
+  if (error.message.includes("Stream isn't writeable")) {
+    return Object.assign(notReadyError(status), { cause: error });
+  }
+  if (error.name === 'MaxRetriesPerRequestError') {
+    const text = 'the connection dropped while the command was in flight (Redis may or may not have applied it)';
+    return Object.assign(new Error(text, { cause: error }), { code: NOT_READY_CODE });
+  }
+  return error;
+}
