@@ -40,6 +40,14 @@ import { inferElementKind } from './infer-element-kind.js';
 import { validateModel } from './model-check.js';
 import { buildAggregateSchema } from './aggregate-schema.js';
 import type { DomainOptions } from './domain-options.js';
+import { DomainRuntime, type InitOptions } from './runtime.js';
+import type { Repository } from '../repository/repository.js';
+import type { ProcessOptions } from '../processing/command-processor.js';
+import type { HandleMessageOptions, HandleOutcome } from '../processing/message-handling.js';
+import type { MessageEnvelope } from '../messages/envelope.js';
+import type { DomainConfig } from '../config/config-types.js';
+import type { DatabaseProvider } from '../ports/database-provider.js';
+import type { Broker } from '../ports/broker.js';
 
 /** A class decorator that accepts only subclasses of `B`. */
 export type ElementDecorator<B> = <C extends ClassRef<B>>(cls: C) => C;
@@ -164,8 +172,55 @@ export class Domain {
   // --- runtime (core-runtime: units of work, repositories, processing; delegates to DomainRuntime) ---
 
   /** Checks the model and freezes registration; the runtime then wires databases and brokers. */
-  async init(): Promise<void> {
+  async init(options?: InitOptions): Promise<void> {
     this.checkModel();
     this.registry.freeze();
+    await this.runtime.init(options);
+  }
+
+  private runtimeInstance: DomainRuntime | undefined;
+
+  /** Units of work, providers, brokers and processing (created on first use). */
+  get runtime(): DomainRuntime {
+    return (this.runtimeInstance ??= new DomainRuntime(this));
+  }
+
+  /** Runs `work` in a unit of work: committed when it resolves, rolled back when it throws; nested calls join. */
+  uow<R>(work: () => Promise<R> | R): Promise<R> {
+    return this.runtime.uow(work);
+  }
+
+  repositoryFor<T extends BaseAggregate>(aggregate: ClassRef<T>): Repository<T> {
+    return this.runtime.repositoryFor(aggregate);
+  }
+
+  /** Handles a command now and returns its handler's result, or (asynchronous) queues it and returns its message id. */
+  process<R = string>(command: BaseCommand, options?: ProcessOptions): Promise<R> {
+    return this.runtime.process(command, options) as Promise<R>;
+  }
+
+  /** Runs the handlers of a delivered message envelope (what stream subscriptions call). */
+  handleMessage(envelope: MessageEnvelope, options?: HandleMessageOptions): Promise<HandleOutcome> {
+    return this.runtime.handleMessage(envelope, options);
+  }
+
+  async close(): Promise<void> {
+    await this.runtimeInstance?.close();
+  }
+
+  get config(): DomainConfig {
+    return this.runtime.config;
+  }
+
+  get providers(): ReadonlyMap<string, DatabaseProvider> {
+    return this.runtime.providers;
+  }
+
+  get brokers(): ReadonlyMap<string, Broker> {
+    return this.runtime.brokers;
+  }
+
+  get outboxEnabled(): boolean {
+    return this.runtime.outboxEnabled;
   }
 }

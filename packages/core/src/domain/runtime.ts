@@ -1,0 +1,271 @@
+/**
+ * The runtime half of a Domain: `init()` loads domain.toml and opens databases and brokers;
+ * `uow`, `repositoryFor`, `process` and `handleMessage` run the application on top of them.
+ * The Domain class delegates its runtime methods here.
+ */
+import '../adapters/memory/index.js';
+import '../adapters/inline/index.js';
+import { closeInfrastructure, openInfrastructure, type Infrastructure } from '../adapters/registry-connect.js';
+import { knownAdapterKinds } from '../adapters/registry.js';
+import type { DomainConfig } from '../config/config-types.js';
+import { ConfigError } from '../config/config-error.js';
+import { deepMerge } from '../config/deep-merge.js';
+import { loadConfig, type ConfigOverrides } from '../config/load-config.js';
+import { outboxEnabled } from '../config/outbox-enabled.js';
+import type { BaseAggregate } from '../elements/base-aggregate.js';
+import type { BaseCommand } from '../elements/base-command.js';
+import type { BaseEvent } from '../elements/base-event.js';
+import type { MessageContext } from '../elements/element-host.js';
+import { DomainNotInitializedError } from '../errors/domain-not-initialized.error.js';
+import type { ClassRef } from '../fields/field-definition.js';
+import { getLogger, type Logger } from '../logging/logger.js';
+import { deserializeMessage } from '../messages/deserialize-message.js';
+import type { MessageEnvelope } from '../messages/envelope.js';
+import { stampCommand } from '../messages/stamp-command.js';
+import type { AggregateSchema } from '../ports/aggregate-dao.js';
+import type { Broker } from '../ports/broker.js';
+import type { DatabaseProvider } from '../ports/database-provider.js';
+import type { NewOutboxRow } from '../ports/outbox-store.js';
+import { processCommand, type ProcessOptions } from '../processing/command-processor.js';
+import { handleMessage, type HandleMessageOptions, type HandleOutcome } from '../processing/message-handling.js';
+import { dispatchCommittedEvents } from '../processing/sync-event-dispatcher.js';
+import { buildCustomRepository } from '../repository/custom-repository.js';
+import { Repository } from '../repository/repository.js';
+import { outboxRowsForEvents } from '../uow/outbox-rows.js';
+import { runInUnitOfWork } from '../uow/run-in-unit-of-work.js';
+import type { UnitOfWork } from '../uow/unit-of-work.js';
+import { currentUnitOfWork } from '../uow/uow-storage.js';
+import type { Domain } from './domain.js';
+
+export interface InitOptions {
+  /** An explicit domain.toml; default: discovered from the domain's `root`. */
+  configPath?: string;
+  /** Configuration (domain.toml shape, snake_case) merged over the file and the Domain's `config` option. */
+  config?: ConfigOverrides;
+}
+
+type RuntimeState = 'new' | 'initializing' | 'ready' | 'closed';
+
+export class DomainRuntime {
+  readonly log: Logger;
+  private state: RuntimeState = 'new';
+  private starting: Promise<void> | undefined;
+  private loadedConfig: DomainConfig | undefined;
+  private file: string | null = null;
+  private infrastructure: Infrastructure = { providers: new Map(), brokers: new Map() };
+  private readonly repositories = new Map<ClassRef, Repository<BaseAggregate>>();
+
+  constructor(private readonly domain: Domain) {
+    this.log = getLogger('domain', { domain: domain.name });
+  }
+
+  get domainName(): string {
+    return this.domain.name;
+  }
+
+  get isReady(): boolean {
+    return this.state === 'ready';
+  }
+
+  // --- lifecycle ------------------------------------------------------------------------------
+
+  /** Idempotent: a second call while ready (or initializing) waits for the first. */
+  async init(options: InitOptions = {}): Promise<void> {
+    if (this.state === 'ready') return;
+    if (this.starting) return this.starting;
+    this.state = 'initializing';
+    this.starting = this.start(options).finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  private async start(options: InitOptions): Promise<void> {
+    try {
+      const loaded = loadConfig({
+        configPath: options.configPath,
+        searchFrom: this.domain.root,
+        overrides: deepMerge<ConfigOverrides>({}, this.domain.options.config ?? {}, options.config ?? {}),
+        providers: knownAdapterKinds(),
+      });
+      for (const warning of loaded.warnings) this.log.warn(warning, { file: loaded.file });
+      this.domain.registry.checkIdentityStrategy(loaded.config.identity_strategy);
+      this.checkAggregateProviders(loaded.config, loaded.file);
+      this.infrastructure = await openInfrastructure(loaded.config, this.log);
+      this.loadedConfig = loaded.config;
+      this.file = loaded.file;
+      this.domain.registry.setMessageContextProvider(() => this.activeUnitOfWork()?.context);
+      this.state = 'ready';
+      this.log.info('domain initialized', { file: loaded.file, outbox: this.outboxEnabled, databases: [...this.infrastructure.providers.keys()], brokers: [...this.infrastructure.brokers.keys()] });
+    } catch (error) {
+      this.state = 'new';
+      throw error;
+    }
+  }
+
+  /** Closes brokers and databases; the domain can be initialized again afterwards. */
+  async close(): Promise<void> {
+    if (this.starting) await this.starting.catch(() => undefined);
+    if (this.state !== 'ready') return;
+    this.state = 'closed';
+    this.domain.registry.setMessageContextProvider(undefined);
+    await closeInfrastructure(this.infrastructure, this.log);
+    this.repositories.clear();
+    this.log.info('domain closed');
+    this.state = 'new';
+  }
+
+  // --- accessors ------------------------------------------------------------------------------
+
+  get config(): DomainConfig {
+    return this.require('reading domain.config');
+  }
+
+  /** The domain.toml that was loaded, or null when defaults and overrides alone apply. */
+  get configFile(): string | null {
+    this.require('reading domain.configFile');
+    return this.file;
+  }
+
+  get providers(): ReadonlyMap<string, DatabaseProvider> {
+    this.require('reading domain.providers');
+    return this.infrastructure.providers;
+  }
+
+  get brokers(): ReadonlyMap<string, Broker> {
+    this.require('reading domain.brokers');
+    return this.infrastructure.brokers;
+  }
+
+  get outboxEnabled(): boolean {
+    return outboxEnabled(this.require('reading domain.outboxEnabled'));
+  }
+
+  provider(name: string): DatabaseProvider {
+    this.require(`using database "${name}"`);
+    const provider = this.infrastructure.providers.get(name);
+    if (!provider) throw new ConfigError([{ path: `databases.${name}`, message: `database "${name}" is not configured; add a [databases.${name}] table (configured: ${[...this.infrastructure.providers.keys()].join(', ')})` }], this.file);
+    return provider;
+  }
+
+  broker(name: string): Broker {
+    this.require(`using broker "${name}"`);
+    const broker = this.infrastructure.brokers.get(name);
+    if (!broker) throw new ConfigError([{ path: `brokers.${name}`, message: `broker "${name}" is not configured; add a [brokers.${name}] table (configured: ${[...this.infrastructure.brokers.keys()].join(', ')})` }], this.file);
+    return broker;
+  }
+
+  /** Persistence descriptions of every registered aggregate (for `db setup` and adapters). */
+  aggregateSchemas(): AggregateSchema[] {
+    return this.domain.registry.recordsOf('aggregate').map((record) => this.domain.aggregateSchemaFor(record.cls as ClassRef<BaseAggregate>));
+  }
+
+  // --- units of work and repositories -------------------------------------------------------
+
+  async uow<R>(work: () => Promise<R> | R, context: Partial<MessageContext> = {}): Promise<R> {
+    this.require('starting a unit of work');
+    return runInUnitOfWork(this.unitHost, work, { context, afterCommit: (events) => this.afterCommit(events) });
+  }
+
+  /** A new unit of work even inside another one: each handler call gets its own. */
+  async freshUnitOfWork<R>(work: () => Promise<R> | R, context: Partial<MessageContext> = {}): Promise<R> {
+    this.require('starting a unit of work');
+    return runInUnitOfWork(this.unitHost, work, { context, fresh: true, afterCommit: (events) => this.afterCommit(events) });
+  }
+
+  /** The active unit of work of this domain, if any. */
+  activeUnitOfWork(): UnitOfWork | undefined {
+    const uow = currentUnitOfWork();
+    return uow?.host === this.unitHost ? uow : undefined;
+  }
+
+  repositoryFor<T extends BaseAggregate>(aggregate: ClassRef<T>): Repository<T> {
+    this.require(`getting the repository of ${aggregate?.name}`);
+    let repository = this.repositories.get(aggregate);
+    if (!repository) {
+      const generic = new Repository<T>(this.repositoryHost, this.domain.aggregateSchemaFor(aggregate));
+      const custom = this.domain.registry.recordsOf('repository').find((r) => r.options.partOf === aggregate && (!r.options.databaseProvider || r.options.databaseProvider === generic.schema.provider));
+      repository = (custom ? buildCustomRepository(custom.cls, generic) : generic) as Repository<BaseAggregate>;
+      this.repositories.set(aggregate, repository);
+    }
+    return repository as unknown as Repository<T>;
+  }
+
+  // --- processing -----------------------------------------------------------------------------
+
+  async process(command: BaseCommand, options: ProcessOptions = {}): Promise<unknown> {
+    const config = this.require(`processing ${command?.constructor?.name}`);
+    const stamped = stampCommand(this.domain.registry, command, this.activeUnitOfWork()?.context);
+    return processCommand(
+      {
+        domainName: this.domain.name,
+        commandProcessing: config.command_processing,
+        outboxEnabled: this.outboxEnabled,
+        outboxConfig: config.outbox,
+        handlersFor: (type) => this.domain.handlersFor(type),
+        provider: (name) => this.provider(name),
+        unitOfWork: (work, context) => this.uow(work, context),
+        activeUnitOfWork: () => this.activeUnitOfWork(),
+      },
+      stamped,
+      options,
+    );
+  }
+
+  /** Runs the handlers of a delivered message (what stream subscriptions call). */
+  async handleMessage(envelope: MessageEnvelope, options: HandleMessageOptions = {}): Promise<HandleOutcome> {
+    this.require('handling a message');
+    return handleMessage(
+      {
+        domainName: this.domain.name,
+        handlersFor: (type) => this.domain.handlersFor(type),
+        deserialize: (e) => deserializeMessage(this.domain, e),
+        freshUnitOfWork: (work, context) => this.freshUnitOfWork(work, context),
+      },
+      envelope,
+      options,
+    );
+  }
+
+  // --- hosts handed to the unit of work and repositories ---------------------------------------
+
+  private readonly unitHost = {
+    domainName: this.domain.name,
+    provider: (name: string) => this.provider(name),
+    outboxRowsFor: (aggregate: BaseAggregate, schema: AggregateSchema, events: readonly BaseEvent[]): NewOutboxRow[] => {
+      if (!this.outboxEnabled) return [];
+      const category = this.domain.registry.streamCategoryOf(schema.aggregate);
+      return outboxRowsForEvents({ aggregateStream: `${category}-${aggregate.id}`, version: aggregate._version, events }, this.config.outbox);
+    },
+  };
+
+  private readonly repositoryHost = {
+    provider: (name: string) => this.provider(name),
+    activeUnitOfWork: () => this.activeUnitOfWork(),
+    uow: <R>(work: () => Promise<R>) => this.uow(work),
+  };
+
+  private async afterCommit(events: BaseEvent[]): Promise<void> {
+    if (this.loadedConfig?.event_processing !== 'sync') return;
+    await dispatchCommittedEvents(
+      { handlersFor: (type) => this.domain.handlersFor(type), freshUnitOfWork: (work, context) => this.freshUnitOfWork(work, context), log: this.log },
+      events,
+    );
+  }
+
+  private checkAggregateProviders(config: DomainConfig, file: string | null): void {
+    const problems = this.domain.registry
+      .recordsOf('aggregate')
+      .filter((record) => !(record.options.provider in config.databases))
+      .map((record) => ({
+        path: `databases.${record.options.provider}`,
+        message: `aggregate ${record.name} uses database "${record.options.provider}", which is not configured; add a [databases.${record.options.provider}] table or change its provider option`,
+      }));
+    if (problems.length) throw new ConfigError(problems, file);
+  }
+
+  private require(operation: string): DomainConfig {
+    if (this.state !== 'ready' || !this.loadedConfig) throw new DomainNotInitializedError(this.domain.name, operation);
+    return this.loadedConfig;
+  }
+}

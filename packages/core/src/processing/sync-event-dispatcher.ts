@@ -1,0 +1,39 @@
+/**
+ * `event_processing = "sync"`: after a unit of work commits, each committed event goes to every
+ * in-process event handler of its type, each call in a unit of work of its own. A failing
+ * handler is logged and does not undo the commit or stop the other handlers.
+ */
+import type { BaseEvent } from '../elements/base-event.js';
+import type { HandlerBinding } from '../domain/registry.js';
+import type { Logger } from '../logging/logger.js';
+import { contextOf, invokeHandler } from './handler-invocation.js';
+import type { MessageContext } from '../elements/element-host.js';
+
+export interface SyncDispatchHost {
+  handlersFor(type: string): readonly HandlerBinding[];
+  /** Runs `work` in a new unit of work carrying `context`. */
+  freshUnitOfWork(work: () => Promise<unknown>, context: Partial<MessageContext>): Promise<unknown>;
+  readonly log: Logger;
+}
+
+export async function dispatchCommittedEvents(host: SyncDispatchHost, events: readonly BaseEvent[]): Promise<void> {
+  for (const event of events) {
+    const metadata = event._metadata;
+    if (!metadata) continue;
+    for (const binding of host.handlersFor(metadata.headers.type)) {
+      if (binding.record.kind !== 'eventHandler') continue;
+      for (const method of binding.methods) {
+        try {
+          await host.freshUnitOfWork(() => invokeHandler(binding.cls, method, event), contextOf(metadata));
+        } catch (error) {
+          host.log.error('event handler failed; the events are committed and other handlers still run', {
+            handler: `${binding.cls.name}.${method}`,
+            messageId: metadata.headers.id,
+            messageType: metadata.headers.type,
+            error,
+          });
+        }
+      }
+    }
+  }
+}

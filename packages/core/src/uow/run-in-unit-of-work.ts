@@ -1,0 +1,36 @@
+/**
+ * Runs a function in a unit of work: joins the caller's unit when one of the same domain is
+ * active (nested units commit with the outermost), otherwise starts one, commits it when the
+ * function resolves and rolls it back when it throws.
+ */
+import type { BaseEvent } from '../elements/base-event.js';
+import type { MessageContext } from '../elements/element-host.js';
+import { UnitOfWork, type UnitOfWorkHost } from './unit-of-work.js';
+import { currentUnitOfWork, unitOfWorkStorage } from './uow-storage.js';
+
+export interface UnitOfWorkRun {
+  /** Correlation for the events raised in a new unit; ignored when joining an outer unit. */
+  context?: Partial<MessageContext>;
+  /** Always start a new unit, even inside another one (handlers dispatched after a commit). */
+  fresh?: boolean;
+  /** Called with the committed events after a new unit commits, outside it. */
+  afterCommit?: (events: BaseEvent[]) => Promise<void>;
+}
+
+export async function runInUnitOfWork<R>(host: UnitOfWorkHost, work: () => Promise<R> | R, run: UnitOfWorkRun = {}): Promise<R> {
+  const outer = currentUnitOfWork();
+  if (outer && outer.host === host && !run.fresh) return work();
+  const uow = new UnitOfWork(host, run.context);
+  let result: R;
+  let events: BaseEvent[];
+  try {
+    result = await unitOfWorkStorage.run(uow, work);
+    events = await uow.commit();
+  } catch (error) {
+    await uow.rollback();
+    throw error;
+  }
+  // Sync handlers run after the commit and outside this unit, each in a unit of its own.
+  if (run.afterCommit && events.length) await unitOfWorkStorage.exit(() => run.afterCommit!(events));
+  return result;
+}

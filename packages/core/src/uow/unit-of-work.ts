@@ -1,0 +1,159 @@
+/**
+ * One business transaction across databases. It opens a transaction per provider lazily (on
+ * first use), remembers the aggregates saved through repositories, and at commit writes the
+ * events they raised to the outbox inside the same transactions, commits every provider, and
+ * only then lets go of the events. Any failure rolls every provider back and drops the events.
+ */
+import { randomUUID } from 'node:crypto';
+import type { BaseAggregate } from '../elements/base-aggregate.js';
+import type { BaseEvent } from '../elements/base-event.js';
+import type { MessageContext } from '../elements/element-host.js';
+import { stateOf } from '../elements/element-state.js';
+import { TransactionStateError } from '../errors/transaction-state.error.js';
+import { getLogger } from '../logging/logger.js';
+import type { AggregateSchema } from '../ports/aggregate-dao.js';
+import type { DatabaseProvider, ProviderTransaction } from '../ports/database-provider.js';
+import type { NewOutboxRow } from '../ports/outbox-store.js';
+import { mergeInRaiseOrder } from './raise-order.js';
+
+/** What a unit of work needs from the domain runtime that created it. */
+export interface UnitOfWorkHost {
+  readonly domainName: string;
+  provider(name: string): DatabaseProvider;
+  /** Outbox rows for the events one aggregate raised in this unit; [] when the outbox is off. */
+  outboxRowsFor(aggregate: BaseAggregate, schema: AggregateSchema, events: readonly BaseEvent[]): NewOutboxRow[];
+}
+
+export interface TrackedAggregate {
+  aggregate: BaseAggregate;
+  schema: AggregateSchema;
+  /** `_version` before this unit first saved it, restored on rollback. */
+  versionBefore: number;
+}
+
+type UnitState = 'active' | 'committing' | 'committed' | 'rolled back';
+
+const log = getLogger('uow');
+
+export class UnitOfWork {
+  readonly id = randomUUID();
+  /** Correlation of the message being handled (command or event), for events raised in this unit. */
+  readonly context: MessageContext;
+  private readonly transactions = new Map<string, ProviderTransaction>();
+  private readonly opening = new Map<string, Promise<ProviderTransaction>>();
+  private readonly tracked = new Map<BaseAggregate, TrackedAggregate>();
+  private state: UnitState = 'active';
+
+  constructor(
+    readonly host: UnitOfWorkHost,
+    context: Partial<MessageContext> = {},
+  ) {
+    this.context = { correlationId: context.correlationId ?? null, causationId: context.causationId ?? null, traceparent: context.traceparent ?? null };
+  }
+
+  get isActive(): boolean {
+    return this.state === 'active' || this.state === 'committing';
+  }
+
+  get status(): UnitState {
+    return this.state;
+  }
+
+  /** The open transactions by provider name, for adapters and the outbox to write in. */
+  get transactionsByProvider(): ReadonlyMap<string, ProviderTransaction> {
+    return this.transactions;
+  }
+
+  /** The transaction of `providerName` in this unit, begun on first use. */
+  async transactionFor(providerName: string): Promise<ProviderTransaction> {
+    this.assertUsable(`use database "${providerName}"`);
+    const open = this.transactions.get(providerName);
+    if (open) return open;
+    // Concurrent callers in one unit (Promise.all) must share one transaction, not begin two.
+    let pending = this.opening.get(providerName);
+    if (!pending) {
+      pending = this.host.provider(providerName).begin();
+      this.opening.set(providerName, pending);
+    }
+    try {
+      const tx = await pending;
+      this.transactions.set(providerName, tx);
+      return tx;
+    } finally {
+      this.opening.delete(providerName);
+    }
+  }
+
+  /** Remembers an aggregate saved in this unit, so its events are committed with it. */
+  track(aggregate: BaseAggregate, schema: AggregateSchema): void {
+    this.assertUsable(`save ${schema.name}`);
+    if (!this.tracked.has(aggregate)) this.tracked.set(aggregate, { aggregate, schema, versionBefore: aggregate._version });
+  }
+
+  get trackedAggregates(): readonly TrackedAggregate[] {
+    return [...this.tracked.values()];
+  }
+
+  /**
+   * Appends outbox rows for the tracked aggregates' events, commits every transaction and
+   * returns the committed events in raise order. On failure everything is rolled back.
+   */
+  async commit(): Promise<BaseEvent[]> {
+    this.assertUsable('commit');
+    this.state = 'committing';
+    const perAggregate: BaseEvent[][] = [];
+    try {
+      for (const { aggregate, schema } of this.tracked.values()) {
+        const events = aggregate.pendingEvents();
+        if (events.length === 0) continue;
+        perAggregate.push([...events]);
+        const rows = this.host.outboxRowsFor(aggregate, schema, events);
+        if (rows.length === 0) continue;
+        const tx = await this.transactionFor(schema.provider);
+        await this.host.provider(schema.provider).outbox.append(tx, rows);
+      }
+      await this.commitTransactions();
+    } catch (error) {
+      await this.rollback();
+      throw error;
+    }
+    this.state = 'committed';
+    for (const { aggregate } of this.tracked.values()) aggregate.clearPendingEvents();
+    return mergeInRaiseOrder(perAggregate);
+  }
+
+  /** Rolls back every transaction, restores versions and drops raised events. Safe to call twice. */
+  async rollback(): Promise<void> {
+    if (this.state === 'committed' || this.state === 'rolled back') return;
+    this.state = 'rolled back';
+    for (const [providerName, tx] of this.transactions) {
+      try {
+        await tx.rollback();
+      } catch (error) {
+        log.error('rollback failed', { provider: providerName, unitOfWork: this.id, error });
+      }
+    }
+    for (const { aggregate, versionBefore } of this.tracked.values()) {
+      stateOf(aggregate).version = versionBefore;
+      aggregate.clearPendingEvents();
+    }
+  }
+
+  private async commitTransactions(): Promise<void> {
+    const committed: string[] = [];
+    for (const [providerName, tx] of this.transactions) {
+      try {
+        await tx.commit();
+        committed.push(providerName);
+      } catch (error) {
+        // Without two-phase commit, providers committed before this one stay committed.
+        if (committed.length) log.error('commit failed after other databases committed', { provider: providerName, committed, unitOfWork: this.id, error });
+        throw error;
+      }
+    }
+  }
+
+  private assertUsable(operation: string): void {
+    if (!this.isActive) throw new TransactionStateError(`Cannot ${operation}: the unit of work is already ${this.state}; start a new one with domain.uow(...)`);
+  }
+}
