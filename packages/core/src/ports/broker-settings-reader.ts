@@ -19,8 +19,8 @@ export class BrokerSettingsReader {
   /** Rejects keys neither the adapter nor every broker (`COMMON_BROKER_KEYS`) knows, suggesting the closest. */
   onlyKeys(known: readonly string[]): void {
     const allowed = [...COMMON_BROKER_KEYS, ...known];
-    for (const key of Object.keys(this.settings)) {
-      if (allowed.includes(key)) continue;
+    for (const [key, value] of Object.entries(this.settings)) {
+      if (allowed.includes(key) || value === undefined) continue;
       const guess = suggestKey(key, allowed);
       const hint = guess ? `did you mean "${guess}"?` : `known keys: ${allowed.join(', ')}`;
       throw new BrokerSettingsError(this.brokerName, key, `unknown setting for provider "${this.settings.provider}"; ${hint}`);
