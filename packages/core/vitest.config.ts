@@ -13,6 +13,7 @@ export default defineConfig({
     testTimeout: 30000,
     hookTimeout: 60000,
     // Type-level tests (`*.test-d.ts`) prove the typed API: misspelt keys and wrong types do not compile.
-    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+    // Errors elsewhere in the package are `tsc`'s job (the typecheck task), not these tests'.
+    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json', ignoreSourceErrors: true },
   },
 });

@@ -4,25 +4,23 @@
  * The runtime binds that repository when it creates the custom one.
  */
 import type { BaseAggregate } from './base-aggregate.js';
+import type { Repository } from '../repository/repository.js';
 
 export const BIND_REPOSITORY: unique symbol = Symbol('protean:bindRepository');
 
-export abstract class BaseRepository<T extends BaseAggregate = BaseAggregate, R = unknown> {
-  private bound: R | undefined;
+export abstract class BaseRepository<T extends BaseAggregate = BaseAggregate> {
+  private bound: Repository<T> | undefined;
 
   /** Called by the runtime with the repository of the aggregate this repository is part of. */
-  [BIND_REPOSITORY](repository: R): void {
+  [BIND_REPOSITORY](repository: Repository<T>): void {
     this.bound = repository;
   }
 
   /** The framework repository of `T`; available once the domain is initialized. */
-  protected get repository(): R {
+  protected get repository(): Repository<T> {
     if (this.bound === undefined) {
       throw new Error(`${this.constructor.name} is not bound to its aggregate repository yet; get it with domain.repositoryFor(...) after domain.init()`);
     }
     return this.bound;
   }
-
-  /** Type-only link to the aggregate, so `BaseRepository<Order>` keeps `T` meaningful. */
-  declare protected readonly aggregateType?: T;
 }
