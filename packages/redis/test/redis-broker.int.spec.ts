@@ -2,6 +2,7 @@ import net from 'node:net';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { Redis } from 'ioredis';
 import { describeBrokerConformance, REDIS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
+import { BrokerBatchError, BrokerOperationError, BrokerUnavailableError } from '@protean-ts/core';
 import { RedisBroker } from '../src/index.js';
 import { deleteKeys, REDIS_URI, uniquePrefix } from './redis-test-support.js';
 
@@ -40,6 +41,23 @@ describe.skipIf(!up)('redis broker', () => {
       expect(ids).toHaveLength(250);
       expect(writesToRedis).toHaveLength(1);
       expect(await redis.xlen(broker.key(stream))).toBe(250);
+    });
+
+    it('reports messages Redis refused in a batch per message, and the others as published', async () => {
+      const broker = open();
+      await redis.set(broker.key('not-a-stream'), 'plain string');
+      const batch = ['good', 'not-a-stream', 'good'].map((stream, i) => ({ stream, envelope: sampleBrokerEnvelope(stream, i) }));
+      const error = await broker.publishBatch(batch).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(BrokerBatchError);
+      const { results } = error as BrokerBatchError;
+      expect(results.map((r) => r.ok)).toEqual([true, false, true]);
+      const refused = results[1] as { ok: false; error: Error };
+      expect(refused.error).toBeInstanceOf(BrokerOperationError);
+      expect(refused.error.message).toMatch(/publish to stream "not-a-stream": WRONGTYPE/);
+      expect(await redis.xlen(broker.key('good'))).toBe(2);
+      const single = await broker.publish(batch[1]!).catch((e: unknown) => e);
+      expect(single).toBeInstanceOf(BrokerOperationError);
+      expect(single).not.toBeInstanceOf(BrokerUnavailableError);
     });
 
     it('stores the envelope as one JSON field plus type and id for tools like redis-cli', async () => {
