@@ -4,6 +4,7 @@
  */
 import type { CommandGroup } from './command-group.js';
 import { registerConfigCommands } from './config.js';
+import { registerDbCommands } from './db.js';
 import { registerInfoCommands } from './info.js';
 
 export type { CommandGroup } from './command-group.js';
@@ -11,4 +12,5 @@ export type { CommandGroup } from './command-group.js';
 export const COMMAND_GROUPS: readonly CommandGroup[] = [
   registerConfigCommands,
   registerInfoCommands,
+  registerDbCommands,
 ];
