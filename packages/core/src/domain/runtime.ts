@@ -34,7 +34,7 @@ import { Repository } from '../repository/repository.js';
 import { outboxRowsForEvents } from '../uow/outbox-rows.js';
 import { runInUnitOfWork } from '../uow/run-in-unit-of-work.js';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
-import { currentUnitOfWork } from '../uow/uow-storage.js';
+import { currentMessageContext, currentUnitOfWork } from '../uow/uow-storage.js';
 import type { Domain } from './domain.js';
 
 export interface InitOptions {
@@ -94,7 +94,7 @@ export class DomainRuntime {
       this.infrastructure = await openInfrastructure(loaded.config, this.log);
       this.loadedConfig = loaded.config;
       this.file = loaded.file;
-      this.domain.registry.setMessageContextProvider(() => this.activeUnitOfWork()?.context);
+      this.domain.registry.setMessageContextProvider(() => (this.activeUnitOfWork() ? currentMessageContext() : undefined));
       this.state = 'ready';
       this.log.info('domain initialized', { file: loaded.file, outbox: this.outboxEnabled, databases: [...this.infrastructure.providers.keys()], brokers: [...this.infrastructure.brokers.keys()] });
     } catch (error) {
@@ -195,7 +195,7 @@ export class DomainRuntime {
 
   async process(command: BaseCommand, options: ProcessOptions = {}): Promise<unknown> {
     const config = this.require(`processing ${command?.constructor?.name}`);
-    const stamped = stampCommand(this.domain.registry, command, this.activeUnitOfWork()?.context);
+    const stamped = stampCommand(this.domain.registry, command, this.activeUnitOfWork() ? currentMessageContext() : undefined);
     return processCommand(
       {
         domainName: this.domain.name,

@@ -5,3 +5,5 @@ export { describeBrokerConformance, type BrokerConformanceOptions, type MakeBrok
 export { describeOutboxStoreConformance, type OutboxConformanceHarness } from './outbox-store-conformance.js';
 export { RowFactory, conformanceEnvelope } from './outbox-conformance-fixtures.js';
 export { sampleBrokerEnvelope } from './broker-conformance-fixtures.js';
+export { describeAggregateDaoConformance, type DaoConformanceHarness } from './aggregate-dao-conformance.js';
+export { conformanceModel } from './dao-conformance-model.js';

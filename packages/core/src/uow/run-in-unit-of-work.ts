@@ -6,10 +6,10 @@
 import type { BaseEvent } from '../elements/base-event.js';
 import type { MessageContext } from '../elements/element-host.js';
 import { UnitOfWork, type UnitOfWorkHost } from './unit-of-work.js';
-import { currentUnitOfWork, unitOfWorkStorage } from './uow-storage.js';
+import { currentMessageContext, currentUnitOfWork, unitOfWorkStorage } from './uow-storage.js';
 
 export interface UnitOfWorkRun {
-  /** Correlation for the events raised in a new unit; ignored when joining an outer unit. */
+  /** Correlation for the events raised by `work`; when joining an outer unit it applies to `work` only. */
   context?: Partial<MessageContext>;
   /** Always start a new unit, even inside another one (handlers dispatched after a commit). */
   fresh?: boolean;
@@ -19,12 +19,16 @@ export interface UnitOfWorkRun {
 
 export async function runInUnitOfWork<R>(host: UnitOfWorkHost, work: () => Promise<R> | R, run: UnitOfWorkRun = {}): Promise<R> {
   const outer = currentUnitOfWork();
-  if (outer && outer.host === host && !run.fresh) return work();
+  if (outer && outer.host === host && !run.fresh) {
+    if (!run.context) return work();
+    const context = { ...(currentMessageContext() ?? outer.context), ...definedOnly(run.context) };
+    return unitOfWorkStorage.run({ uow: outer, context }, work);
+  }
   const uow = new UnitOfWork(host, run.context);
   let result: R;
   let events: BaseEvent[];
   try {
-    result = await unitOfWorkStorage.run(uow, work);
+    result = await unitOfWorkStorage.run({ uow, context: uow.context }, work);
     events = await uow.commit();
   } catch (error) {
     await uow.rollback();
@@ -33,4 +37,8 @@ export async function runInUnitOfWork<R>(host: UnitOfWorkHost, work: () => Promi
   // Sync handlers run after the commit and outside this unit, each in a unit of its own.
   if (run.afterCommit && events.length) await unitOfWorkStorage.exit(() => run.afterCommit!(events));
   return result;
+}
+
+function definedOnly(context: Partial<MessageContext>): Partial<MessageContext> {
+  return Object.fromEntries(Object.entries(context).filter(([, value]) => value !== undefined));
 }
