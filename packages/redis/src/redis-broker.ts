@@ -12,6 +12,7 @@ import {
   getLogger,
   type BrokerSettings,
   type DeadLetter,
+  type GroupStatus,
   type Logger,
   type OutgoingMessage,
   type PublishResult,
@@ -187,6 +188,27 @@ export class RedisBroker extends BaseBroker {
     return this.deadLetters.purge(stream);
   }
 
+  protected override async doGroupStatus(stream: string, group: string): Promise<GroupStatus> {
+    const key = this.key(stream);
+    let groups: unknown[][];
+    try {
+      groups = (await this.client.call('XINFO', 'GROUPS', key)) as unknown[][];
+    } catch (error) {
+      if (error instanceof Error && /no such key/i.test(error.message)) return { pending: 0, lag: 0, exists: false };
+      throw error;
+    }
+    const info = groups.map(replyPairs).find((g) => g.name === group);
+    if (!info) return { pending: 0, lag: 0, exists: false };
+    let lag = info.lag === null || info.lag === undefined ? null : Number(info.lag);
+    if (lag === null) {
+      // Redis cannot count the lag after trimming or deletions (and before 7.0); nothing is
+      // undelivered when the group has seen the stream's last id.
+      const streamInfo = replyPairs((await this.client.call('XINFO', 'STREAM', key)) as unknown[]);
+      if (streamInfo['last-generated-id'] === info['last-delivered-id']) lag = 0;
+    }
+    return { pending: Number(info.pending), lag, exists: true };
+  }
+
   protected async doPing(): Promise<boolean> {
     return (await this.client.ping()) === 'PONG';
   }
@@ -236,7 +258,7 @@ export class RedisBroker extends BaseBroker {
   }
 
   protected override translate(operation: string, error: unknown): Error {
-    return super.translate(operation, explainRedisError(error, this.client.status));
+    return super.translate(operation, explainRedisError(error));
   }
 
   /** Delivery counts of just-claimed entries, from XPENDING, in one round trip. */
@@ -282,4 +304,11 @@ export class RedisBroker extends BaseBroker {
     });
     return connection;
   }
+}
+
+/** `[k1, v1, k2, v2, …]` (an XINFO reply) as an object. */
+function replyPairs(reply: unknown[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i + 1 < reply.length; i += 2) out[String(reply[i])] = reply[i + 1];
+  return out;
 }

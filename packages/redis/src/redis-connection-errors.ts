@@ -43,10 +43,11 @@ export function isRedisConnectionError(error: unknown): boolean {
 }
 
 /** ioredis's terse outage messages in words an operator can act on; other errors unchanged. */
-export function explainRedisError(error: unknown, status: string): unknown {
+export function explainRedisError(error: unknown): unknown {
   if (!(error instanceof Error)) return error;
   if (error.message.includes("Stream isn't writeable")) {
-    return Object.assign(notReadyError(status), { cause: error });
+    const text = 'not connected (Redis is down or restarting; retrying in the background)';
+    return Object.assign(new Error(text, { cause: error }), { code: NOT_READY_CODE });
   }
   if (error.name === 'MaxRetriesPerRequestError') {
     const text = 'the connection dropped while the command was in flight (Redis may or may not have applied it)';
