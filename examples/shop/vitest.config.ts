@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+// Workspace packages resolve to their TypeScript sources, so tests never need a build.
+export default defineConfig({
+  resolve: { conditions: ['@protean-ts/source'] },
+  ssr: { resolve: { conditions: ['@protean-ts/source'], externalConditions: ['@protean-ts/source'] } },
+  // protean-ts decorators need legacy (experimental) decorators; fields declare their kind, so
+  // `design:type` metadata is never read (and emitting it trips over forward references).
+  oxc: { decorator: { legacy: true, emitDecoratorMetadata: false } },
+  test: {
+    include: ['test/**/*.spec.ts'],
+    testTimeout: 30000,
+    hookTimeout: 120000,
+  },
+});
