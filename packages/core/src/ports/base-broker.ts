@@ -20,6 +20,7 @@ import {
   type BrokerInfo,
   type BrokerSettings,
   type DeadLetter,
+  type GroupStatus,
   type OutgoingMessage,
   type ReadOptions,
   type ReceivedMessage,
@@ -187,6 +188,13 @@ export abstract class BaseBroker implements Broker {
     return this.guard(`purge dead letters of stream "${stream}"`, () => this.doPurgeDeadLetters(stream));
   }
 
+  async groupStatus(stream: string, group: string): Promise<GroupStatus> {
+    this.check.name('groupStatus', 'stream', stream);
+    this.check.name('groupStatus', 'group', group);
+    await this.ready('groupStatus', 'CONSUMER_GROUPS');
+    return this.guard(`read the status of group "${group}" on stream "${stream}"`, () => this.doGroupStatus(stream, group));
+  }
+
   async ping(): Promise<boolean> {
     if (this.currentState === 'closed') return false;
     try {
@@ -261,6 +269,9 @@ export abstract class BaseBroker implements Broker {
   }
   protected doReclaim(_stream: string, _group: string, _consumer: string, _minIdleMs: number, _count: number): Promise<ReceivedMessage[]> {
     return this.lacks('RECLAIM_PENDING', 'reclaim');
+  }
+  protected doGroupStatus(_stream: string, _group: string): Promise<GroupStatus> {
+    return this.lacks('CONSUMER_GROUPS', 'groupStatus');
   }
   protected doDeadLetter(_stream: string, _group: string, _message: ReceivedMessage, _error: string): Promise<void> {
     return this.lacks('DEAD_LETTER_QUEUE', 'deadLetter');

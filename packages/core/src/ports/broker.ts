@@ -54,6 +54,16 @@ export interface DeadLetter {
   deliveryCount: number;
 }
 
+/** How far one consumer group is behind on one stream. */
+export interface GroupStatus {
+  /** Delivered to the group's consumers and not yet acked. */
+  pending: number;
+  /** Not yet delivered to the group; null when the broker cannot tell (then compare ids yourself). */
+  lag: number | null;
+  /** False when the stream or the group does not exist yet (pending and lag are then 0). */
+  exists: boolean;
+}
+
 export interface BrokerInfo {
   provider: string;
   name: string;
@@ -103,6 +113,8 @@ export interface Broker {
   /** Publishes dead letters back to their stream and removes them; returns how many. */
   replayDeadLetters(stream: string, ids?: readonly string[]): Promise<number>;
   purgeDeadLetters(stream: string): Promise<number>;
+  /** Pending and undelivered counts of a group (test mode's drain check, status commands). */
+  groupStatus(stream: string, group: string): Promise<GroupStatus>;
   /** True when the broker answers; false (never a throw) during an outage or after close. */
   ping(): Promise<boolean>;
   info(): Promise<BrokerInfo>;

@@ -9,6 +9,7 @@ import {
   BrokerCapability,
   type BrokerSettings,
   type DeadLetter,
+  type GroupStatus,
   type OutgoingMessage,
   type ReadOptions,
   type ReceivedMessage,
@@ -134,6 +135,12 @@ export class InlineBroker extends BaseBroker {
 
   protected override async doPurgeDeadLetters(stream: string): Promise<number> {
     return this.deadLetters.get(stream)?.clear() ?? 0;
+  }
+
+  protected override async doGroupStatus(stream: string, group: string): Promise<GroupStatus> {
+    const state = this.streams.get(stream)?.groups.get(group);
+    if (!state) return { pending: 0, lag: 0, exists: false };
+    return { pending: state.pending.size, lag: Math.max(0, this.streams.get(stream)!.endPosition - state.cursor), exists: true };
   }
 
   protected async doPing(): Promise<boolean> {
