@@ -21,6 +21,7 @@ export {
   type BrokerInfo,
   type BrokerSettings,
   type DeadLetter,
+  type GroupStatus,
   type OutgoingMessage,
   type ReadOptions,
   type ReceivedMessage,
