@@ -24,6 +24,13 @@ describe('inline broker', () => {
     expect((await broker.read('s', 'g', 'c', NOW)).map((m) => m.id)).toEqual(ids.slice(2));
   });
 
+  it('does not count entries trimmed before delivery as lag', async () => {
+    const broker = new InlineBroker('b', { provider: 'inline', maxlen: 3 });
+    await broker.ensureGroup('s', 'g');
+    await broker.publishBatch([0, 1, 2, 3, 4].map((i) => msg('s', i)));
+    expect(await broker.groupStatus('s', 'g')).toEqual({ pending: 0, lag: 3, exists: true });
+  });
+
   it('drops pending entries trimmed away before anyone reclaimed them', async () => {
     const broker = new InlineBroker('b', { provider: 'inline', maxlen: 2 });
     await broker.publishBatch([msg('s', 0), msg('s', 1)]);

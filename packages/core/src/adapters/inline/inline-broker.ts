@@ -138,9 +138,12 @@ export class InlineBroker extends BaseBroker {
   }
 
   protected override async doGroupStatus(stream: string, group: string): Promise<GroupStatus> {
-    const state = this.streams.get(stream)?.groups.get(group);
-    if (!state) return { pending: 0, lag: 0, exists: false };
-    return { pending: state.pending.size, lag: Math.max(0, this.streams.get(stream)!.endPosition - state.cursor), exists: true };
+    const target = this.streams.get(stream);
+    const state = target?.groups.get(group);
+    if (!target || !state) return { pending: 0, lag: 0, exists: false };
+    // Entries trimmed before the group reached them can no longer be delivered: not lag.
+    target.clampCursor(state);
+    return { pending: state.pending.size, lag: target.endPosition - state.cursor, exists: true };
   }
 
   protected async doPing(): Promise<boolean> {
@@ -152,7 +155,8 @@ export class InlineBroker extends BaseBroker {
     for (const [name, stream] of this.streams) {
       const groups: Record<string, unknown> = {};
       for (const [groupName, group] of stream.groups) {
-        groups[groupName] = { pending: group.pending.size, lag: Math.max(0, stream.endPosition - group.cursor) };
+        stream.clampCursor(group);
+        groups[groupName] = { pending: group.pending.size, lag: stream.endPosition - group.cursor };
       }
       streams[name] = { length: stream.length, groups, deadLetters: this.deadLetters.get(name)?.length ?? 0 };
     }
