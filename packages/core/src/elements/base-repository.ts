@@ -5,6 +5,7 @@
  */
 import type { BaseAggregate } from './base-aggregate.js';
 import type { Repository } from '../repository/repository.js';
+import { RegistrationError } from '../errors/registration.error.js';
 
 export const BIND_REPOSITORY: unique symbol = Symbol('protean:bindRepository');
 
@@ -19,7 +20,7 @@ export abstract class BaseRepository<T extends BaseAggregate = BaseAggregate> {
   /** The framework repository of `T`; available once the domain is initialized. */
   protected get repository(): Repository<T> {
     if (this.bound === undefined) {
-      throw new Error(`${this.constructor.name} is not bound to its aggregate repository yet; get it with domain.repositoryFor(...) after domain.init()`);
+      throw new RegistrationError(`${this.constructor.name} is not bound to its aggregate repository yet; get it with domain.repositoryFor(...) after domain.init()`);
     }
     return this.bound;
   }

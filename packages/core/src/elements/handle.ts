@@ -16,7 +16,10 @@ export interface HandleMark {
 type HandlerMethod<M> = (message: M, ...rest: any[]) => unknown;
 
 export function handle<M>(message: ClassRef<M>) {
-  return <K extends string>(target: { [P in K]?: HandlerMethod<M> }, key: K, _descriptor?: PropertyDescriptor): void => {
+  // The descriptor's method type is inferred and checked against the message, so a handler
+  // method taking another message class does not compile (protected methods included).
+  return <F extends HandlerMethod<M>>(target: object, key: string | symbol, _descriptor: TypedPropertyDescriptor<F>): void => {
+    if (typeof key !== 'string') throw new TypeError(`@handle methods must have string names, got ${String(key)}`);
     if (typeof message !== 'function') {
       throw new TypeError(`@handle on ${target.constructor.name}.${key} needs a message class, got ${String(message)} (check for an import cycle)`);
     }
