@@ -8,11 +8,12 @@ register('./source-conditions-hook.js', import.meta.url);
 const { register: registerTsx } = await import('tsx/esm/api');
 const cliTsconfig = new URL('../tsconfig.json', import.meta.url).pathname;
 
-// Step 1: a throw-away, namespaced tsx instance only to run the (pure) bootstrap code.
-const bootstrap = registerTsx({ namespace: 'protean-ts-bootstrap', tsconfig: cliTsconfig });
-const { runtimeTsconfigForArgv } = await bootstrap.import('../src/typescript/bootstrap-typescript.ts', import.meta.url);
+// Step 1: a provisional registration, only to run the bootstrap code (plain functions, which
+// stay loaded and are shared with the CLI), then switched off.
+const unregisterBootstrap = registerTsx({ tsconfig: cliTsconfig });
+const { runtimeTsconfigForArgv } = await import('../src/typescript/bootstrap-typescript.ts');
 const tsconfig = runtimeTsconfigForArgv(process.argv.slice(2), process.cwd(), process.env);
-await bootstrap.unregister();
+await unregisterBootstrap();
 
 // Step 2: the one real registration, then the CLI itself.
 registerTsx({ tsconfig });

@@ -3,26 +3,10 @@
  * an exit code, and the stack only with --verbose. Commands throw CliError for expected,
  * user-fixable failures; anything else is reported as unexpected.
  */
-import { ConfigError } from '@protean-ts/core';
+import { ConfigError } from '@protean-ts/core/config';
+import { CliError, ExitCode } from './cli-error.js';
 
-export const ExitCode = {
-  OK: 0,
-  /** The command ran and failed (bad configuration, unreachable service, …). */
-  FAILURE: 1,
-  /** The command line itself is wrong (unknown option, missing argument). */
-  USAGE: 2,
-} as const;
-
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number = ExitCode.FAILURE,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = 'CliError';
-  }
-}
+export { CliError, ExitCode };
 
 /** Writes the error to `stderr` and returns the exit code to use. */
 export function reportError(error: unknown, options: { verbose: boolean; stderr: (text: string) => void }): number {

@@ -4,8 +4,8 @@
  * Locating never imports anything, so it is cheap enough to run before TypeScript is set up.
  */
 import path from 'node:path';
-import { discoverConfigFile, readConfigFile } from '@protean-ts/core';
-import { CliError } from './errors.js';
+import { discoverConfigFile, readConfigFile } from '@protean-ts/core/config';
+import { CliError } from './cli-error.js';
 
 export interface DomainLocation {
   /** Absolute path of the module. */
