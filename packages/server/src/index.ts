@@ -1,1 +1,22 @@
-export {};
+/**
+ * @protean-ts/server: the Engine (outbox processors, stream and broker subscriptions, health
+ * endpoints), the multi-worker Supervisor, and the process runner the `server` command uses.
+ */
+export { Engine, type EngineOptions } from './engine/engine.js';
+export { InfrastructureUnavailableError } from './engine/infrastructure-check.js';
+export { consumerName } from './engine/consumer-name.js';
+export { waitUntilDrained, type DrainProbe, type DrainResult, type DrainMonitorOptions } from './engine/drain-monitor.js';
+export { ConsumerLoop, errorText, type ConsumerLoopOptions, type HandleOutcome } from './subscriptions/consumer-loop.js';
+export { createStreamSubscription, isPermanentMessageError, type StreamSubscriptionOptions } from './subscriptions/stream-subscription.js';
+export { createBrokerSubscription, type BrokerSubscriptionOptions } from './subscriptions/broker-subscription.js';
+export { planSubscriptions, type PlannedSubscription } from './subscriptions/subscription-plan.js';
+export type { Subscription, SubscriptionState, SubscriptionStatus } from './subscriptions/subscription-status.js';
+export { HealthServer, type HealthServerOptions } from './health/health-server.js';
+export { healthReport, type HealthCheck, type HealthCheckKind, type HealthReport } from './health/health-report.js';
+export { Supervisor, type SupervisorOptions } from './supervisor/supervisor.js';
+export { RestartPolicy, DEFAULT_RESTART_POLICY, type RestartPolicyOptions, type RestartDecision } from './supervisor/restart-policy.js';
+export { runWorker, type RunWorkerOptions, type RunnableEngine } from './supervisor/worker-entry.js';
+export { assertDistributable } from './supervisor/distribution-check.js';
+export { currentWorkerId, WORKER_ID_ENV, type WorkerMessage } from './supervisor/worker-messages.js';
+export { NotDistributableError, type InProcessSetting } from './errors/not-distributable.error.js';
+export { installShutdown, type ShutdownHandle, type ShutdownOptions, type ShutdownSignal } from './shutdown.js';

@@ -45,7 +45,7 @@ describe('HealthServer', () => {
     expect(await ready.json()).toEqual({ status: 'not ready', failing: ['broker:default'] });
     const health = await fetch(`${base}/healthz`);
     expect(health.status).toBe(503);
-    expect((await health.json()).checks[1]).toMatchObject({ name: 'broker:default', ok: false, detail: 'ping failed' });
+    expect(((await health.json()) as { checks: unknown[] }).checks[1]).toMatchObject({ name: 'broker:default', ok: false, detail: 'ping failed' });
   });
 
   it('counts a hanging or throwing check as not ready instead of hanging the probe', async () => {

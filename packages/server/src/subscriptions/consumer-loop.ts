@@ -86,6 +86,7 @@ export class ConsumerLoop implements Subscription {
         if (!joined) {
           await broker.ensureGroup(stream, group);
           joined = true;
+          if (!this.stopping) this.state = 'running';
           this.log.info('subscription started', { consumer, broker: broker.name });
         }
         let batch: ReceivedMessage[] = [];

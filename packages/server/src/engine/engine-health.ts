@@ -1,0 +1,35 @@
+/**
+ * The Engine's health checks: every database and broker answers a ping, every outbox
+ * processor and subscription is running (not stopped, not backing off after errors).
+ */
+import type { Broker, DatabaseProvider } from '@protean-ts/core';
+import type { OutboxProcessor } from '@protean-ts/outbox';
+import { healthReport, type HealthCheck, type HealthReport } from '../health/health-report.js';
+import type { Subscription } from '../subscriptions/subscription-status.js';
+
+export interface EngineParts {
+  providers: ReadonlyMap<string, DatabaseProvider>;
+  brokers: ReadonlyMap<string, Broker>;
+  processors: readonly OutboxProcessor[];
+  subscriptions: readonly Subscription[];
+}
+
+export async function engineHealth(parts: EngineParts): Promise<HealthReport> {
+  const databases = [...parts.providers].map(async ([name, provider]): Promise<HealthCheck> => {
+    const ok = await provider.ping().catch(() => false);
+    return { name: `database:${name}`, kind: 'database', ok, detail: ok ? provider.kind : `${provider.kind} does not answer` };
+  });
+  const brokers = [...parts.brokers].map(async ([name, broker]): Promise<HealthCheck> => {
+    const ok = await broker.ping();
+    return { name: `broker:${name}`, kind: 'broker', ok, detail: ok ? broker.provider : `${broker.provider} does not answer` };
+  });
+  const processors = parts.processors.map(
+    (p): HealthCheck => ({ name: `outbox:${p.name}`, kind: 'outbox', ok: p.state === 'running', detail: p.state }),
+  );
+  const subscriptions = parts.subscriptions.map((s): HealthCheck => {
+    const status = s.status();
+    const detail = status.lastError ? `${status.state}: ${status.lastError.split('\n')[0]}` : status.state;
+    return { name: `subscription:${status.name}`, kind: 'subscription', ok: status.state === 'running', detail };
+  });
+  return healthReport([...(await Promise.all([...databases, ...brokers])), ...processors, ...subscriptions]);
+}

@@ -1,0 +1,193 @@
+/**
+ * The Engine runs a domain's asynchronous side in one process: an OutboxProcessor per managed
+ * database and target broker, a stream subscription per command handler (and per event handler
+ * when `event_processing = "async"`), a broker subscription per `@domain.subscriber`, and the
+ * health endpoints. `stop()` finishes the work in flight before closing connections.
+ */
+import { getLogger, type BaseSubscriber, type Broker, type ClassRef, type Domain, type InitOptions, type Logger } from '@protean-ts/core';
+import { createOutboxProcessors, type OutboxProcessor } from '@protean-ts/outbox';
+import { HealthServer } from '../health/health-server.js';
+import type { HealthReport } from '../health/health-report.js';
+import { createBrokerSubscription } from '../subscriptions/broker-subscription.js';
+import { createStreamSubscription } from '../subscriptions/stream-subscription.js';
+import { planSubscriptions, type PlannedSubscription } from '../subscriptions/subscription-plan.js';
+import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription-status.js';
+import { consumerName } from './consumer-name.js';
+import { waitUntilDrained, type DrainProbe, type DrainResult } from './drain-monitor.js';
+import { outboxProbe, subscriptionProbe } from './drain-probes.js';
+import { engineHealth } from './engine-health.js';
+import { checkInfrastructure } from './infrastructure-check.js';
+
+export interface EngineOptions {
+  /** Serve `/livez`, `/readyz`, `/healthz` on `[server.health]`; a port overrides the configured one. Default true. */
+  health?: boolean | { port: number };
+  /** 1..N when supervised; shows in every log line and in the consumer name. */
+  workerId?: number | null;
+  /** Options for `domain.init()` when the domain is not initialized yet. */
+  init?: InitOptions;
+  logger?: Logger;
+  /** How often each subscription looks for messages a dead consumer left pending. Default 30 s. */
+  reclaimIntervalMs?: number;
+  /** Test mode's polling: interval and consecutive idle checks. Default 200 ms × 3. */
+  drain?: { intervalMs: number; quietChecks: number };
+}
+
+type EngineState = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
+
+export class Engine {
+  readonly consumer: string;
+  private readonly log: Logger;
+  private state: EngineState = 'new';
+  private processors: OutboxProcessor[] = [];
+  private subscriptions: { sub: Subscription; broker: Broker }[] = [];
+  private healthServer: HealthServer | null = null;
+  private healthPort: number | null = null;
+  private readonly stopping = new AbortController();
+  private stopped: Promise<void> | null = null;
+
+  constructor(
+    readonly domain: Domain,
+    private readonly options: EngineOptions = {},
+  ) {
+    const workerId = options.workerId ?? null;
+    this.consumer = consumerName(workerId);
+    this.log = options.logger ?? getLogger('server', workerId === null ? {} : { workerId });
+  }
+
+  /** The port the health endpoints listen on, once started (null when disabled). */
+  get boundHealthPort(): number | null {
+    return this.healthPort;
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error(`The Engine was already started (state: ${this.state}); create a new Engine to start again`);
+    this.state = 'starting';
+    const { domain } = this;
+    if (!domain.runtime.isReady) await domain.init(this.options.init);
+    await checkInfrastructure(domain);
+    const plan = planSubscriptions(domain);
+
+    this.processors = createOutboxProcessors(domain, { workerId: this.consumer, logger: this.log.child({}, 'outbox') });
+    for (const processor of this.processors) await processor.start();
+    for (const entry of plan) this.subscriptions.push(this.subscribe(entry));
+    for (const { sub } of this.subscriptions) sub.start();
+    if (this.options.health !== false) await this.startHealth();
+
+    this.state = 'running';
+    this.log.info('engine started', {
+      domain: domain.name,
+      consumer: this.consumer,
+      outboxProcessors: this.processors.map((p) => p.name),
+      subscriptions: this.subscriptions.map(({ sub }) => describe(sub.status())),
+      ...(this.healthPort !== null ? { healthPort: this.healthPort } : {}),
+    });
+    if (!domain.outboxEnabled) {
+      this.log.warn('the outbox is off: nothing is published to brokers; set enable_outbox = true in domain.toml to relay events');
+    }
+  }
+
+  /** What this engine runs, by name (`outbox:<processor>`, `subscription:<group>`). */
+  startedNames(): string[] {
+    return [...this.processors.map((p) => `outbox:${p.name}`), ...this.subscriptions.map(({ sub }) => `subscription:${sub.name}`)];
+  }
+
+  subscriptionStatuses(): SubscriptionStatus[] {
+    return this.subscriptions.map(({ sub }) => sub.status());
+  }
+
+  /** Stops reading, finishes handlers and outbox batches in flight, closes connections. Idempotent. */
+  stop(): Promise<void> {
+    this.stopped ??= this.shutdown();
+    return this.stopped;
+  }
+
+  async healthReport(): Promise<HealthReport> {
+    if (this.state !== 'running') {
+      return { ready: false, checks: [{ name: 'engine', kind: 'engine', ok: false, detail: this.state }] };
+    }
+    return engineHealth({
+      providers: this.domain.providers,
+      brokers: this.domain.brokers,
+      processors: this.processors,
+      subscriptions: this.subscriptions.map(({ sub }) => sub),
+    });
+  }
+
+  /** Alias used by the worker runner. */
+  health(): Promise<HealthReport> {
+    return this.healthReport();
+  }
+
+  /** Test mode: resolves once every outbox and consumer group is empty for a few checks in a row. */
+  waitUntilDrained(timeoutMs: number): Promise<DrainResult> {
+    const probes: DrainProbe[] = [];
+    if (this.domain.outboxEnabled) {
+      for (const [name, provider] of this.domain.providers) if (provider.managed) probes.push(outboxProbe(name, provider));
+    }
+    for (const { sub, broker } of this.subscriptions) probes.push(subscriptionProbe(sub, broker));
+    const drain = this.options.drain ?? { intervalMs: 200, quietChecks: 3 };
+    return waitUntilDrained({ probes, ...drain, timeoutMs, signal: this.stopping.signal });
+  }
+
+  private subscribe(entry: PlannedSubscription): { sub: Subscription; broker: Broker } {
+    const { domain } = this;
+    const { server } = domain.config;
+    const broker = domain.runtime.broker(entry.broker);
+    const common = {
+      domain,
+      group: entry.group,
+      stream: entry.stream,
+      broker,
+      consumer: this.consumer,
+      settings: server.stream_subscription,
+      batchSize: server.messages_per_tick,
+      reclaimIntervalMs: this.options.reclaimIntervalMs ?? 30_000,
+      logger: this.log.child({ handler: entry.cls.name }, 'subscription'),
+    };
+    const sub =
+      entry.role === 'subscriber'
+        ? createBrokerSubscription({ ...common, subscriber: entry.cls as ClassRef<BaseSubscriber> })
+        : createStreamSubscription({ ...common, handler: entry.cls });
+    return { sub, broker };
+  }
+
+  private async startHealth(): Promise<void> {
+    const configured = this.domain.config.server.health;
+    const port = typeof this.options.health === 'object' ? this.options.health.port : configured.port;
+    this.healthServer = new HealthServer({ host: configured.host, port, check: () => this.healthReport(), logger: this.log });
+    this.healthPort = await this.healthServer.start();
+  }
+
+  private async shutdown(): Promise<void> {
+    if (this.state === 'new') {
+      this.state = 'stopped';
+      return;
+    }
+    this.state = 'stopping';
+    this.stopping.abort();
+    const started = Date.now();
+    // Subscriptions first: their handlers may still commit outbox rows the processors should relay.
+    await Promise.all(this.subscriptions.map(({ sub }) => sub.stop()));
+    await Promise.all(this.processors.map((p) => p.stop().catch((err: unknown) => this.log.error('outbox processor failed to stop', { processor: p.name, error: err }))));
+    await this.healthServer?.stop();
+    // Closing the brokers wakes the reads still blocked in the loops; then the loops end.
+    await this.domain.close().catch((err: unknown) => this.log.error('closing connections failed', { error: err }));
+    await Promise.all(this.subscriptions.map(({ sub }) => sub.finished()));
+    this.state = 'stopped';
+    const statuses = this.subscriptionStatuses();
+    this.log.info('engine stopped', {
+      tookMs: Date.now() - started,
+      handled: sum(statuses, 'handled'),
+      deadLettered: sum(statuses, 'deadLettered'),
+      leftPending: sum(statuses, 'leftPending'),
+    });
+  }
+}
+
+function describe(status: SubscriptionStatus): string {
+  return `${status.name} <- ${status.broker}:${status.stream}`;
+}
+
+function sum(statuses: readonly SubscriptionStatus[], key: 'handled' | 'deadLettered' | 'leftPending'): number {
+  return statuses.reduce((total, s) => total + s[key], 0);
+}

@@ -1,0 +1,63 @@
+/**
+ * A stream subscription: one per event handler and per command handler. It reads the handler's
+ * stream category through a consumer group named after the handler and runs each message with
+ * `domain.handleMessage(envelope, { handler })`, in a unit of work of its own, so events the
+ * handler raises go through the outbox too.
+ */
+import {
+  ChecksumMismatchError,
+  MalformedEnvelopeError,
+  UnknownMessageTypeError,
+  type Broker,
+  type ClassRef,
+  type Domain,
+  type Logger,
+  type StreamSubscriptionConfig,
+} from '@protean-ts/core';
+import { ConsumerLoop } from './consumer-loop.js';
+
+export interface StreamSubscriptionOptions {
+  domain: Domain;
+  handler: ClassRef;
+  /** The consumer group: the handler's `subscriptionName`. */
+  group: string;
+  /** The stream category (`shop::order`) or command stream (`shop::order:command`). */
+  stream: string;
+  broker: Broker;
+  consumer: string;
+  settings: StreamSubscriptionConfig;
+  batchSize: number;
+  reclaimIntervalMs: number;
+  logger: Logger;
+}
+
+/** Errors no retry can fix: the message is dead-lettered on the first failure. */
+export function isPermanentMessageError(error: unknown): boolean {
+  return error instanceof MalformedEnvelopeError || error instanceof ChecksumMismatchError || error instanceof UnknownMessageTypeError;
+}
+
+export function createStreamSubscription(options: StreamSubscriptionOptions): ConsumerLoop {
+  const { domain, handler } = options;
+  // Message types this handler has methods for; others in the stream are acked without work
+  // (and without deserializing them, so a stream shared with another domain does no harm).
+  const handles = new Set(domain.registry.handlerMethodsOf(handler).keys());
+  return new ConsumerLoop({
+    name: options.group,
+    kind: 'stream',
+    broker: options.broker,
+    stream: options.stream,
+    group: options.group,
+    consumer: options.consumer,
+    settings: options.settings,
+    batchSize: options.batchSize,
+    reclaimIdleMs: options.broker.claimIdleMs,
+    reclaimIntervalMs: options.reclaimIntervalMs,
+    isPermanent: isPermanentMessageError,
+    logger: options.logger,
+    handle: async (message) => {
+      const type = message.envelope?.metadata?.headers?.type;
+      if (typeof type === 'string' && !handles.has(type)) return 'skipped';
+      return domain.handleMessage(message.envelope, { handler });
+    },
+  });
+}

@@ -1,0 +1,106 @@
+/**
+ * Runs one Engine as a process: standalone (`--workers 1`) or as a supervised worker. It wires
+ * signals to a graceful stop, reports readiness and health to the supervisor over IPC, stops
+ * when the supervisor disappears, and in test mode exits once everything is drained.
+ */
+import type { Logger } from '@protean-ts/core';
+import type { HealthReport } from '../health/health-report.js';
+import { installShutdown } from '../shutdown.js';
+import type { DrainResult } from '../engine/drain-monitor.js';
+import type { WorkerMessage } from './worker-messages.js';
+
+/** The part of the Engine a process runner needs. */
+export interface RunnableEngine {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  startedNames(): string[];
+  health(): Promise<HealthReport>;
+  waitUntilDrained(timeoutMs: number): Promise<DrainResult>;
+}
+
+export interface RunWorkerOptions {
+  engine: RunnableEngine;
+  /** 1..N under a supervisor, null for a single process. */
+  workerId: number | null;
+  graceMs: number;
+  testMode: boolean;
+  testModeTimeoutMs: number;
+  logger: Logger;
+  /** How often a supervised worker sends its health report. */
+  reportIntervalMs?: number;
+  /** Injected by tests; `process.exit` otherwise. */
+  exit?: (code: number) => void;
+}
+
+/** Starts the engine and keeps the process up until a signal, the supervisor leaving, or (test mode) drain. */
+export async function runWorker(options: RunWorkerOptions): Promise<void> {
+  const { engine, workerId, logger } = options;
+  const exit = options.exit ?? ((code: number) => process.exit(code));
+  const supervised = workerId !== null && typeof process.send === 'function';
+  let exitCode = 0;
+  let reportTimer: NodeJS.Timeout | undefined;
+
+  // Ctrl-C reaches the whole process group; a supervised worker waits for the supervisor's SIGTERM
+  // instead, so it is not stopped twice.
+  if (supervised) process.on('SIGINT', () => undefined);
+  const shutdown = installShutdown({
+    graceMs: options.graceMs,
+    logger,
+    signals: supervised ? ['SIGTERM'] : ['SIGINT', 'SIGTERM'],
+    exit,
+    shutdown: async () => {
+      clearInterval(reportTimer);
+      await engine.stop();
+      return exitCode;
+    },
+  });
+  process.on('unhandledRejection', (reason) => {
+    // A stray promise in user code must not take every subscription of this process down.
+    logger.error('unhandled promise rejection (kept running)', { error: reason });
+  });
+  process.once('uncaughtException', (err) => {
+    logger.error('uncaught exception; stopping this process', { error: err });
+    exitCode = 1;
+    void shutdown.trigger('uncaught exception');
+  });
+
+  try {
+    await engine.start();
+  } catch (err) {
+    logger.error('engine failed to start', { error: err });
+    exitCode = 1;
+    await shutdown.trigger('start failed');
+    return;
+  }
+
+  if (supervised) {
+    const send = (message: WorkerMessage) => {
+      if (process.connected) process.send!(message);
+    };
+    send({ type: 'protean:ready', workerId: workerId!, started: engine.startedNames() });
+    const report = async () => send({ type: 'protean:health', workerId: workerId!, report: await engine.health().catch(failedReport) });
+    void report();
+    reportTimer = setInterval(() => void report(), options.reportIntervalMs ?? 2000);
+    reportTimer.unref();
+    process.once('disconnect', () => void shutdown.trigger('supervisor went away'));
+  }
+
+  if (options.testMode) {
+    const result = await engine.waitUntilDrained(options.testModeTimeoutMs);
+    if (result.drained) {
+      logger.info('test mode: every outbox and stream is drained', { checks: result.checks });
+    } else {
+      exitCode = 1;
+      logger.error('test mode: still busy when the timeout passed', {
+        timeoutSeconds: options.testModeTimeoutMs / 1000,
+        busy: result.busy,
+        hint: 'raise --test-mode-timeout, or look at the handler errors above',
+      });
+    }
+    await shutdown.trigger(result.drained ? 'test mode: drained' : 'test mode: timed out');
+  }
+}
+
+function failedReport(err: unknown): HealthReport {
+  return { ready: false, checks: [{ name: 'engine', kind: 'engine', ok: false, detail: err instanceof Error ? err.message : String(err) }] };
+}
