@@ -153,13 +153,14 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
     let mapping = this.mappings.get(schema) as AggregateMapping<T> | undefined;
     if (!mapping) {
       const model = buildTableModel(schema, fieldsOf);
-      for (const table of tablesOf(model)) {
+      const tables = tablesOf(model);
+      for (const table of tables) {
         const owner = this.tableOwners.get(table.tableName);
         if (owner && owner !== table.name) {
           throw new MappingError(`${table.name} and ${owner} both map to table '${table.tableName}' in database "${this.name}"; give one a different schemaName.`);
         }
-        this.tableOwners.set(table.tableName, table.name);
       }
+      for (const table of tables) this.tableOwners.set(table.tableName, table.name);
       mapping = new AggregateMapping(schema, model, this.settings.schema);
       this.mappings.set(schema, mapping as AggregateMapping);
     }

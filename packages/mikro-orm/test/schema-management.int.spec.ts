@@ -1,0 +1,111 @@
+/**
+ * The provider's schema operations: setup creates the PostgreSQL schema (namespace), every table
+ * and the outbox, and is safe to repeat; drop and truncate touch only what exists; the
+ * LISTEN/NOTIFY hub delivers notifications, also after its connection was killed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
+import { BaseAggregate, Domain, field } from '@protean-ts/core';
+import { MappingError, PostgresProvider } from '../src/index.js';
+import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';
+import { Order, shop } from './support/shop-model.js';
+
+const up = await servicesUp(POSTGRES);
+
+describe.skipIf(!up)('PostgreSQL schema management', () => {
+  let db: TempDatabase;
+  let provider: PostgresProvider;
+  const schema = shop.aggregateSchemaFor(Order);
+  const tables = async (ns: string) =>
+    (await queryDatabase<{ t: string }>(db.uri, `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`, [ns])).map((r) => r.t);
+
+  beforeAll(async () => {
+    db = await createTempDatabase();
+    provider = new PostgresProvider('default', { provider: 'postgresql', database_uri: db.uri, managed: true, pool_size: 3, schema: 'shop_ns' });
+    await provider.connect();
+  });
+  afterAll(async () => {
+    await provider?.close();
+    await db?.drop();
+  });
+
+  it('creates the schema, every table and the outbox, and changes nothing when run again', async () => {
+    const first = await provider.setupSchema([schema], { outbox: true });
+    expect(first.created.sort()).toEqual(['line_note', 'order', 'order_line', 'protean_outbox', 'shipment']);
+    expect(first.existing).toEqual([]);
+    expect(await tables('shop_ns')).toEqual(['line_note', 'order', 'order_line', 'protean_outbox', 'shipment']);
+    expect(await tables('public')).toEqual([]);
+    const second = await provider.setupSchema([schema], { outbox: true });
+    expect(second.created).toEqual([]);
+    expect(second.existing.sort()).toEqual(['line_note', 'order', 'order_line', 'protean_outbox', 'shipment']);
+  });
+
+  it('adds the tables of a new aggregate next to existing ones', async () => {
+    const domain = new Domain('Extra');
+    @domain.aggregate({ schemaName: 'invoice' })
+    class Invoice extends BaseAggregate {
+      @field.string({ required: true }) number!: string;
+    }
+    const report = await provider.setupSchema([schema, domain.aggregateSchemaFor(Invoice)], { outbox: false });
+    expect(report.created).toEqual(['invoice']);
+    expect(report.existing).toContain('order');
+  });
+
+  it('refuses two aggregates mapped to one table of the same database', async () => {
+    const domain = new Domain('Clash');
+    @domain.aggregate({ schemaName: 'order' })
+    class Purchase extends BaseAggregate {
+      @field.string() note?: string;
+    }
+    await expect(provider.setupSchema([domain.aggregateSchemaFor(Purchase)], { outbox: false })).rejects.toThrow(MappingError);
+    await expect(provider.setupSchema([domain.aggregateSchemaFor(Purchase)], { outbox: false })).rejects.toThrow(/Purchase and Order both map to table 'order'/);
+  });
+
+  it('empties the tables and the outbox with truncate, keeping them', async () => {
+    const repoDao = provider.dao(schema);
+    await repoDao.save(Order.create({ customer: 'Ann' }), -1);
+    await provider.execute(`INSERT INTO ${provider.qualify('protean_outbox')} (message_id, stream_name, partition_key, sequence, message_type, data, metadata, target_broker, max_retries) VALUES ('m', 's', 'p', 1, 't', '{}', '{}', 'default', 3)`);
+    const emptied = await provider.truncate([schema]);
+    expect(emptied.sort()).toEqual(['line_note', 'order', 'order_line', 'protean_outbox', 'shipment']);
+    expect(await repoDao.count()).toBe(0);
+    expect((await provider.execute<{ n: number }>(`SELECT count(*)::int AS n FROM ${provider.qualify('protean_outbox')}`)).rows[0]!.n).toBe(0);
+  });
+
+  it('drops only what exists and reports it', async () => {
+    const dropped = await provider.dropSchema([schema]);
+    expect(dropped.sort()).toEqual(['line_note', 'order', 'order_line', 'protean_outbox', 'shipment']);
+    expect(await tables('shop_ns')).toEqual(['invoice']);
+    expect(await provider.dropSchema([schema])).toEqual([]);
+    expect(await provider.truncate([schema])).toEqual([]);
+  });
+
+  it('creates only the outbox table with setupOutbox', async () => {
+    expect(await provider.setupOutbox()).toEqual({ created: ['protean_outbox'], existing: [] });
+    expect(await provider.setupOutbox()).toEqual({ created: [], existing: ['protean_outbox'] });
+  });
+
+  it('delivers NOTIFY payloads to listeners, also after the listening connection is killed', async () => {
+    const received: string[] = [];
+    const stop = await provider.listen('pt_test_channel', (payload) => received.push(payload));
+    await provider.execute(`SELECT pg_notify('pt_test_channel', 'one')`);
+    await until(() => received.includes('one'));
+    await queryDatabase(db.uri, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND query ILIKE 'LISTEN%'`, [db.name]);
+    await until(async () => {
+      await provider.execute(`SELECT pg_notify('pt_test_channel', 'two')`);
+      return received.includes('two');
+    });
+    await stop();
+    const before = received.length;
+    await provider.execute(`SELECT pg_notify('pt_test_channel', 'three')`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(received.length).toBe(before);
+  });
+});
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
