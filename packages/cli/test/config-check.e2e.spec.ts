@@ -57,7 +57,7 @@ describe('protean-ts config check', () => {
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(stderr).toContain(`protean-ts: error: Invalid configuration in ${path.join(cwd, 'domain.toml')} (3 problems)`);
-    expect(stderr).toContain('server.health.port: must be an integer between 1 and 65535 (got 70000)');
+    expect(stderr).toContain('server.health.port: must be an integer between 0 and 65535 (got 70000)');
     expect(stderr).toContain('outbox.broker: names broker "events"');
     expect(stderr).toContain('databases.default.provider: unknown provider "postgres"');
     expect(stderr).not.toMatch(/\n\s+at /);

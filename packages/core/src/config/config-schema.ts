@@ -66,7 +66,7 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
         },
         health: {
           kind: 'table',
-          keys: { host: { kind: 'string' }, port: { kind: 'integer', min: 1, max: 65535 } },
+          keys: { host: { kind: 'string' }, port: { kind: 'integer', min: 0, max: 65535 } },
         },
       },
     },

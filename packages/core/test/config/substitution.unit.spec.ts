@@ -59,7 +59,7 @@ describe('${VAR} substitution', () => {
 
   it('does not coerce a literal string where a number is expected', () => {
     const file = tomlFile('[server.health]\nport = "8080"');
-    expect(() => loadConfig({ configPath: file, env: {} })).toThrow(/server\.health\.port: must be an integer between 1 and 65535 \(got "8080"\)/);
+    expect(() => loadConfig({ configPath: file, env: {} })).toThrow(/server\.health\.port: must be an integer between 0 and 65535 \(got "8080"\)/);
   });
 
   it('a placeholder that does not give a number is a validation error', () => {
