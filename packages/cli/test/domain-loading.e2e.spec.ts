@@ -142,4 +142,15 @@ domain.register(Order);
     expect(code).toBe(0);
     expect(stdout).toContain('aggregate Ticket → default.ticket: id, title');
   });
+
+  it('loads the example shop (examples/shop), whose modules import workspace packages by name', async () => {
+    const shop = path.resolve(import.meta.dirname, '../../../examples/shop');
+    const { code, stdout, stderr } = await runCli(['--domain', 'src/domain.ts', 'info', '--json'], { cwd: shop });
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const summary = JSON.parse(stdout) as { name: string; aggregates: Array<{ name: string }>; problems: string[] };
+    expect(summary.name).toBe('Shop');
+    expect(summary.problems).toEqual([]);
+    expect(summary.aggregates.map((a) => a.name)).toContain('Order');
+  });
 });
