@@ -86,6 +86,7 @@ export { DomainRuntime, type InitOptions } from './domain/runtime.js';
 export type { ProcessOptions } from './processing/command-processor.js';
 export type { HandleMessageOptions, HandleOutcome } from './processing/message-handling.js';
 export { MemoryProvider, MemoryOutboxStore, MemoryTransaction } from './adapters/memory/index.js';
+export { validateOutboxRows } from './adapters/memory/outbox-row-checks.js';
 export type * from './ports/aggregate-dao.js';
 export type * from './ports/database-provider.js';
 export type * from './ports/outbox-store.js';
