@@ -17,7 +17,7 @@ import type {
   StringFieldOptions,
 } from './field-definition.js';
 import { installFieldAccessor } from './field-accessor.js';
-import { recordField } from './field-metadata.js';
+import { hasIdentity, recordField } from './field-metadata.js';
 import { FieldDeclarationError } from '../errors/field-declaration.error.js';
 
 /**
@@ -28,10 +28,21 @@ export type TypedFieldDecorator<V> = <K extends string>(target: { [P in K]?: V |
 
 type CommonOptions = Omit<FieldOptions, never>;
 
+/** Members of the element bases a field must not shadow. */
+const RESERVED = new Set(['_version', '_metadata', 'raise', 'equals', 'toPlain', 'toJSON', 'atomicChange', 'pendingEvents', 'clearPendingEvents', 'constructor']);
+
+function checkName(target: object, key: string, kind: FieldKind, identifier: boolean): void {
+  if (RESERVED.has(key)) throw new FieldDeclarationError(key, kind, `"${key}" is a member of the element base classes; rename the field`);
+  if (key === 'id' && !identifier && hasIdentity(target.constructor as never)) {
+    throw new FieldDeclarationError(key, kind, 'a field named "id" is the identity: declare it with { identifier: true }, or leave it out to get the implicit uuid id');
+  }
+}
+
 function declare<V>(kind: FieldKind, options: object, extra: Partial<FieldDefinition> = {}): TypedFieldDecorator<V> {
   const o = options as FieldOptions;
   return (target: object, key: string) => {
     if (typeof key !== 'string') throw new FieldDeclarationError(String(key), kind, 'field names must be strings, not symbols');
+    checkName(target, key, kind, o.identifier === true);
     const base = { ...o, ...extra } as Record<string, unknown>;
     for (const k of Object.keys(base)) if (base[k] === undefined) delete base[k];
     const definition: FieldDefinition = {

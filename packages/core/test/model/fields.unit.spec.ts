@@ -77,6 +77,28 @@ describe('field definitions', () => {
     expect(() => field.status({ values: [] })).toThrow(/non-empty/);
     expect(() => field.list({} as never)).toThrow(/give the item type/);
   });
+
+  it('refuses field names that shadow the element bases or the implicit id', () => {
+    expect(() => {
+      class Bad extends BaseAggregate {
+        // @ts-expect-error TypeScript refuses it too; the runtime check covers plain JavaScript
+        @field.integer() _version?: number;
+      }
+      return Bad;
+    }).toThrow('field.integer() on "_version": "_version" is a member of the element base classes; rename the field');
+    expect(() => {
+      class Bad extends BaseAggregate {
+        // @ts-expect-error TypeScript refuses it too; the runtime check covers plain JavaScript
+        @field.string() id?: string;
+      }
+      return Bad;
+    }).toThrow(/a field named "id" is the identity/);
+    class Fine extends BaseAggregate {
+      @field.string({ identifier: true }) id!: string;
+    }
+    expect(fieldsOf(Fine).map((f) => [f.name, f.identifier, f.implicit])).toEqual([['id', true, false]]);
+    expect(Fine.create({ id: 'x' }).id).toBe('x');
+  });
 });
 
 describe('string and text', () => {
