@@ -16,15 +16,18 @@ export class ConfigError extends Error {
   /** The configuration file, or null when the problems come from defaults or overrides. */
   readonly file: string | null;
 
-  constructor(problems: readonly ConfigProblem[], file: string | null, options?: { cause?: unknown }) {
-    super(ConfigError.describe(problems, file), options);
+  /** `withOverrides`: programmatic overrides were merged too, so a problem may come from them. */
+  constructor(problems: readonly ConfigProblem[], file: string | null, options: { cause?: unknown; withOverrides?: boolean } = {}) {
+    super(ConfigError.describe(problems, file, options.withOverrides === true), { cause: options.cause });
     this.name = 'ConfigError';
     this.problems = problems;
     this.file = file;
   }
 
-  private static describe(problems: readonly ConfigProblem[], file: string | null): string {
-    const where = file ?? 'the configuration (no domain.toml found; defaults and overrides only)';
+  private static describe(problems: readonly ConfigProblem[], file: string | null, withOverrides: boolean): string {
+    const where = file
+      ? `${file}${withOverrides ? ' (with programmatic overrides)' : ''}`
+      : 'the configuration (no domain.toml found; defaults and overrides only)';
     const lines = problems.map((p) => {
       const at = p.line !== undefined ? `line ${p.line}: ` : '';
       const key = p.path ? `${p.path}: ` : '';

@@ -47,15 +47,19 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const file = resolveFile(options);
   const read = file ? readConfigFile(file, { env }) : null;
   const environment = read?.environment ?? (env.PROTEAN_ENV?.trim() || null);
-  const warnings = [...(read?.warnings ?? [])].map((w) => `${path.basename(file!)}: ${w}`);
+  const inFile = (warning: string) => (file ? `${path.basename(file)}: ${warning}` : warning);
+  const warnings = (read?.warnings ?? []).map(inFile);
   if (!file && environment) warnings.push(`PROTEAN_ENV=${environment} but no domain.toml was found; using defaults`);
 
   const merged = deepMerge<Record<string, unknown>>({ ...defaultConfig() }, read?.values ?? {}, options.overrides ?? {});
   fillDatabaseEntryDefaults(merged);
   const providers = withBuiltins(joinProviders(knownAdapterKinds(), options.providers));
   const result = validateConfig(merged, { providers, coercible: read?.coercible });
-  warnings.push(...result.warnings.map((w) => (file ? `${path.basename(file)}: ${w}` : w)));
-  if (result.problems.length) throw new ConfigError(result.problems, file);
+  warnings.push(...result.warnings.map(inFile));
+  if (result.problems.length) {
+    const overridden = Object.keys(options.overrides ?? {}).length > 0;
+    throw new ConfigError(result.problems, file, { withOverrides: overridden });
+  }
   return { config: result.config, file, warnings, environment };
 }
 

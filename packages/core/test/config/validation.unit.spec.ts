@@ -129,6 +129,12 @@ describe('config validation', () => {
     }
   });
 
+  it('says when overrides were merged over the file', () => {
+    const file = tomlFile('event_processing = "sync"');
+    expect(() => loadConfig({ configPath: file, env: {}, overrides: { event_processing: 'later' } }))
+      .toThrow(`${file} (with programmatic overrides)`);
+  });
+
   it('passes provider-specific keys through untouched', () => {
     const toml = '[brokers.default]\nprovider = "redis"\nuri = "redis://localhost:6379/0"\nmaxlen = 10000\nclaim_idle_ms = 30000\n'
       + '[databases.default]\nprovider = "postgresql"\ndatabase_uri = "postgresql://localhost/shop"\nschema = "shop"';
