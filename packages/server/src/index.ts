@@ -16,6 +16,8 @@ export { healthReport, type HealthCheck, type HealthCheckKind, type HealthReport
 export { Supervisor, type SupervisorOptions } from './supervisor/supervisor.js';
 export { RestartPolicy, DEFAULT_RESTART_POLICY, type RestartPolicyOptions, type RestartDecision } from './supervisor/restart-policy.js';
 export { runWorker, type RunWorkerOptions, type RunnableEngine } from './supervisor/worker-entry.js';
+export { runSupervisor } from './supervisor/run-supervisor.js';
+export { tagLogsWithWorker } from './supervisor/worker-log-tag.js';
 export { assertDistributable } from './supervisor/distribution-check.js';
 export { currentWorkerId, WORKER_ID_ENV, type WorkerMessage } from './supervisor/worker-messages.js';
 export { NotDistributableError, type InProcessSetting } from './errors/not-distributable.error.js';

@@ -1,6 +1,7 @@
 /**
  * Turns SIGINT/SIGTERM into one graceful shutdown with a bounded grace time: the first signal
- * runs `shutdown`, a watchdog forces exit when it overruns, and a second signal exits at once.
+ * runs `shutdown`, a watchdog forces the process out when it overruns, and a second signal
+ * exits at once. `exited` resolves with the exit code when the shutdown finished in time.
  */
 import type { Logger } from '@protean-ts/core';
 
@@ -9,50 +10,52 @@ export type ShutdownSignal = 'SIGINT' | 'SIGTERM';
 export interface ShutdownOptions {
   /** Stops the work in flight; resolves to the process exit code. */
   shutdown: (reason: string) => Promise<number>;
-  /** After this long the watchdog exits with `timeoutExitCode`. */
+  /** After this long the watchdog calls `forceExit(timeoutExitCode)`. */
   graceMs: number;
   logger: Logger;
   /** Signals to listen to. Workers under a supervisor drop SIGINT: the supervisor forwards SIGTERM. */
   signals?: readonly ShutdownSignal[];
   timeoutExitCode?: number;
-  /** Injected by tests; `process.exit` otherwise. */
-  exit?: (code: number) => void;
+  /** Ends the process when the shutdown overran or a second signal came; `process.exit` by default. */
+  forceExit?: (code: number) => void;
 }
 
 export interface ShutdownHandle {
-  /** Starts the same graceful shutdown as a signal would (test mode finishing, the supervisor leaving). */
-  trigger(reason: string): Promise<void>;
+  /** Starts the same graceful shutdown a signal would (test mode finishing, the supervisor leaving). */
+  trigger(reason: string): Promise<number>;
+  /** Resolves with the exit code once a shutdown (from a signal or `trigger`) has finished. */
+  readonly exited: Promise<number>;
   /** Removes the signal listeners. */
   dispose(): void;
 }
 
-/** Installs the signal listeners; the returned handle also lets code start the same shutdown. */
 export function installShutdown(options: ShutdownOptions): ShutdownHandle {
   const signals = options.signals ?? ['SIGINT', 'SIGTERM'];
-  const exit = options.exit ?? ((code: number) => process.exit(code));
+  const forceExit = options.forceExit ?? ((code: number) => process.exit(code));
   const timeoutExitCode = options.timeoutExitCode ?? 1;
-  let running: Promise<void> | null = null;
+  let running: Promise<number> | null = null;
+  let resolveExited!: (code: number) => void;
+  const exited = new Promise<number>((resolve) => (resolveExited = resolve));
 
-  const trigger = (reason: string): Promise<void> => {
+  const trigger = (reason: string): Promise<number> => {
     if (running) return running;
     options.logger.info('shutting down', { reason, graceMs: options.graceMs });
-    // The watchdog is not unref'd on purpose: a shutdown stuck on an open socket must still end.
+    // Not unref'd on purpose: a shutdown stuck on an open socket must still end the process.
     const watchdog = setTimeout(() => {
-      options.logger.error('shutdown did not finish within the grace period; exiting', {
-        graceMs: options.graceMs,
-        exitCode: timeoutExitCode,
-      });
-      exit(timeoutExitCode);
+      options.logger.error('shutdown did not finish within the grace period; exiting', { graceMs: options.graceMs, exitCode: timeoutExitCode });
+      forceExit(timeoutExitCode);
     }, options.graceMs);
     running = options
       .shutdown(reason)
       .catch((err: unknown) => {
-        options.logger.error('shutdown failed', { error: err instanceof Error ? err.message : String(err) });
+        options.logger.error('shutdown failed', { error: err });
         return 1;
       })
       .then((code) => {
         clearTimeout(watchdog);
-        exit(code);
+        dispose();
+        resolveExited(code);
+        return code;
       });
     return running;
   };
@@ -60,7 +63,7 @@ export function installShutdown(options: ShutdownOptions): ShutdownHandle {
   const onSignal = (signal: ShutdownSignal) => {
     if (running) {
       options.logger.error('second signal during shutdown; exiting now', { signal });
-      exit(130);
+      forceExit(130);
       return;
     }
     void trigger(signal);
@@ -70,11 +73,9 @@ export function installShutdown(options: ShutdownOptions): ShutdownHandle {
     process.on(signal, listener);
     return [signal, listener] as const;
   });
-
-  return {
-    trigger,
-    dispose() {
-      for (const [signal, listener] of listeners) process.off(signal, listener);
-    },
+  const dispose = () => {
+    for (const [signal, listener] of listeners) process.off(signal, listener);
   };
+
+  return { trigger, exited, dispose };
 }

@@ -1,7 +1,7 @@
 /**
  * Runs one Engine as a process: standalone (`--workers 1`) or as a supervised worker. It wires
  * signals to a graceful stop, reports readiness and health to the supervisor over IPC, stops
- * when the supervisor disappears, and in test mode exits once everything is drained.
+ * when the supervisor disappears, and in test mode stops once everything is drained.
  */
 import type { Logger } from '@protean-ts/core';
 import type { HealthReport } from '../health/health-report.js';
@@ -28,40 +28,46 @@ export interface RunWorkerOptions {
   logger: Logger;
   /** How often a supervised worker sends its health report. */
   reportIntervalMs?: number;
-  /** Injected by tests; `process.exit` otherwise. */
-  exit?: (code: number) => void;
+  /** Ends the process when shutdown overruns the grace period; `process.exit` by default. */
+  forceExit?: (code: number) => void;
 }
 
-/** Starts the engine and keeps the process up until a signal, the supervisor leaving, or (test mode) drain. */
-export async function runWorker(options: RunWorkerOptions): Promise<void> {
+/**
+ * Starts the engine and resolves with the exit code once it stopped: after a signal, the
+ * supervisor leaving, a failed start, or (test mode) the drain finishing or timing out.
+ */
+export async function runWorker(options: RunWorkerOptions): Promise<number> {
   const { engine, workerId, logger } = options;
-  const exit = options.exit ?? ((code: number) => process.exit(code));
   const supervised = workerId !== null && typeof process.send === 'function';
   let exitCode = 0;
   let reportTimer: NodeJS.Timeout | undefined;
 
-  // Ctrl-C reaches the whole process group; a supervised worker waits for the supervisor's SIGTERM
-  // instead, so it is not stopped twice.
-  if (supervised) process.on('SIGINT', () => undefined);
+  // Ctrl-C reaches the whole process group; a supervised worker waits for the supervisor's
+  // SIGTERM instead of being stopped twice.
+  const ignoreInterrupt = () => undefined;
+  if (supervised) process.on('SIGINT', ignoreInterrupt);
+  const onRejection = (reason: unknown) => {
+    // A stray promise in user code must not take every subscription of this process down.
+    logger.error('unhandled promise rejection (kept running)', { error: reason });
+  };
+  const onException = (err: unknown) => {
+    logger.error('uncaught exception; stopping this process', { error: err });
+    exitCode = 1;
+    void shutdown.trigger('uncaught exception');
+  };
+  process.on('unhandledRejection', onRejection);
+  process.on('uncaughtException', onException);
+
   const shutdown = installShutdown({
     graceMs: options.graceMs,
     logger,
     signals: supervised ? ['SIGTERM'] : ['SIGINT', 'SIGTERM'],
-    exit,
+    ...(options.forceExit ? { forceExit: options.forceExit } : {}),
     shutdown: async () => {
       clearInterval(reportTimer);
       await engine.stop();
       return exitCode;
     },
-  });
-  process.on('unhandledRejection', (reason) => {
-    // A stray promise in user code must not take every subscription of this process down.
-    logger.error('unhandled promise rejection (kept running)', { error: reason });
-  });
-  process.once('uncaughtException', (err) => {
-    logger.error('uncaught exception; stopping this process', { error: err });
-    exitCode = 1;
-    void shutdown.trigger('uncaught exception');
   });
 
   try {
@@ -69,11 +75,10 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
   } catch (err) {
     logger.error('engine failed to start', { error: err });
     exitCode = 1;
-    await shutdown.trigger('start failed');
-    return;
+    void shutdown.trigger('start failed');
   }
 
-  if (supervised) {
+  if (exitCode === 0 && supervised) {
     const send = (message: WorkerMessage) => {
       if (process.connected) process.send!(message);
     };
@@ -85,7 +90,9 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
     process.once('disconnect', () => void shutdown.trigger('supervisor went away'));
   }
 
-  if (options.testMode) {
+  if (exitCode === 0 && options.testMode) void finishWhenDrained();
+
+  async function finishWhenDrained(): Promise<void> {
     const result = await engine.waitUntilDrained(options.testModeTimeoutMs);
     if (result.drained) {
       logger.info('test mode: every outbox and stream is drained', { checks: result.checks });
@@ -99,6 +106,12 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
     }
     await shutdown.trigger(result.drained ? 'test mode: drained' : 'test mode: timed out');
   }
+
+  const code = await shutdown.exited;
+  process.off('SIGINT', ignoreInterrupt);
+  process.off('unhandledRejection', onRejection);
+  process.off('uncaughtException', onException);
+  return code;
 }
 
 function failedReport(err: unknown): HealthReport {

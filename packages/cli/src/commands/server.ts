@@ -1,0 +1,117 @@
+/**
+ * `protean-ts server [--workers N] [--test-mode]`: runs the Engine (outbox processors, stream
+ * and broker subscriptions, health endpoints) until SIGINT/SIGTERM. With N > 1 this process
+ * becomes the supervisor and forks N workers running this same command line, each marked by
+ * PROTEAN_WORKER_ID; a worker sees that variable and runs one Engine.
+ */
+import { getLogger } from '@protean-ts/core';
+import {
+  assertDistributable,
+  currentWorkerId,
+  NotDistributableError,
+  DEFAULT_RESTART_POLICY,
+  Engine,
+  runSupervisor,
+  runWorker,
+  tagLogsWithWorker,
+} from '@protean-ts/server';
+import { CliError, ExitCode } from '../errors.js';
+import type { CliContext } from '../cli-context.js';
+import type { CommandGroup } from './command-group.js';
+
+export interface ServerOptions {
+  workers: number;
+  testMode?: boolean;
+  testModeTimeout: number;
+  grace: number;
+  crashLimit: number;
+  crashWindow: number;
+  restartDelay: number;
+}
+
+/** The supervisor waits this long past the workers' own grace period before SIGKILL. */
+const KILL_MARGIN_MS = 2_000;
+
+export const registerServerCommands: CommandGroup = (program, context) => {
+  program
+    .command('server')
+    .description('Run the Engine: outbox processors, subscriptions and health endpoints, until SIGINT/SIGTERM')
+    .option('--workers <n>', 'worker processes; above 1 this process supervises them', integer('--workers', 1), 1)
+    .option('--test-mode', 'exit 0 once every outbox is empty and every stream drained (for tests and CI)')
+    .option('--test-mode-timeout <seconds>', 'with --test-mode, exit 1 naming what is still busy after this long', number('--test-mode-timeout'), 60)
+    .option('--grace <seconds>', 'on SIGINT/SIGTERM, time to finish work in flight before being killed', number('--grace'), 10)
+    .option('--crash-limit <n>', 'give up when one worker crashes this many times within --crash-window', integer('--crash-limit', 1), DEFAULT_RESTART_POLICY.crashLimit)
+    .option('--crash-window <seconds>', 'window of --crash-limit', number('--crash-window'), DEFAULT_RESTART_POLICY.crashWindowMs / 1000)
+    .option('--restart-delay <ms>', 'first restart delay of a crashed worker; doubles per crash up to 30 s', integer('--restart-delay', 0), DEFAULT_RESTART_POLICY.initialDelayMs)
+    .action(async (options: ServerOptions) => {
+      const workerId = currentWorkerId(context.env);
+      const code = options.workers > 1 && workerId === null ? await supervise(context, options) : await serve(context, options, workerId);
+      if (code !== ExitCode.OK) throw new CliError(`server stopped with exit code ${code} (see the log above)`, code);
+    });
+};
+
+/** One Engine in this process: `--workers 1`, or one worker under a supervisor. */
+async function serve(context: CliContext, options: ServerOptions, workerId: number | null): Promise<number> {
+  if (workerId !== null) tagLogsWithWorker(workerId);
+  const logger = getLogger('server', workerId === null ? {} : { workerId });
+  const domain = await context.initDomain();
+  // Under a supervisor only the supervisor binds the health port, answering for every worker.
+  const engine = new Engine(domain, { workerId, health: workerId === null, logger });
+  return runWorker({
+    engine,
+    workerId,
+    logger,
+    graceMs: options.grace * 1000,
+    testMode: options.testMode === true,
+    testModeTimeoutMs: options.testModeTimeout * 1000,
+  });
+}
+
+async function supervise(context: CliContext, options: ServerOptions): Promise<number> {
+  const logger = getLogger('supervisor');
+  // Load and check the domain once here, so a broken configuration fails once, before forking,
+  // instead of N times in a crash loop.
+  const domain = await context.initDomain();
+  let health: { host: string; port: number };
+  try {
+    assertDistributable(options.workers, domain.config.databases, domain.brokers.values());
+    health = { ...domain.config.server.health };
+  } catch (error) {
+    // A configuration mistake with a complete message: no stack trace hint.
+    if (error instanceof NotDistributableError) throw new CliError(error.message, ExitCode.FAILURE, { cause: error });
+    throw error;
+  } finally {
+    await domain.close();
+  }
+  return runSupervisor({
+    workers: options.workers,
+    modulePath: process.argv[1]!,
+    args: process.argv.slice(2),
+    graceMs: options.grace * 1000 + KILL_MARGIN_MS,
+    restart: {
+      ...DEFAULT_RESTART_POLICY,
+      initialDelayMs: options.restartDelay,
+      crashLimit: options.crashLimit,
+      crashWindowMs: options.crashWindow * 1000,
+    },
+    health,
+    testMode: options.testMode === true,
+    logger,
+  });
+}
+
+function integer(flag: string, min: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) throw new CliError(`${flag} must be a whole number of at least ${min}, got "${value}"`, ExitCode.USAGE);
+    return n;
+  };
+}
+
+function number(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0) throw new CliError(`${flag} must be a positive number of seconds, got "${value}"`, ExitCode.USAGE);
+    return n;
+  };
+}
