@@ -34,7 +34,7 @@ describe('PostgreSQL connection errors', () => {
     const message = (error as Error).message;
     expect(message).toContain('[databases.orders]');
     expect(message).toContain('postgresql://app:***@127.0.0.1:1/shop');
-    expect(message).toMatch(/connection refused/);
+    expect(message).toMatch(/^\[databases\.orders\] cannot connect to PostgreSQL at postgresql:\/\/app:\*\*\*@127\.0\.0\.1:1\/shop: connection refused \(connect ECONNREFUSED 127\.0\.0\.1:1\); is PostgreSQL running/);
     expect(message).not.toContain(SECRET);
     expect((error as DatabaseConnectionError).maskedUri).toBe('postgresql://app:***@127.0.0.1:1/shop');
   });

@@ -48,7 +48,7 @@ export class ConnectionPool {
       }
     } catch (error) {
       await orm.close(true).catch(() => undefined);
-      throw new DatabaseConnectionError(settings.name, settings.uri, error);
+      throw error instanceof DatabaseConnectionError ? error : new DatabaseConnectionError(settings.name, settings.uri, error);
     }
     return pool;
   }

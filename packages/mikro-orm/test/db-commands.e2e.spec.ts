@@ -1,0 +1,181 @@
+/**
+ * `protean-ts db setup | setup-outbox | truncate | drop`, run as the real command against a temp
+ * project (domain module + domain.toml) and real PostgreSQL databases: two managed, one with
+ * `managed = false` that must stay untouched.
+ */
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
+import { CLI_DEV_BIN, runCli } from '@protean-ts/cli/testing';
+import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';
+import { tempProject } from './support/temp-project.js';
+
+const up = await servicesUp(POSTGRES);
+
+const DOMAIN = `
+import { Domain, BaseAggregate, BaseEntity, field } from '@protean-ts/core';
+export const domain = new Domain('Shop', { root: import.meta.url });
+
+@domain.aggregate()
+export class Order extends BaseAggregate {
+  @field.string({ required: true }) customer!: string;
+  @field.hasMany(() => OrderLine) lines?: OrderLine[];
+}
+
+@domain.entity({ partOf: Order })
+export class OrderLine extends BaseEntity {
+  @field.string({ required: true }) sku!: string;
+}
+
+@domain.aggregate({ provider: 'reporting' })
+export class DailySales extends BaseAggregate {
+  @field.integer() total?: number;
+}
+`;
+
+const PASSWORD = 'e2e-secret-pw';
+const withPassword = (uri: string) => uri.replace('postgresql://postgres@', `postgresql://postgres:${PASSWORD}@`);
+
+describe.skipIf(!up)('protean-ts db commands', () => {
+  let main: TempDatabase;
+  let reporting: TempDatabase;
+  let legacy: TempDatabase;
+  let project: ReturnType<typeof tempProject>;
+
+  const tables = async (db: TempDatabase) =>
+    (await queryDatabase<{ t: string }>(db.uri, `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`)).map((r) => r.t);
+  const cli = (args: string[], input?: string) => runCli(['db', ...args], { cwd: project.root, input, env: { PROTEAN_LOG_LEVEL: 'warn' } });
+
+  beforeAll(async () => {
+    [main, reporting, legacy] = await Promise.all([createTempDatabase(), createTempDatabase(), createTempDatabase()]);
+    project = tempProject({
+      'domain.ts': DOMAIN,
+      'domain.toml': [
+        'module = "domain.ts"',
+        '[databases.default]',
+        'provider = "postgresql"',
+        `database_uri = "${withPassword(main.uri)}"`,
+        '[databases.reporting]',
+        'provider = "postgresql"',
+        `database_uri = "${reporting.uri}"`,
+        'pool_size = 2',
+        '[databases.legacy]',
+        'provider = "postgresql"',
+        `database_uri = "${legacy.uri}"`,
+        'managed = false',
+        '',
+      ].join('\n'),
+    });
+  });
+  afterAll(async () => {
+    project?.remove();
+    await Promise.all([main?.drop(), reporting?.drop(), legacy?.drop()]);
+  });
+
+  it('db setup creates every table and the outbox on each managed database, skipping unmanaged ones', async () => {
+    const result = await cli(['setup']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`db setup: [databases.default] postgresql (postgresql://postgres:***@127.0.0.1:5432/${main.name}) …`);
+    expect(result.stdout).toContain('  created: order, order_line, protean_outbox');
+    expect(result.stdout).toContain('  created: daily_sales, protean_outbox');
+    expect(result.stdout).toContain('db setup: [databases.legacy] skipped: managed = false');
+    expect(result.stdout).toContain('db setup: done: 2 databases set up, 5 tables created, 0 already present, 1 skipped (managed = false)');
+    expect(result.stdout).not.toContain(PASSWORD);
+    expect(await tables(main)).toEqual(['order', 'order_line', 'protean_outbox']);
+    expect(await tables(reporting)).toEqual(['daily_sales', 'protean_outbox']);
+    expect(await tables(legacy)).toEqual([]);
+  });
+
+  it('db setup is safe to run again', async () => {
+    const result = await cli(['setup']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('  already present: order, order_line, protean_outbox');
+    expect(result.stdout).toContain('db setup: done: 2 databases set up, 0 tables created, 5 already present, 1 skipped (managed = false)');
+  });
+
+  it('db truncate refuses without -y when there is no terminal to ask on', async () => {
+    await queryDatabase(main.uri, `INSERT INTO "order" (id, customer, _version) VALUES ('o1', 'Ann', 0)`);
+    const result = await cli(['truncate']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/db truncate would DELETE every row of domain Shop in databases default, reporting; there is no terminal to confirm on, so pass -y/);
+    expect((await queryDatabase(main.uri, 'SELECT id FROM "order"')).length).toBe(1);
+  });
+
+  it('db truncate -y empties the tables and keeps them', async () => {
+    const result = await cli(['truncate', '-y']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('  emptied: order, order_line, protean_outbox');
+    expect(result.stdout).toContain('db truncate: done: 2 databases emptied, 5 tables emptied, 1 skipped (managed = false)');
+    expect((await queryDatabase(main.uri, 'SELECT id FROM "order"')).length).toBe(0);
+    expect(await tables(main)).toEqual(['order', 'order_line', 'protean_outbox']);
+  });
+
+  it('db drop asks on a terminal and does nothing unless the answer is yes', async () => {
+    const declined = await inTerminal(['db', 'drop'], 'n\n', project.root);
+    expect(declined.output).toMatch(/DROP every table of domain Shop in databases default, reporting\? \[y\/N\]/);
+    expect(declined.output).toContain('db drop cancelled; nothing was changed');
+    expect(declined.code).toBe(1);
+    expect(await tables(main)).toEqual(['order', 'order_line', 'protean_outbox']);
+
+    const accepted = await inTerminal(['db', 'drop'], 'y\n', project.root);
+    expect(accepted.code).toBe(0);
+    expect(accepted.output).toContain('db drop: done: 2 databases dropped, 5 tables dropped, 1 skipped (managed = false)');
+    expect(await tables(main)).toEqual([]);
+    expect(await tables(reporting)).toEqual([]);
+  });
+
+  it('db setup-outbox creates only the outbox table', async () => {
+    const result = await cli(['setup-outbox']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('db setup-outbox: done: 2 databases set up, 2 tables created, 0 already present, 1 skipped (managed = false)');
+    expect(await tables(main)).toEqual(['protean_outbox']);
+    expect(await tables(legacy)).toEqual([]);
+  });
+
+  it('db drop -y skips the question', async () => {
+    const result = await cli(['drop', '-y']);
+    expect(result.code).toBe(0);
+    expect(await tables(main)).toEqual([]);
+  });
+
+  it('fails with one clear line naming the database and the masked URI when it cannot connect', async () => {
+    const broken = tempProject({
+      'domain.ts': DOMAIN,
+      'domain.toml': ['module = "domain.ts"', '[databases.default]', 'provider = "postgresql"', `database_uri = "postgresql://app:${PASSWORD}@127.0.0.1:1/shop"`, '[databases.reporting]', 'provider = "postgresql"', `database_uri = "${reporting.uri}"`, ''].join('\n'),
+    });
+    try {
+      const result = await runCli(['db', 'setup'], { cwd: broken.root, env: { PROTEAN_LOG_LEVEL: 'warn' } });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/DatabaseConnectionError: \[databases\.default\] cannot connect to PostgreSQL at postgresql:\/\/app:\*\*\*@127\.0\.0\.1:1\/shop: connection refused/);
+      expect(result.stderr + result.stdout).not.toContain(PASSWORD);
+    } finally {
+      broken.remove();
+    }
+  });
+});
+
+/** Runs the command with a pseudo-terminal (util-linux `script`), typing `input`. */
+function inTerminal(args: string[], input: string, cwd: string): Promise<{ code: number | null; output: string }> {
+  const env: Record<string, string | undefined> = { ...process.env, PROTEAN_LOG_LEVEL: 'warn' };
+  delete env.NODE_OPTIONS;
+  const command = [process.execPath, CLI_DEV_BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const child = spawn('script', ['-qec', command, '/dev/null'], { cwd, env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk;
+    if (input && /\[y\/N\]/.test(output)) {
+      child.stdin.write(input);
+      input = '';
+    }
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
