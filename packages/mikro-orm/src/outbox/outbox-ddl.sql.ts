@@ -1,0 +1,56 @@
+/**
+ * The DDL of the outbox table and its indexes. Idempotent (IF NOT EXISTS everywhere), so
+ * `db setup` and `db setup-outbox` can run any number of times.
+ */
+import { OUTBOX_TABLE } from './outbox-table.js';
+
+/**
+ * Statements creating the table `qualifiedTable` (e.g. `"public"."protean_outbox"`).
+ *
+ * Indexes, and why each exists:
+ * - `_head_idx` (partial, active rows only): drives the claim. The claim walks the distinct
+ *   partition keys through it and takes each key's first row, so its cost follows the number of
+ *   keys with work, never the number of published rows or the depth of one key's backlog.
+ * - `_cleanup_idx`: cleanup deletes published rows oldest first, and counts read statuses from
+ *   it without touching the heap (target_broker is included for per-broker counts).
+ * - the unique constraint makes a message land at most once per target broker.
+ * `partition_key` uses the "C" collation: byte order is cheap to compare and is the order the
+ * store's round-robin cursor reproduces in JavaScript. `updated_at` is the time of the last status
+ * change; abandoned rows are kept for their retention counted from it.
+ */
+export function outboxDdl(qualifiedTable: string): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${qualifiedTable} (
+  id bigserial PRIMARY KEY,
+  message_id text NOT NULL,
+  stream_name text NOT NULL,
+  partition_key text COLLATE "C" NOT NULL,
+  sequence bigint NOT NULL,
+  message_type text NOT NULL,
+  data jsonb NOT NULL,
+  metadata jsonb NOT NULL,
+  target_broker text NOT NULL,
+  status text NOT NULL DEFAULT 'pending'
+    CONSTRAINT ${OUTBOX_TABLE}_status_check
+    CHECK (status IN ('pending', 'processing', 'published', 'failed', 'abandoned')),
+  retry_count integer NOT NULL DEFAULT 0,
+  max_retries integer NOT NULL,
+  next_retry_at timestamptz,
+  last_error text,
+  locked_by text,
+  locked_until timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now(),
+  published_at timestamptz,
+  priority integer NOT NULL DEFAULT 0,
+  correlation_id text,
+  causation_id text,
+  CONSTRAINT ${OUTBOX_TABLE}_message_broker_key UNIQUE (message_id, target_broker)
+)`,
+    `CREATE INDEX IF NOT EXISTS ${OUTBOX_TABLE}_head_idx ON ${qualifiedTable}
+  (target_broker, partition_key, sequence, id)
+  WHERE status IN ('pending', 'processing', 'failed')`,
+    `CREATE INDEX IF NOT EXISTS ${OUTBOX_TABLE}_cleanup_idx ON ${qualifiedTable}
+  (status, published_at) INCLUDE (target_broker)`,
+  ];
+}

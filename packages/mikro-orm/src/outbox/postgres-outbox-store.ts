@@ -1,0 +1,197 @@
+/**
+ * The PostgreSQL `OutboxStore`: rows live in `protean_outbox` on the aggregate's own database and
+ * are written inside the unit of work's transaction. It talks to PostgreSQL only through the
+ * provider's `SqlDatabase` (pool statements, LISTEN) and `SqlTransaction` (statements in the
+ * unit of work), so it does not depend on how the provider drives MikroORM.
+ */
+import {
+  DuplicateOutboxMessageError,
+  TransactionStateError,
+  validateOutboxRows,
+  type ClaimRequest,
+  type FailureUpdate,
+  type NewOutboxRow,
+  type OutboxCounts,
+  type OutboxRow,
+  type OutboxStatus,
+  type OutboxStore,
+  type ProviderTransaction,
+} from '@protean-ts/core';
+import type { SqlDatabase, SqlExecutor } from '../sql-executor.js';
+import { appendRowsSql } from './append-rows.sql.js';
+import { claimBatchSql } from './claim-batch.sql.js';
+import { InvalidOutboxRequestError } from './invalid-outbox-request.error.js';
+import { cleanupBatchSql, countsSql, listSql, retrySql } from './maintenance.sql.js';
+import { mapOutboxRow, type OutboxRecord } from './outbox-row-columns.js';
+import { OUTBOX_CHANNEL, OUTBOX_TABLE } from './outbox-table.js';
+import { markFailedSql, markPublishedSql, releaseSql } from './settle-rows.sql.js';
+import { compareKeys } from './compare-keys.js';
+
+export class PostgresOutboxStore implements OutboxStore {
+  /** `"schema"."protean_outbox"`. */
+  readonly table: string;
+  // Where the next claim of each broker starts its walk over partition keys: round-robin, so
+  // every key with work is visited within one lap however many keys there are.
+  private readonly cursors = new Map<string, string>();
+
+  constructor(private readonly db: SqlDatabase) {
+    this.table = db.qualify(OUTBOX_TABLE);
+  }
+
+  async append(tx: ProviderTransaction, rows: readonly NewOutboxRow[]): Promise<void> {
+    const executor = this.transactionExecutor(tx);
+    if (rows.length === 0) return;
+    validateOutboxRows(rows);
+    const { sql, params } = appendRowsSql(this.table, rows);
+    try {
+      await executor.execute(sql, params);
+    } catch (error) {
+      throw duplicateMessage(error, rows) ?? error;
+    }
+  }
+
+  async claimBatch(request: ClaimRequest): Promise<OutboxRow[]> {
+    checkClaim(request);
+    const cursor = this.cursors.get(request.targetBroker) ?? '';
+    const { sql, params } = claimBatchSql(this.table, request, cursor);
+    const result = await this.db.execute<OutboxRecord>(sql, params);
+    const rows = result.rows.map(mapOutboxRow);
+    this.cursors.set(request.targetBroker, nextCursor(cursor, rows, request.limit));
+    // The walk follows partition keys; callers get the documented order.
+    return rows.sort((a, b) => b.priority - a.priority || compareIds(a.id, b.id));
+  }
+
+  async markPublished(workerId: string, ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const { sql, params } = markPublishedSql(this.table, workerId, ids);
+    return (await this.db.execute(sql, params)).rows.length;
+  }
+
+  async markFailed(workerId: string, failures: readonly FailureUpdate[]): Promise<number> {
+    if (failures.length === 0) return 0;
+    failures.forEach((failure, index) => {
+      if (!(failure.nextRetryAt instanceof Date) || Number.isNaN(failure.nextRetryAt.getTime())) {
+        throw new InvalidOutboxRequestError('markFailed', `failures[${index}].nextRetryAt`, 'must be a valid Date');
+      }
+    });
+    const { sql, params } = markFailedSql(this.table, workerId, failures);
+    return (await this.db.execute(sql, params)).rows.length;
+  }
+
+  async release(workerId: string, ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const { sql, params } = releaseSql(this.table, workerId, ids);
+    return (await this.db.execute(sql, params)).rows.length;
+  }
+
+  async cleanup(options: { publishedBefore: Date; abandonedBefore: Date; batchSize: number }): Promise<{ published: number; abandoned: number }> {
+    if (!Number.isSafeInteger(options.batchSize) || options.batchSize < 1) {
+      throw new InvalidOutboxRequestError('cleanup', 'batchSize', `must be a positive integer, got ${String(options.batchSize)}`);
+    }
+    return {
+      published: await this.deleteInBatches('published', options.publishedBefore, options.batchSize),
+      abandoned: await this.deleteInBatches('abandoned', options.abandonedBefore, options.batchSize),
+    };
+  }
+
+  async counts(targetBroker?: string): Promise<OutboxCounts> {
+    const { sql, params } = countsSql(this.table, targetBroker);
+    const [row] = (await this.db.execute<Record<keyof OutboxCounts | 'oldest_pending_age_ms', number | null>>(sql, params)).rows;
+    const age = row?.oldest_pending_age_ms ?? null;
+    return {
+      pending: Number(row?.pending ?? 0),
+      processing: Number(row?.processing ?? 0),
+      published: Number(row?.published ?? 0),
+      failed: Number(row?.failed ?? 0),
+      abandoned: Number(row?.abandoned ?? 0),
+      oldestPendingAgeMs: age === null ? null : Math.max(0, Math.round(Number(age))),
+    };
+  }
+
+  async list(options: { status?: OutboxStatus; limit: number }): Promise<OutboxRow[]> {
+    if (!Number.isSafeInteger(options.limit) || options.limit < 0) {
+      throw new InvalidOutboxRequestError('list', 'limit', `must be a non-negative integer, got ${String(options.limit)}`);
+    }
+    const { sql, params } = listSql(this.table, options);
+    return (await this.db.execute<OutboxRecord>(sql, params)).rows.map(mapOutboxRow);
+  }
+
+  async retry(options: { ids?: readonly string[]; allAbandoned?: boolean }): Promise<number> {
+    const { sql, params } = retrySql(this.table, options);
+    return (await this.db.execute(sql, params)).rows.length;
+  }
+
+  async onAppended(listener: () => void): Promise<() => Promise<void>> {
+    // Every schema's outbox shares the channel; the payload says which table grew.
+    return this.db.listen(OUTBOX_CHANNEL, (payload) => {
+      if (payload === this.table) listener();
+    });
+  }
+
+  private async deleteInBatches(status: 'published' | 'abandoned', before: Date, batchSize: number): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const { sql, params } = cleanupBatchSql(this.table, status, before, batchSize);
+      const n = Number((await this.db.execute<{ n: number }>(sql, params)).rows[0]?.n ?? 0);
+      deleted += n;
+      if (n < batchSize) return deleted;
+    }
+  }
+
+  private transactionExecutor(tx: ProviderTransaction): SqlExecutor {
+    const executor = tx as ProviderTransaction & Partial<SqlExecutor>;
+    if (typeof executor?.execute !== 'function' || tx.providerName !== this.db.providerName) {
+      throw new TransactionStateError(
+        `The outbox of PostgreSQL database "${this.db.providerName}" was given a transaction of "${tx?.providerName ?? 'unknown'}"; ` +
+          'append in a transaction opened by this provider, so the rows commit with the aggregate',
+      );
+    }
+    return executor as SqlExecutor;
+  }
+}
+
+function checkClaim(request: ClaimRequest): void {
+  if (typeof request.workerId !== 'string' || request.workerId === '') {
+    throw new InvalidOutboxRequestError('claimBatch', 'workerId', 'must be a non-empty string');
+  }
+  if (typeof request.targetBroker !== 'string' || request.targetBroker === '') {
+    throw new InvalidOutboxRequestError('claimBatch', 'targetBroker', 'must be a non-empty string');
+  }
+  if (!Number.isSafeInteger(request.limit) || request.limit < 1) {
+    throw new InvalidOutboxRequestError('claimBatch', 'limit', `must be a positive integer, got ${String(request.limit)}`);
+  }
+  if (!Number.isFinite(request.lockMs) || request.lockMs <= 0) {
+    throw new InvalidOutboxRequestError('claimBatch', 'lockMs', `must be a positive number of milliseconds, got ${String(request.lockMs)}`);
+  }
+}
+
+/**
+ * The key the next claim starts after: the last key this claim took in walk order (keys after
+ * the cursor first, then the wrapped-round ones). A short claim saw every key, so it starts over.
+ */
+function nextCursor(cursor: string, rows: readonly OutboxRow[], limit: number): string {
+  if (rows.length < limit) return '';
+  let lastAfter: string | null = null;
+  let lastWrapped: string | null = null;
+  for (const { partitionKey } of rows) {
+    if (compareKeys(partitionKey, cursor) > 0) {
+      if (lastAfter === null || compareKeys(partitionKey, lastAfter) > 0) lastAfter = partitionKey;
+    } else if (lastWrapped === null || compareKeys(partitionKey, lastWrapped) > 0) {
+      lastWrapped = partitionKey;
+    }
+  }
+  return lastWrapped ?? lastAfter ?? '';
+}
+
+/** The port's error for a message written twice to one broker, from PostgreSQL's unique violation. */
+function duplicateMessage(error: unknown, rows: readonly NewOutboxRow[]): DuplicateOutboxMessageError | null {
+  const pgError = error as { code?: string; constraint?: string; detail?: string };
+  if (pgError?.code !== '23505' || pgError.constraint !== `${OUTBOX_TABLE}_message_broker_key`) return null;
+  const key = /\(message_id, target_broker\)=\((.*), (.*)\)/.exec(pgError.detail ?? '');
+  const [messageId, targetBroker] = key ? [key[1]!, key[2]!] : [rows[0]!.messageId, rows[0]!.targetBroker];
+  return new DuplicateOutboxMessageError(messageId, targetBroker);
+}
+
+function compareIds(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}

@@ -1,0 +1,47 @@
+/**
+ * The three ways a worker gives back rows it claimed: published, failed (an attempt), or released
+ * untouched. Each only changes rows still `processing` under this worker's lock, so a worker whose
+ * lock expired and was taken over cannot overwrite the new holder's work.
+ */
+import type { FailureUpdate } from '@protean-ts/core';
+import { idArrayLiteral } from './id-list.js';
+import { SqlParams, type SqlValue } from './sql-params.js';
+
+type Statement = { sql: string; params: SqlValue[] };
+
+const heldBy = (p: SqlParams, workerId: string) => `t.status = 'processing' AND t.locked_by = ${p.add(workerId)}::text`;
+
+export function markPublishedSql(table: string, workerId: string, ids: readonly string[]): Statement {
+  const p = new SqlParams();
+  const sql = `UPDATE ${table} t
+SET status = 'published', published_at = now(), updated_at = now(), locked_by = NULL, locked_until = NULL
+WHERE t.id = ANY (${p.add(idArrayLiteral(ids))}::bigint[]) AND ${heldBy(p, workerId)}
+RETURNING t.id`;
+  return { sql, params: p.values };
+}
+
+export function markFailedSql(table: string, workerId: string, failures: readonly FailureUpdate[]): Statement {
+  const p = new SqlParams();
+  idArrayLiteral(failures.map((f) => f.id));
+  const payload = JSON.stringify(
+    failures.map((f) => ({ id: f.id, error: f.error, next_retry_at: f.nextRetryAt.toISOString(), abandon: f.abandon })),
+  );
+  const sql = `UPDATE ${table} t
+SET status = CASE WHEN f.abandon THEN 'abandoned' ELSE 'failed' END,
+  retry_count = t.retry_count + 1, last_error = f.error,
+  next_retry_at = CASE WHEN f.abandon THEN NULL ELSE f.next_retry_at END,
+  updated_at = now(), locked_by = NULL, locked_until = NULL
+FROM jsonb_to_recordset(${p.add(payload)}::jsonb) AS f(id bigint, error text, next_retry_at timestamptz, abandon boolean)
+WHERE t.id = f.id AND ${heldBy(p, workerId)}
+RETURNING t.id`;
+  return { sql, params: p.values };
+}
+
+export function releaseSql(table: string, workerId: string, ids: readonly string[]): Statement {
+  const p = new SqlParams();
+  const sql = `UPDATE ${table} t
+SET status = 'pending', updated_at = now(), locked_by = NULL, locked_until = NULL
+WHERE t.id = ANY (${p.add(idArrayLiteral(ids))}::bigint[]) AND ${heldBy(p, workerId)}
+RETURNING t.id`;
+  return { sql, params: p.values };
+}
