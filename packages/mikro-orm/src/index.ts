@@ -12,3 +12,5 @@ export { readPostgresSettings, type PostgresSettings } from './postgres-settings
 export { DatabaseConnectionError } from './database-connection.error.js';
 export { PostgresSettingsError } from './postgres-settings.error.js';
 export { MappingError } from './mapping.error.js';
+// The PostgreSQL outbox store and table set-up (owned by the outbox work; see src/outbox/).
+export * from './outbox/index.js';
