@@ -16,10 +16,12 @@ import { checkInvariants } from './invariant.js';
 import type { BaseEvent } from './base-event.js';
 
 export abstract class BaseEntity extends BaseDataElement {
-  /** The identity: the implicit `id`, or the value of the field declared with `identifier: true`. */
-  get id(): string {
-    return identityValue(this) as string;
-  }
+  /**
+   * The identity: the implicit `id`, or the value of the field declared with `identifier: true`.
+   * Declared as a property (the getter is installed below) so a subclass may declare its own
+   * `@field.string({ identifier: true }) override id!: string`.
+   */
+  declare readonly id: string;
 
   /** Same class and same identity. */
   equals(other: unknown): boolean {
@@ -54,3 +56,10 @@ export abstract class BaseEntity extends BaseDataElement {
 }
 
 Reflect.defineMetadata(HAS_IDENTITY, true, BaseEntity);
+Object.defineProperty(BaseEntity.prototype, 'id', {
+  configurable: true,
+  enumerable: false,
+  get(this: BaseEntity) {
+    return identityValue(this);
+  },
+});

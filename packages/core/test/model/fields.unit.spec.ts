@@ -94,7 +94,7 @@ describe('field definitions', () => {
       return Bad;
     }).toThrow(/a field named "id" is the identity/);
     class Fine extends BaseAggregate {
-      @field.string({ identifier: true }) id!: string;
+      @field.string({ identifier: true }) override id!: string;
     }
     expect(fieldsOf(Fine).map((f) => [f.name, f.identifier, f.implicit])).toEqual([['id', true, false]]);
     expect(Fine.create({ id: 'x' }).id).toBe('x');
