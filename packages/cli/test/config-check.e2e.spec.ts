@@ -92,6 +92,16 @@ describe('protean-ts config check', () => {
     expect(stdout).not.toContain('messages_per_tik =');
   });
 
+  it('--strict turns warnings into exit 1', async () => {
+    const cwd = tempProject({ 'domain.toml': '[server]\nmessages_per_tik = 5\n' }, { linkCore: false });
+    const { code, stderr } = await runCli(['config', 'check', '--strict'], { cwd });
+    expect(code).toBe(1);
+    expect(stderr).toContain('warning: domain.toml: unknown key `server.messages_per_tik`');
+    expect(stderr).toContain('protean-ts: error: --strict: the configuration has 1 warning(s)');
+    const clean = tempProject({ 'domain.toml': '[server]\nmessages_per_tick = 5\n' }, { linkCore: false });
+    expect((await runCli(['config', 'check', '--strict'], { cwd: clean })).code).toBe(0);
+  });
+
   it('--config reads that file instead of discovering one', async () => {
     const cwd = tempProject({ 'domain.toml': 'event_processing = "sync"', 'deploy/prod.toml': 'event_processing = "async"' }, { linkCore: false });
     const { code, stdout } = await runCli(['--config', 'deploy/prod.toml', 'config', 'check', '--json'], { cwd });
