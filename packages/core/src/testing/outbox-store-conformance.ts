@@ -35,8 +35,14 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
 
     async function append(...newRows: NewOutboxRow[]): Promise<void> {
       const tx = await provider.begin();
-      await store.append(tx, newRows);
-      await tx.commit();
+      try {
+        await store.append(tx, newRows);
+        await tx.commit();
+      } catch (error) {
+        // A failed append must not leave a pooled connection inside an open transaction.
+        await tx.rollback();
+        throw error;
+      }
     }
     async function mine(status?: OutboxRow['status']): Promise<OutboxRow[]> {
       const all = await store.list({ limit: 100000, ...(status ? { status } : {}) });
