@@ -1,0 +1,17 @@
+/** Charges a confirmed order. Driven by the Order stream; one Payment per order, whatever the deliveries. */
+import { BaseEventHandler, handle } from '@protean-ts/core';
+import { domain } from '../shop.js';
+import { Order, OrderConfirmed } from '../orders/order.js';
+import { Payment } from './payment.js';
+import { chargeCard } from './payment-gateway.js';
+
+@domain.eventHandler({ streamCategory: Order })
+export class PaymentProcessor extends BaseEventHandler {
+  @handle(OrderConfirmed)
+  async chargeOrder(event: OrderConfirmed): Promise<void> {
+    const payments = domain.repositoryFor(Payment);
+    if (await payments.find(event.orderId)) return;
+    const result = chargeCard(event.orderId, event.paymentMethod, event.amount);
+    await payments.add(Payment.fromGateway(event.orderId, event.amount, result));
+  }
+}

@@ -1,0 +1,79 @@
+/** The rules the shop's elements enforce on their own, before anything is saved. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ValidationError } from '@protean-ts/core';
+import { LineItem, Money, Order, StockItem } from '../src/domain.js';
+import { anAddress, closeShop, openShop } from './support/shop-fixture.js';
+
+const cups = (quantity: number) => LineItem.create({ sku: 'CUP', quantity, unitPrice: Money.of(6.5) });
+const newOrder = (items = [cups(2)]) => Order.place({ orderId: 'order-1', customerId: 'ada', items, shippingAddress: anAddress(), paymentMethod: 'card-visa' });
+
+describe('Money', () => {
+  it('adds and multiplies in whole cents', () => {
+    expect(Money.of(0.1).plus(Money.of(0.2)).amount).toBe(0.3);
+    expect(Money.of(19.99).times(3).format()).toBe('EUR 59.97');
+  });
+
+  it('is equal by value', () => {
+    expect(Money.of(5).equals(Money.of(5, 'EUR'))).toBe(true);
+    expect(Money.of(5).equals(Money.of(5, 'USD'))).toBe(false);
+  });
+
+  it('refuses to mix currencies and negative amounts', () => {
+    expect(() => Money.of(1).plus(Money.of(1, 'USD'))).toThrow('cannot combine EUR with USD');
+    expect(() => Money.of(-1)).toThrow(ValidationError);
+    expect(() => Money.of(1, 'euro')).toThrow(ValidationError);
+  });
+});
+
+describe('Order', () => {
+  // Raising events stamps them with the domain's registry, so the domain must be initialised.
+  beforeAll(() => openShop());
+  afterAll(() => closeShop());
+
+  it('is placed with its total and raises OrderPlaced', () => {
+    const order = newOrder([cups(2), LineItem.create({ sku: 'MILL', quantity: 1, unitPrice: Money.of(89) })]);
+
+    expect(order.status).toBe('PLACED');
+    expect(order.total.format()).toBe('EUR 102.00');
+    expect(order.pendingEvents().map((e) => e.constructor.name)).toEqual(['OrderPlaced']);
+  });
+
+  it('needs at least one line', () => {
+    expect(() => newOrder([])).toThrow('an order needs at least one line');
+  });
+
+  it('keeps its total equal to the sum of its lines', () => {
+    const order = newOrder();
+    expect(() => (order.total = Money.of(1))).toThrow('EUR 1.00 is not the sum of the lines (EUR 13.00)');
+    expect(order.total.format()).toBe('EUR 13.00');
+  });
+
+  it('moves only along its lifecycle', () => {
+    const order = newOrder();
+    expect(() => order.markPaid('ch_1')).toThrow('cannot move from PLACED to PAID');
+
+    order.confirm();
+    order.markPaid('ch_1');
+
+    expect(() => order.cancel('too late')).toThrow('PAID is a final state');
+    expect(order.status).toBe('PAID');
+    expect(order.cancellationReason).toBeUndefined();
+    expect(order.pendingEvents().map((e) => e.constructor.name)).toEqual(['OrderPlaced', 'OrderConfirmed', 'OrderPaid']);
+  });
+});
+
+describe('StockItem', () => {
+  beforeAll(() => openShop());
+  afterAll(() => closeShop());
+
+  it('never reserves more than it has on hand', () => {
+    const item = StockItem.create({ sku: 'CUP', name: 'Cup', price: Money.of(6.5), onHand: 0, reserved: 0 });
+    item.receive(3);
+    expect(item.canReserve(3)).toBe(true);
+    expect(item.canReserve(4)).toBe(false);
+
+    item.reserve(2);
+    expect(() => item.reserve(2)).toThrow('4 reserved but only 3 on hand');
+    expect(item.available()).toBe(1);
+  });
+});
