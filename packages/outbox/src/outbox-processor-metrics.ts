@@ -1,0 +1,43 @@
+/** The snapshot `OutboxProcessor.metrics()` returns, for health endpoints and `protean-ts` commands. */
+
+export type OutboxProcessorState =
+  | 'new'
+  | 'running'
+  | 'broker-unavailable'
+  | 'database-unavailable'
+  | 'stopping'
+  | 'stopped';
+
+export interface OutboxProcessorTotals {
+  /** Messages this processor published and recorded as published. */
+  published: number;
+  /** Message-level failures (each counted one attempt). */
+  failed: number;
+  abandoned: number;
+  /** Rows given back untouched (broker unreachable, or stopping). */
+  released: number;
+  /** Rows whose lock another worker took over before this one recorded them (never an attempt). */
+  lostLocks: number;
+  batches: number;
+  ticks: number;
+  cleanedPublished: number;
+  cleanedAbandoned: number;
+}
+
+export interface OutboxProcessorMetrics {
+  name: string;
+  targetBroker: string;
+  workerId: string;
+  state: OutboxProcessorState;
+  /** Row counts for this processor's broker; null when the database could not be asked. */
+  pending: number | null;
+  processing: number | null;
+  failed: number | null;
+  abandoned: number | null;
+  oldestPendingAgeMs: number | null;
+  /** Average over the last minute. */
+  publishedPerSecond: number;
+  totals: OutboxProcessorTotals;
+  /** Why the counts are null, when they are. */
+  countsError?: string;
+}

@@ -1,0 +1,396 @@
+/**
+ * Relays one database's outbox rows to one broker: claim a batch, publish it in one broker call,
+ * record the outcome. A commit wakes it (the store's `onAppended`), polling every `tick_interval`
+ * is the safety net. Broker outages pause it without charging attempts, database outages make it
+ * wait and retry; its loop never throws, so it cannot take the server down.
+ */
+import { getLogger, type Broker, type Logger, type OutboxConfig, type OutboxRow, type OutboxStore } from '@protean-ts/core';
+import { Backoff, type BackoffSchedule } from './backoff-schedule.js';
+import { checkProcessorConfig } from './check-processor-config.js';
+import { planFailures } from './failure-updates.js';
+import { OutboxConfigError } from './outbox-config.error.js';
+import type { OutboxProcessorMetrics, OutboxProcessorState, OutboxProcessorTotals } from './outbox-processor-metrics.js';
+import { publishClaimed, type PublishOutcome } from './publish-claimed.js';
+import { RateWindow } from './rate-window.js';
+import { Waker } from './waker.js';
+
+export interface OutboxProcessorOptions {
+  /** `outbox-processor-<db>-to-<broker>` (see `outboxProcessorName`). */
+  name: string;
+  store: OutboxStore;
+  /** Rows whose `targetBroker` is this broker's name are relayed to it. */
+  broker: Broker;
+  config: OutboxConfig;
+  /** Unique per process (and per processor in it): claims are locked under this id. */
+  workerId: string;
+  logger?: Logger;
+  /** How long a claim holds its rows; past it another worker may take them. Default 30 s. */
+  lockMs?: number;
+  /** Rows deleted per cleanup statement. Default 1000. */
+  cleanupBatchSize?: number;
+  /** Probing an unreachable broker. Default 100 ms doubling to 5 s. */
+  brokerProbe?: BackoffSchedule;
+  /** Retrying an unreachable database. Default 200 ms doubling to 10 s. */
+  databaseRetry?: BackoffSchedule;
+  /** Source of jitter, for tests. */
+  random?: () => number;
+}
+
+/** What one claim → publish → record cycle did. */
+export interface TickResult {
+  claimed: number;
+  published: number;
+  failed: number;
+  abandoned: number;
+  released: number;
+  lostLocks: number;
+  brokerUnavailable: boolean;
+  databaseUnavailable: boolean;
+}
+
+const DEFAULT_LOCK_MS = 30_000;
+const REPORT_EVERY_MS = 60_000;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class OutboxProcessor {
+  readonly name: string;
+  readonly targetBroker: string;
+  readonly workerId: string;
+  private readonly store: OutboxStore;
+  private readonly broker: Broker;
+  private readonly config: OutboxConfig;
+  private readonly log: Logger;
+  private readonly lockMs: number;
+  private readonly tickMs: number;
+  private readonly cleanupBatchSize: number;
+  private readonly random: () => number;
+  private readonly probeBackoff: Backoff;
+  private readonly databaseBackoff: Backoff;
+  // `work` is woken by commits and stop(); `stopped` only by stop(), so an outage's probe delay
+  // is not cut short by every commit that happens meanwhile.
+  private readonly work = new Waker();
+  private readonly stopSignal = new Waker();
+  private readonly rate = new RateWindow(60);
+  private readonly total: OutboxProcessorTotals = {
+    published: 0, failed: 0, abandoned: 0, released: 0, lostLocks: 0, batches: 0, ticks: 0, cleanedPublished: 0, cleanedAbandoned: 0,
+  };
+  private currentState: OutboxProcessorState = 'new';
+  private stopping = false;
+  private loop: Promise<void> | null = null;
+  private unsubscribe: (() => Promise<void>) | null = null;
+  private reported = { at: Date.now(), published: 0 };
+
+  constructor(options: OutboxProcessorOptions) {
+    checkProcessorConfig(options.config);
+    this.name = options.name;
+    this.store = options.store;
+    this.broker = options.broker;
+    this.targetBroker = options.broker.name;
+    this.config = options.config;
+    this.workerId = options.workerId;
+    this.lockMs = options.lockMs ?? DEFAULT_LOCK_MS;
+    if (!(this.lockMs > 0)) throw new OutboxConfigError('lockMs', `(processor option) must be a positive number of milliseconds, got ${String(this.lockMs)}`);
+    this.tickMs = options.config.tick_interval * 1000;
+    this.cleanupBatchSize = options.cleanupBatchSize ?? 1000;
+    this.random = options.random ?? Math.random;
+    this.probeBackoff = new Backoff(options.brokerProbe ?? { initialMs: 100, maxMs: 5_000 });
+    this.databaseBackoff = new Backoff(options.databaseRetry ?? { initialMs: 200, maxMs: 10_000 });
+    this.log = (options.logger ?? getLogger('outbox')).child({ processor: this.name, broker: this.targetBroker, worker: this.workerId });
+  }
+
+  get state(): OutboxProcessorState {
+    return this.currentState;
+  }
+
+  /** Starts relaying in the background; resolves once running. */
+  async start(): Promise<void> {
+    if (this.currentState !== 'new') throw new Error(`Outbox processor "${this.name}" was already started; create a new one to start again`);
+    this.currentState = 'running';
+    await this.subscribe();
+    this.log.info('outbox processor started', {
+      messagesPerTick: this.config.messages_per_tick,
+      tickIntervalMs: this.tickMs,
+      lockMs: this.lockMs,
+      wakeOnCommit: this.unsubscribe !== null,
+    });
+    this.loop = this.run();
+  }
+
+  /** Finishes the batch in flight, then stops. */
+  async stop(): Promise<void> {
+    if (this.currentState === 'new' || this.currentState === 'stopped') {
+      this.currentState = 'stopped';
+      return;
+    }
+    this.stopping = true;
+    this.currentState = 'stopping';
+    this.work.wake();
+    this.stopSignal.wake();
+    await this.loop;
+    await this.unsubscribe?.().catch(() => undefined);
+    this.unsubscribe = null;
+    this.currentState = 'stopped';
+    this.log.info('outbox processor stopped', { ...this.total });
+  }
+
+  /** One claim → publish → record cycle; the loop runs these, tests may call it directly. */
+  async tick(batch = 1): Promise<TickResult> {
+    const result: TickResult = {
+      claimed: 0, published: 0, failed: 0, abandoned: 0, released: 0, lostLocks: 0, brokerUnavailable: false, databaseUnavailable: false,
+    };
+    const claimedAt = Date.now();
+    let rows: OutboxRow[];
+    try {
+      rows = await this.store.claimBatch({ workerId: this.workerId, targetBroker: this.targetBroker, limit: this.config.messages_per_tick, lockMs: this.lockMs });
+    } catch (error) {
+      result.databaseUnavailable = true;
+      this.databaseDown('claim outbox rows', error);
+      return result;
+    }
+    this.databaseUp();
+    result.claimed = rows.length;
+    if (rows.length === 0) return result;
+    this.total.batches += 1;
+    this.log.debug(`batch ${batch}: found ${rows.length} messages`, { batch, count: rows.length });
+
+    const outcome = await publishClaimed(this.broker, rows);
+    await this.recordPublished(outcome, claimedAt, result);
+    await this.recordFailed(outcome, claimedAt, result);
+    await this.releaseUnsent(outcome, claimedAt, result);
+    if (outcome.outage) {
+      result.brokerUnavailable = true;
+      this.brokerDown(outcome.outage, outcome.unsent.length);
+    }
+    return result;
+  }
+
+  /** Counts for this processor's broker plus what this processor did. */
+  async metrics(): Promise<OutboxProcessorMetrics> {
+    const base = {
+      name: this.name,
+      targetBroker: this.targetBroker,
+      workerId: this.workerId,
+      state: this.currentState,
+      publishedPerSecond: this.rate.perSecond(),
+      totals: { ...this.total },
+    };
+    try {
+      const counts = await this.store.counts(this.targetBroker);
+      return {
+        ...base,
+        pending: counts.pending,
+        processing: counts.processing,
+        failed: counts.failed,
+        abandoned: counts.abandoned,
+        oldestPendingAgeMs: counts.oldestPendingAgeMs,
+      };
+    } catch (error) {
+      return { ...base, pending: null, processing: null, failed: null, abandoned: null, oldestPendingAgeMs: null, countsError: message(error) };
+    }
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      try {
+        if (this.currentState === 'broker-unavailable') {
+          await this.probeBroker();
+          continue;
+        }
+        const more = await this.pass();
+        this.total.ticks += 1;
+        if ((this.total.ticks - 1) % this.config.cleanup.cleanup_interval_ticks === 0) await this.cleanup();
+        if (this.unsubscribe === null && !this.stopping) await this.subscribe();
+        if (this.stopping || more) continue;
+        if (this.currentState === 'database-unavailable') await this.stopSignal.sleep(this.databaseBackoff.next());
+        else if (this.currentState === 'running') await this.work.sleep(this.tickMs);
+      } catch (error) {
+        // A bug, not an outage: log it and keep the relay alive rather than stop publishing.
+        this.log.error('outbox processor loop failed; continuing', { error: message(error) });
+        await this.stopSignal.sleep(this.tickMs);
+      }
+    }
+  }
+
+  /**
+   * Claims and publishes until a claim comes back empty, for at most one tick interval, so cleanup
+   * and the poll still get their turn under sustained load. Returns true when work remains.
+   */
+  private async pass(): Promise<boolean> {
+    const started = Date.now();
+    let batches = 0;
+    let published = 0;
+    let failed = 0;
+    for (;;) {
+      const result = await this.tick(batches + 1);
+      if (result.claimed > 0) batches += 1;
+      published += result.published;
+      failed += result.failed;
+      if (this.stopping || result.claimed === 0 || result.brokerUnavailable || result.databaseUnavailable) break;
+      if (Date.now() - started >= this.tickMs) {
+        this.logPass(batches, published, failed, started);
+        return true;
+      }
+    }
+    this.logPass(batches, published, failed, started);
+    return false;
+  }
+
+  // Per pass at debug (a quiet system would log every commit); a throughput line at info once a minute.
+  private logPass(batches: number, published: number, failed: number, started: number): void {
+    if (batches > 0) this.log.debug(`relayed ${published} messages in ${batches} batches`, { published, failed, batches, ms: Date.now() - started });
+    const now = Date.now();
+    if (now - this.reported.at < REPORT_EVERY_MS) return;
+    const count = this.total.published - this.reported.published;
+    if (count > 0) {
+      this.log.info(`published ${count} messages in the last ${Math.round((now - this.reported.at) / 1000)} s`, { count, perSecond: Math.round(this.rate.perSecond() * 10) / 10 });
+    }
+    this.reported = { at: now, published: this.total.published };
+  }
+
+  private async recordPublished(outcome: PublishOutcome, claimedAt: number, result: TickResult): Promise<void> {
+    if (outcome.published.length === 0) return;
+    const perStream = new Map<string, number>();
+    for (const row of outcome.published) perStream.set(row.streamName, (perStream.get(row.streamName) ?? 0) + 1);
+    for (const [stream, count] of perStream) this.log.debug(`published ${count} messages to stream ${stream}`, { stream, count });
+
+    const ids = outcome.published.map((row) => row.id);
+    const marked = await this.persist('record published messages', () => this.store.markPublished(this.workerId, ids), claimedAt);
+    if (marked === null) {
+      this.log.warn(`could not record ${ids.length} published messages; they will be published again once their lock expires`, { count: ids.length });
+      return;
+    }
+    result.published = marked;
+    result.lostLocks += ids.length - marked;
+    this.total.published += marked;
+    this.rate.add(marked);
+    this.noteLostLocks(ids.length - marked, 'recording them as published');
+  }
+
+  private async recordFailed(outcome: PublishOutcome, claimedAt: number, result: TickResult): Promise<void> {
+    if (outcome.failed.length === 0) return;
+    const planned = planFailures(outcome.failed, this.config.retry, Date.now(), this.random);
+    const updated = await this.persist('record failed messages', () => this.store.markFailed(this.workerId, planned.map((p) => p.update)), claimedAt);
+    if (updated === null) return;
+    result.lostLocks += planned.length - updated;
+    this.noteLostLocks(planned.length - updated, 'recording a failure');
+    for (const { row, update, attempt, delayMs } of planned) {
+      const fields = { messageId: row.messageId, messageType: row.messageType, stream: row.streamName, attempt, maxAttempts: row.maxRetries, error: update.error };
+      if (update.abandon) {
+        result.abandoned += 1;
+        this.total.abandoned += 1;
+        this.log.warn(`message abandoned after ${attempt} attempts`, fields);
+      } else {
+        result.failed += 1;
+        this.total.failed += 1;
+        this.log.warn(`publish failed (attempt ${attempt} of ${row.maxRetries}); retrying in ${Math.round(delayMs)} ms`, { ...fields, retryInMs: Math.round(delayMs) });
+      }
+    }
+  }
+
+  private async releaseUnsent(outcome: PublishOutcome, claimedAt: number, result: TickResult): Promise<void> {
+    if (outcome.unsent.length === 0) return;
+    const ids = outcome.unsent.map((row) => row.id);
+    const released = await this.persist('release unsent messages', () => this.store.release(this.workerId, ids), claimedAt);
+    if (released === null) return;
+    result.released = released;
+    this.total.released += released;
+  }
+
+  /**
+   * Runs a write about rows this worker holds, retrying while the database is unreachable, but
+   * only until their lock expires: after that another worker may own them, and the rows come
+   * back on their own. Returns null when it gave up.
+   */
+  private async persist<T>(what: string, write: () => Promise<T>, claimedAt: number): Promise<T | null> {
+    const deadline = claimedAt + this.lockMs;
+    for (;;) {
+      try {
+        const value = await write();
+        this.databaseUp();
+        return value;
+      } catch (error) {
+        const delay = this.databaseBackoff.next();
+        this.databaseDown(what, error, delay);
+        if (this.stopping || Date.now() + delay >= deadline) return null;
+        await sleep(delay);
+      }
+    }
+  }
+
+  private noteLostLocks(count: number, doing: string): void {
+    if (count <= 0) return;
+    this.total.lostLocks += count;
+    this.log.info(`${count} rows were taken over by another worker before ${doing} (lock expired); not counted as attempts`, { count });
+  }
+
+  private brokerDown(error: Error, released: number): void {
+    if (this.currentState !== 'running') return;
+    this.currentState = 'broker-unavailable';
+    this.probeBackoff.reset();
+    this.log.warn('broker unreachable; pausing the outbox processor and probing (no attempts are consumed)', { error: error.message, released });
+  }
+
+  private async probeBroker(): Promise<void> {
+    const since = Date.now();
+    let probes = 0;
+    while (!this.stopping) {
+      await this.stopSignal.sleep(this.probeBackoff.next());
+      if (this.stopping) return;
+      probes += 1;
+      const reachable = await this.broker.ping().catch(() => false);
+      if (reachable) {
+        this.currentState = 'running';
+        this.log.info('broker reachable again; resuming', { pausedMs: Date.now() - since, probes });
+        return;
+      }
+    }
+  }
+
+  private databaseDown(what: string, error: unknown, retryInMs?: number): void {
+    const first = this.currentState !== 'database-unavailable';
+    if (this.currentState === 'running' || this.currentState === 'database-unavailable') this.currentState = 'database-unavailable';
+    const fields = { operation: what, error: message(error), ...(retryInMs === undefined ? {} : { retryInMs }) };
+    if (first) this.log.error('database unreachable; the outbox processor will retry', fields);
+    else this.log.warn('database still unreachable', fields);
+  }
+
+  private databaseUp(): void {
+    if (this.currentState !== 'database-unavailable') return;
+    this.currentState = this.stopping ? 'stopping' : 'running';
+    this.databaseBackoff.reset();
+    this.log.info('database reachable again; resuming');
+  }
+
+  private async cleanup(): Promise<void> {
+    const { published_retention_hours: publishedHours, abandoned_retention_hours: abandonedHours } = this.config.cleanup;
+    const now = Date.now();
+    try {
+      const removed = await this.store.cleanup({
+        publishedBefore: new Date(now - publishedHours * 3_600_000),
+        abandonedBefore: new Date(now - abandonedHours * 3_600_000),
+        batchSize: this.cleanupBatchSize,
+      });
+      this.total.cleanedPublished += removed.published;
+      this.total.cleanedAbandoned += removed.abandoned;
+      const line = `outbox cleanup removed ${removed.published} published and ${removed.abandoned} abandoned rows`;
+      const fields = { published: removed.published, abandoned: removed.abandoned, publishedRetentionHours: publishedHours, abandonedRetentionHours: abandonedHours };
+      if (removed.published + removed.abandoned > 0) this.log.info(line, fields);
+      else this.log.debug(line, fields);
+    } catch (error) {
+      this.log.warn('outbox cleanup failed; it runs again at the next interval', { error: message(error) });
+    }
+  }
+
+  private async subscribe(): Promise<void> {
+    try {
+      this.unsubscribe = await this.store.onAppended(() => this.work.wake());
+    } catch (error) {
+      this.unsubscribe = null;
+      this.log.warn(`cannot listen for commits; polling every ${this.tickMs} ms until it can`, { error: message(error) });
+    }
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
