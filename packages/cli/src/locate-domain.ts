@@ -4,7 +4,7 @@
  * Locating never imports anything, so it is cheap enough to run before TypeScript is set up.
  */
 import path from 'node:path';
-import { discoverConfigFile, readConfigFile } from '@protean-ts/core/config';
+import { discoverConfigFile, readConfigKey } from '@protean-ts/core/config';
 import { CliError } from './cli-error.js';
 
 export interface DomainLocation {
@@ -30,8 +30,7 @@ export function locateDomainModule(options: LocateOptions): DomainLocation | nul
     return { file: path.resolve(options.cwd, options.domain), source: '--domain', configFile: options.config ? configFile : null };
   }
   if (!configFile) return null;
-  const { values } = readConfigFile(configFile, { env: options.env });
-  const moduleKey = values.module;
+  const moduleKey = readConfigKey(configFile, 'module', { env: options.env });
   if (moduleKey === undefined) return null;
   if (typeof moduleKey !== 'string' || moduleKey.trim() === '') {
     throw new CliError(`${configFile}: \`module\` must be the path of the module exporting the domain, e.g. module = "src/domain.ts"`);

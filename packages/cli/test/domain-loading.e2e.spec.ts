@@ -62,6 +62,17 @@ domain.register(Order);
     expect(fromSub.stdout).toContain(`Domain Shop (${path.join(cwd, 'src/app/domain.ts')})`);
   });
 
+  it('reading the module key does not need variables used elsewhere in domain.toml', async () => {
+    const cwd = tempProject({
+      'domain.toml': 'module = "${SHOP_MODULE|domain.ts}"\n[databases.default]\nprovider = "postgresql"\ndatabase_uri = "${DATABASE_URL}"\n',
+      'domain.ts': TS_DOMAIN,
+    });
+    const { code, stdout, stderr } = await runCli(['info'], { cwd, env: { DATABASE_URL: undefined } });
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toContain(ORDER_LINE);
+  });
+
   it('--domain wins over the module key', async () => {
     const cwd = tempProject({ 'domain.toml': 'module = "missing.ts"\n', 'domain.ts': TS_DOMAIN });
     const { code, stdout } = await runCli(['info', '--domain', 'domain.ts'], { cwd });

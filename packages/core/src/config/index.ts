@@ -1,6 +1,6 @@
 /** Configuration: loading, defaults, validation and masking of domain.toml. */
 export type * from './config-types.js';
-export { loadConfig, readConfigFile, type LoadConfigOptions, type LoadedConfig, type ConfigOverrides, type ConfigFileValues } from './load-config.js';
+export { loadConfig, readConfigFile, readConfigKey, type LoadConfigOptions, type LoadedConfig, type ConfigOverrides, type ConfigFileValues } from './load-config.js';
 export { defaultConfig, DATABASE_ENTRY_DEFAULTS } from './defaults.js';
 export { ConfigError, type ConfigProblem } from './config-error.js';
 export { discoverConfigFile, CONFIG_FILE_NAMES, CONFIG_SEARCH_PARENTS } from './discover-config-file.js';

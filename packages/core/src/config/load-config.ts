@@ -90,6 +90,19 @@ export function readConfigFile(file: string, options: { env?: Record<string, str
   };
 }
 
+/**
+ * One top-level key of a file, after the environment overlay and with `${VAR}` filled in that
+ * key only: reading `module` must not fail because a database password is not exported.
+ */
+export function readConfigKey(file: string, key: string, options: { env?: Record<string, string | undefined> } = {}): unknown {
+  const env = options.env ?? process.env;
+  const overlay = applyEnvironmentOverlay(readToml(file), env.PROTEAN_ENV?.trim() || undefined);
+  if (!(key in overlay.merged)) return undefined;
+  const substituted = substituteEnv({ [key]: overlay.merged[key] }, env);
+  if (substituted.problems.length) throw new ConfigError(substituted.problems, file);
+  return (substituted.value as Record<string, unknown>)[key];
+}
+
 function resolveFile(options: LoadConfigOptions): string | null {
   if (options.configPath) {
     const file = path.resolve(options.configPath);

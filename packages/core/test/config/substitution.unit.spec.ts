@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/index.js';
+import { ConfigError, loadConfig, readConfigKey } from '../../src/index.js';
 import { tomlFile } from './config-fixture.js';
 
 const PG = '[databases.default]\nprovider = "postgresql"\n';
@@ -65,5 +65,14 @@ describe('${VAR} substitution', () => {
   it('a placeholder that does not give a number is a validation error', () => {
     const file = tomlFile('[server.health]\nport = "${PORT}"');
     expect(() => loadConfig({ configPath: file, env: { PORT: 'eighty' } })).toThrow(/server\.health\.port.*"eighty"/);
+  });
+
+  it('readConfigKey substitutes only the key it reads, after the environment overlay', () => {
+    const file = tomlFile('module = "${MOD|src/domain.ts}"\n[databases.default]\ndatabase_uri = "${UNSET}"\n[staging]\nmodule = "src/staging.ts"');
+    expect(readConfigKey(file, 'module', { env: {} })).toBe('src/domain.ts');
+    expect(readConfigKey(file, 'module', { env: { MOD: 'x.ts' } })).toBe('x.ts');
+    expect(readConfigKey(file, 'module', { env: { PROTEAN_ENV: 'staging' } })).toBe('src/staging.ts');
+    expect(readConfigKey(file, 'identity_strategy', { env: {} })).toBeUndefined();
+    expect(() => readConfigKey(file, 'databases', { env: {} })).toThrow(/UNSET is not set/);
   });
 });
