@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './run-cli.js';
 
@@ -39,5 +42,11 @@ describe('protean-ts basics', () => {
     const { code, stderr } = await runCli([]);
     expect(code).toBe(1);
     expect(stderr).toContain('Usage: protean-ts');
+  });
+
+  it('the published bin (bin/protean-ts.js) runs too, from dist/ or else from the sources', async () => {
+    const bin = fileURLToPath(new URL('../bin/protean-ts.js', import.meta.url));
+    const { stdout } = await promisify(execFile)(process.execPath, [bin, '--version']);
+    expect(stdout).toBe(`${VERSION}\n`);
   });
 });
