@@ -65,6 +65,8 @@ export function makeShop(name: string, config: ConfigOverrides) {
   @domain.eventHandler({ partOf: Order })
   class Ledger extends BaseEventHandler {
     @handle(OrderPlaced) async onPlaced(event: OrderPlaced): Promise<void> {
+      // The crash-recovery test's child process dies right here, holding the message unacked.
+      if (process.env.PROTEAN_TEST_CRASH_ON && process.env.PROTEAN_TEST_CRASH_ON === event.customer) process.kill(process.pid, 'SIGKILL');
       probe.placed.push(event.customer ?? '');
     }
   }

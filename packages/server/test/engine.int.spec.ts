@@ -1,0 +1,148 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Broker, Domain, OutboxCounts } from '@protean-ts/core';
+import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { Engine } from '../src/engine/engine.js';
+import { eventually } from './support/eventually.js';
+import { captureLogs } from './support/log-capture.js';
+import { createTempDatabase, freePort, REDIS_URI, startRedisServer, stopProcess, uniquePrefix, type TempDatabase } from './support/real-services.js';
+import { makeShop } from './support/shop-fixture.js';
+
+const up = await servicesUp(POSTGRES, REDIS);
+const serverRoot = fileURLToPath(new URL('..', import.meta.url));
+// tsx applies a tsconfig only to the files it includes: the root one covers every package's sources.
+const rootTsconfig = fileURLToPath(new URL('../../../tsconfig.json', import.meta.url));
+
+function shopConfig(db: TempDatabase, broker: Record<string, unknown>) {
+  return {
+    databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 4 } },
+    brokers: { default: { provider: 'redis', ...broker } },
+    event_processing: 'async',
+    server: {
+      health: { port: 0 },
+      stream_subscription: { blocking_timeout_ms: 100, max_retries: 1, retry_delay_seconds: 0.05, enable_dlq: true },
+    },
+    outbox: { tick_interval: 0.2 },
+  };
+}
+
+async function setupTables(domain: Domain): Promise<void> {
+  await domain.init();
+  for (const provider of domain.providers.values()) await provider.setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
+}
+
+async function outboxCounts(domain: Domain): Promise<OutboxCounts> {
+  return domain.providers.get('default')!.outbox.counts();
+}
+
+describe.skipIf(!up)('Engine against PostgreSQL and Redis', () => {
+  let db: TempDatabase;
+  let engine: Engine | null = null;
+  let logs: ReturnType<typeof captureLogs>;
+  beforeAll(async () => {
+    db = await createTempDatabase();
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+  beforeEach(() => {
+    logs = captureLogs();
+  });
+  afterEach(async () => {
+    await engine?.stop();
+    engine = null;
+    logs.restore();
+  });
+
+  it('relays a committed command through the outbox and Redis to its handler, and the raised event to the event handlers', async () => {
+    const prefix = uniquePrefix('relay');
+    const shop = makeShop('Relay', shopConfig(db, { uri: REDIS_URI, stream_prefix: prefix }));
+    await setupTables(shop.domain);
+    engine = new Engine(shop.domain);
+    await engine.start();
+    await shop.domain.process(shop.PlaceOrder.create({ customer: 'Ann' }), { asynchronous: true });
+    await eventually(() => shop.probe.placed.includes('Ann'));
+    expect((await shop.domain.repositoryFor(shop.Order).query({})).map((o) => o.customer)).toEqual(['Ann']);
+    // Both the command row and the event row were published.
+    await eventually(async () => (await outboxCounts(shop.domain)).published === 2);
+    const drained = await engine.waitUntilDrained(15_000);
+    expect(drained).toMatchObject({ drained: true });
+    const broker = shop.domain.brokers.get('default')! as Broker;
+    const letters = await broker.listDeadLetters('relay::order');
+    expect(letters.map((l) => l.group)).toEqual(['Broken']);
+    expect(letters[0]!.error).toContain('broken handler refuses Ann');
+    const health = await fetch(`http://127.0.0.1:${engine.boundHealthPort}/readyz`);
+    expect(health.status).toBe(200);
+  });
+
+  it('takes over a message a crashed process left unacked, once claim_idle_ms has passed', async () => {
+    const prefix = uniquePrefix('crash');
+    const config = shopConfig(db, { uri: REDIS_URI, stream_prefix: prefix, claim_idle_ms: 400 });
+    const shop = makeShop('Crash', config);
+    await setupTables(shop.domain);
+    const child = spawn(process.execPath, ['--conditions=@protean-ts/source', '--import', 'tsx', 'test/fixtures/crashing-engine.ts'], {
+      cwd: serverRoot,
+      env: { ...process.env, TSX_TSCONFIG_PATH: rootTsconfig, SHOP_NAME: 'Crash', SHOP_CONFIG: JSON.stringify(config), PROTEAN_TEST_CRASH_ON: 'Zed', PROTEAN_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const [, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (c, s) => resolve([c, s])));
+    expect(signal).toBe('SIGKILL');
+    const broker = shop.domain.brokers.get('default')!;
+    // The dead process held the event: delivered to Ledger's group, never acked.
+    expect(await broker.groupStatus('crash::order', 'Ledger')).toMatchObject({ pending: 1, lag: 0 });
+
+    engine = new Engine(shop.domain, { health: false, reclaimIntervalMs: 100 });
+    await engine.start();
+    await eventually(() => shop.probe.placed.includes('Zed'));
+    await eventually(async () => (await broker.groupStatus('crash::order', 'Ledger')).pending === 0);
+    expect(logs.records.some((r) => r.msg === 'took over messages left pending by a stopped consumer' && r.handler === 'Ledger')).toBe(true);
+  });
+
+  it('backs off while Redis is down (readiness 503, the outbox keeps the events) and catches up when it is back', async () => {
+    const port = await freePort();
+    let redis = await startRedisServer(port);
+    // Its own database: a row another test's killed process still holds would be counted below.
+    const own = await createTempDatabase();
+    try {
+      const shop = makeShop('Outage', shopConfig(own, { uri: `redis://127.0.0.1:${port}`, stream_prefix: uniquePrefix('outage') }));
+      await setupTables(shop.domain);
+      engine = new Engine(shop.domain);
+      await engine.start();
+      const base = `http://127.0.0.1:${engine.boundHealthPort}`;
+      await eventually(async () => (await fetch(`${base}/readyz`)).status === 200);
+
+      await stopProcess(redis);
+      await eventually(async () => (await fetch(`${base}/readyz`)).status === 503);
+      const body = (await (await fetch(`${base}/healthz`)).json()) as { checks: { name: string; ok: boolean }[] };
+      expect(body.checks.find((c) => c.name === 'broker:default')).toMatchObject({ ok: false });
+      // Committed while the broker is down: the command waits in the outbox, nothing is lost.
+      await shop.domain.process(shop.PlaceOrder.create({ customer: 'Pat' }), { asynchronous: true });
+      const waiting = await outboxCounts(shop.domain);
+      expect(waiting.pending + waiting.processing + waiting.failed).toBe(1);
+      await eventually(() => engine!.subscriptionStatuses().some((s) => s.state === 'backing-off'));
+
+      redis = await startRedisServer(port);
+      await eventually(() => shop.probe.placed.includes('Pat'), 30_000);
+      await eventually(async () => (await fetch(`${base}/readyz`)).status === 200, 20_000);
+      expect(logs.records.some((r) => r.msg === 'subscription recovered')).toBe(true);
+    } finally {
+      await engine?.stop();
+      engine = null;
+      await stopProcess(redis);
+      await own.drop();
+    }
+  });
+
+  it('refuses to start with a clear error when the broker does not answer', async () => {
+    const port = await freePort();
+    const shop = makeShop('Dead', shopConfig(db, { uri: `redis://:secret@127.0.0.1:${port}` }));
+    engine = new Engine(shop.domain, { health: false });
+    const error = await engine.start().then(() => null, (e: Error) => e);
+    // domain.init() connects first, so the broker's own outage error surfaces: it names the broker and its masked URI.
+    expect(error?.message).toMatch(new RegExp(`Broker "default" is unreachable: .*redis://:\\*+@127\\.0\\.0\\.1:${port}.*ECONNREFUSED`));
+    expect(error?.message).not.toContain('secret');
+    await shop.domain.close();
+    engine = null;
+  });
+});
