@@ -42,7 +42,7 @@ export class ConnectionPool {
       await orm.connect();
       const connection = await pool.acquire();
       try {
-        await connection.query({ text: 'select 1' });
+        await connection.query('select 1');
       } finally {
         await pool.release(connection);
       }

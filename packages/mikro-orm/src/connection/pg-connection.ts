@@ -4,20 +4,14 @@
  * MikroORM resolved.
  */
 
-export interface PgQueryConfig {
-  text: string;
-  values?: unknown[];
-  /** Names a prepared statement; node-postgres parses it once per connection. */
-  name?: string;
-}
-
 export interface PgQueryResult {
   rows: Record<string, unknown>[];
   rowCount: number | null;
 }
 
 export interface PgConnection {
-  query(config: PgQueryConfig): Promise<PgQueryResult>;
+  // Text and values as two arguments: a config object would be cloned on every call.
+  query(text: string, values?: readonly unknown[]): Promise<PgQueryResult>;
 }
 
 /** A PostgreSQL error as node-postgres reports it (SQLSTATE in `code`). */

@@ -21,12 +21,12 @@ export class StatementRunner {
     const text = toPositional(sql);
     const values = params as unknown[];
     if (!this.debug) {
-      const result = await connection.query({ text, values });
+      const result = await connection.query(text, values);
       return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
     }
     const started = performance.now();
     try {
-      const result = await connection.query({ text, values });
+      const result = await connection.query(text, values);
       this.log.debug('sql', { sql: text, params: values, rows: result.rowCount ?? 0, ms: round(performance.now() - started) });
       return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
     } catch (error) {

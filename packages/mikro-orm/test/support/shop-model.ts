@@ -42,7 +42,7 @@ export class Order extends BaseAggregate {
   @field.datetime() placedAt?: Date;
   @field.identifier() externalId?: string;
   @field.reference(() => Customer) customerId?: string;
-  @field.status({ values: ['PENDING', 'PLACED', 'SHIPPED'], default: 'PENDING' }) status!: string;
+  @field.status({ values: ['PENDING', 'PLACED', 'SHIPPED'], default: 'PENDING' }) status?: string;
   @field.list({ of: 'string' }) tags?: string[];
   @field.list({ of: () => Tag }) labels?: Tag[];
   @field.dict() extra?: Record<string, unknown>;

@@ -1,0 +1,84 @@
+/**
+ * bench/persistence: unit-of-work commits per second through the framework (one aggregate with
+ * one child, `domain.uow(() => repo.add(order))`, outbox OFF so only persistence is measured)
+ * against raw node-postgres writing the same rows, same pool size, same concurrency, same run.
+ * Rounds alternate between the two so background load hits both alike; medians are compared.
+ *
+ *   npm run bench:persistence            (BENCH_DATABASE_URL, BENCH_COMMITS, BENCH_CONCURRENCY,
+ *                                          BENCH_POOL_SIZE, BENCH_ROUNDS tune it)
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import '@protean-ts/mikro-orm';
+import { BenchLine, BenchOrder, benchDomain } from './bench-model.js';
+import { measure, median } from './measure.js';
+import { RawBaseline } from './raw-baseline.js';
+
+const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432';
+const COMMITS = Number(process.env.BENCH_COMMITS ?? 5000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
+const POOL_SIZE = Number(process.env.BENCH_POOL_SIZE ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const TARGET_RATIO = 0.7;
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: `${SERVER}/postgres` });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+function newOrder(): BenchOrder {
+  return BenchOrder.create({ customer: 'Ann', total: 12.5, lines: [BenchLine.create({ sku: 'SKU-1', quantity: 2 })] });
+}
+
+async function main(): Promise<void> {
+  const database = `pt_bench_${randomBytes(4).toString('hex')}`;
+  const uri = `${SERVER}/${database}`;
+  console.log(`bench/persistence: database ${database}, ${COMMITS} commits x ${ROUNDS} rounds, concurrency ${CONCURRENCY}, pool_size ${POOL_SIZE}, outbox off`);
+  await admin(`CREATE DATABASE "${database}"`);
+  const raw = new RawBaseline(uri, POOL_SIZE, 'raw_order', 'raw_order_line', 'bench_order_id');
+  try {
+    // bench/persistence/domain.toml turns the outbox off: this measures persistence alone.
+    process.env.PT_BENCH_DATABASE_URI = uri;
+    await benchDomain.init({ config: { databases: { default: { pool_size: POOL_SIZE } } } });
+    if (benchDomain.outboxEnabled) throw new Error('the outbox must be off for this benchmark');
+    const provider = benchDomain.providers.get('default')!;
+    await provider.setupSchema([benchDomain.aggregateSchemaFor(BenchOrder)], { outbox: false });
+    await raw.createTables('bench_order', 'bench_line');
+    const repo = benchDomain.repositoryFor(BenchOrder);
+    const framework = () => benchDomain.uow(async () => void (await repo.add(newOrder())));
+    const rawCommit = () => raw.commit();
+
+    console.log('warming up…');
+    await measure(Math.min(1000, COMMITS), CONCURRENCY, rawCommit);
+    await measure(Math.min(1000, COMMITS), CONCURRENCY, framework);
+
+    const rawRates: number[] = [];
+    const frameworkRates: number[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      rawRates.push(await measure(COMMITS, CONCURRENCY, rawCommit));
+      frameworkRates.push(await measure(COMMITS, CONCURRENCY, framework));
+      const r = rawRates.at(-1)!;
+      const f = frameworkRates.at(-1)!;
+      console.log(`round ${round}/${ROUNDS}: raw pg ${r.toFixed(0)}/s, framework ${f.toFixed(0)}/s, ratio ${(f / r).toFixed(2)}`);
+    }
+    const stored = await repo.count();
+    if (stored !== (ROUNDS * COMMITS) + Math.min(1000, COMMITS)) throw new Error(`expected every framework commit stored, found ${stored}`);
+    const rawMedian = median(rawRates);
+    const frameworkMedian = median(frameworkRates);
+    const ratio = frameworkMedian / rawMedian;
+    console.log(`raw pg:    ${rawMedian.toFixed(0)} commits/s (median)`);
+    console.log(`framework: ${frameworkMedian.toFixed(0)} commits/s (median)`);
+    console.log(`ratio:     ${ratio.toFixed(2)} (target >= ${TARGET_RATIO})${ratio >= TARGET_RATIO ? '' : '  BELOW TARGET'}`);
+  } finally {
+    await benchDomain.close();
+    await raw.close();
+    await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+  }
+}
+
+await main();
