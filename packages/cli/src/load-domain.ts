@@ -6,12 +6,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Domain } from '@protean-ts/core';
+import { Domain, getLogger } from '@protean-ts/core';
 import { CliError } from './errors.js';
 import type { DomainLocation } from './locate-domain.js';
-import { ensureTypeScript, isTypeScriptFile } from './typescript/register-typescript.js';
+import { baseTsconfigFor, ensureTypeScript, isTypeScriptFile } from './typescript/register-typescript.js';
 
 const LOADABLE_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'];
+const log = getLogger('cli.load-domain');
 
 export class DomainLoadError extends CliError {
   constructor(
@@ -33,9 +34,15 @@ export async function loadDomain(location: DomainLocation): Promise<Domain> {
   if (!LOADABLE_EXTENSIONS.includes(path.extname(file))) {
     throw new DomainLoadError(file, `domain module ${file} must be a .ts or .js file (got "${path.extname(file) || 'no extension'}")`);
   }
-  if (isTypeScriptFile(file)) await ensureTypeScript(file);
+  if (isTypeScriptFile(file)) {
+    const tsconfig = await ensureTypeScript(file);
+    log.debug('tsx registered for the TypeScript domain', { file, tsconfig, extends: baseTsconfigFor(file) });
+  }
+  const started = performance.now();
   const exports = await importModule(file);
-  return pickDomain(file, exports);
+  const domain = pickDomain(file, exports);
+  log.debug('domain module loaded', { file, domain: domain.name, ms: Math.round(performance.now() - started) });
+  return domain;
 }
 
 async function importModule(file: string): Promise<Record<string, unknown>> {
