@@ -122,7 +122,7 @@ export function describeAggregateDaoConformance(name: string, harness: DaoConfor
         second.name = 'second';
         const error = await dao.save(second, 0).catch((e: unknown) => e);
         expect(error).toBeInstanceOf(ExpectedVersionError);
-        expect(error).toMatchObject({ aggregate: 'Item', id: original.id, expectedVersion: 0, actualVersion: 1 });
+        expect(error).toMatchObject({ aggregate: 'ConformanceItem', id: original.id, expectedVersion: 0, actualVersion: 1 });
         expect((await dao.get(original.id))!.name).toBe('first');
       });
 
