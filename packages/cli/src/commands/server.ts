@@ -15,7 +15,7 @@ import {
   runWorker,
   tagLogsWithWorker,
 } from '@protean-ts/server';
-import { CliError, ExitCode } from '../errors.js';
+import { CliError, ExitCode } from '../cli-error.js';
 import type { CliContext } from '../cli-context.js';
 import type { CommandGroup } from './command-group.js';
 
