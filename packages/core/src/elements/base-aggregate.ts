@@ -6,14 +6,14 @@ import type { ClassRef } from '../fields/field-definition.js';
 import type { BuildMode } from '../fields/field-coercion.js';
 import { BaseEntity } from './base-entity.js';
 import type { BaseEvent } from './base-event.js';
-import { AFTER_BUILD, type FromPlainOptions } from './element-hooks.js';
-import { STATE } from './element-state.js';
+import { AFTER_BUILD, installHooks, type ElementHooks, type FromPlainOptions } from './element-hooks.js';
+import { stateOf } from './element-state.js';
 import { stampRaisedEvent } from './raise-event.js';
 
 export abstract class BaseAggregate extends BaseEntity {
   /** -1 for an aggregate never saved; the stored version after a save (0 after the first). */
   get _version(): number {
-    return this[STATE].version;
+    return stateOf(this).version;
   }
 
   /**
@@ -21,30 +21,33 @@ export abstract class BaseAggregate extends BaseEntity {
    * correlation) and keeps it until the unit of work commits. Returns the stamped event.
    */
   override raise<E extends BaseEvent>(event: E): E {
-    const stamped = stampRaisedEvent(this, event, this[STATE].events.length);
-    this[STATE].events.push(stamped);
+    const stamped = stampRaisedEvent(this, event, stateOf(this).events.length);
+    stateOf(this).events.push(stamped);
     return stamped;
   }
 
   /** Events raised since the last commit, in order. */
   pendingEvents(): readonly BaseEvent[] {
-    return [...(this[STATE].events as BaseEvent[])];
+    return [...(stateOf(this).events as BaseEvent[])];
   }
 
   clearPendingEvents(): void {
-    this[STATE].events.length = 0;
-  }
-
-  override [AFTER_BUILD](mode: BuildMode, options: FromPlainOptions): void {
-    super[AFTER_BUILD](mode, options);
-    this[STATE].version = mode === 'plain' && options.version !== undefined ? options.version : -1;
+    stateOf(this).events.length = 0;
   }
 }
+
+const entityAfterBuild = (BaseEntity.prototype as unknown as ElementHooks)[AFTER_BUILD];
+installHooks(BaseAggregate.prototype, {
+  [AFTER_BUILD](this: BaseAggregate, mode: BuildMode, options: FromPlainOptions): void {
+    entityAfterBuild.call(this, mode, options);
+    stateOf(this).version = mode === 'plain' && options.version !== undefined ? options.version : -1;
+  },
+});
 
 /** Called by the unit of work after a successful save; keeps `_version` read-only for users. */
 export function markPersisted(aggregate: BaseAggregate, version: number): void {
   if (!Number.isInteger(version) || version < 0) throw new RangeError(`markPersisted: version must be an integer >= 0, got ${version}`);
-  aggregate[STATE].version = version;
+  stateOf(aggregate).version = version;
 }
 
 export type AggregateClass<T extends BaseAggregate = BaseAggregate> = ClassRef<T>;

@@ -5,20 +5,19 @@
  */
 import type { FieldDefinition } from '../fields/field-definition.js';
 import { fieldMapOf } from '../fields/field-metadata.js';
-import { FIELD_READ, FIELD_WRITE, type FieldHost } from '../fields/field-host.js';
-import type { BuildMode } from '../fields/field-coercion.js';
+import { FIELD_READ, FIELD_WRITE } from '../fields/field-host.js';
 import { ImmutableElementError } from '../errors/immutable-element.error.js';
 import { buildElement, type ElementConstructor } from './element-builder.js';
-import { ASSIGN, AFTER_BUILD, type ElementHooks, type FromPlainOptions } from './element-hooks.js';
-import { newState, STATE, type ElementState } from './element-state.js';
+import { ASSIGN, AFTER_BUILD, callHook, installHooks, type FromPlainOptions } from './element-hooks.js';
+import { newState, STATE, stateOf, type ElementState } from './element-state.js';
 import { toPlainValues } from './element-plain.js';
 import type { CreateArgs } from './create-props.js';
 
-export abstract class BaseDataElement implements FieldHost, ElementHooks {
-  declare readonly [STATE]: ElementState;
-
+export abstract class BaseDataElement {
   constructor() {
-    Object.defineProperty(this, STATE, { value: newState(), enumerable: false, writable: false, configurable: false });
+    // A plain symbol-keyed property: symbols never show in Object.keys or JSON, and a plain
+    // assignment is much cheaper than defineProperty on this hot path.
+    (this as unknown as { [STATE]: ElementState })[STATE] = newState();
   }
 
   /** Builds a valid instance; every invalid field is reported in one ValidationError. */
@@ -41,26 +40,33 @@ export abstract class BaseDataElement implements FieldHost, ElementHooks {
   }
 
   abstract equals(other: unknown): boolean;
-
-  [FIELD_READ](name: string): unknown {
-    return this[STATE].values[name];
-  }
-
-  [FIELD_WRITE](name: string, value: unknown): void {
-    const state = this[STATE];
-    // Class-field initializers run inside the constructor; the builder validates what they set.
-    if (!state.ready) {
-      state.values[name] = value;
-      return;
-    }
-    const def = fieldMapOf(this.constructor as ElementConstructor<this>).get(name);
-    if (!def) throw new TypeError(`${this.constructor.name}.${name} is not a field`);
-    this[ASSIGN](def, value);
-  }
-
-  [ASSIGN](definition: FieldDefinition, _value: unknown): void {
-    throw new ImmutableElementError(this.constructor.name, definition.name);
-  }
-
-  [AFTER_BUILD](_mode: BuildMode, _options: FromPlainOptions): void {}
 }
+
+installHooks(BaseDataElement.prototype, {
+  [ASSIGN](this: BaseDataElement, definition: FieldDefinition): void {
+    throw new ImmutableElementError(this.constructor.name, definition.name);
+  },
+  [AFTER_BUILD](): void {},
+});
+
+// The field accessors' entry points (fields/field-host.ts).
+Object.defineProperties(BaseDataElement.prototype, {
+  [FIELD_READ]: {
+    value(this: BaseDataElement, name: string): unknown {
+      return stateOf(this).values[name];
+    },
+  },
+  [FIELD_WRITE]: {
+    value(this: BaseDataElement, name: string, value: unknown): void {
+      const state = stateOf(this);
+      // Class-field initializers run inside the constructor; the builder validates what they set.
+      if (!state.ready) {
+        state.values[name] = value;
+        return;
+      }
+      const def = fieldMapOf(this.constructor as ElementConstructor<BaseDataElement>).get(name);
+      if (!def) throw new TypeError(`${this.constructor.name}.${name} is not a field`);
+      callHook(this, ASSIGN, def, value);
+    },
+  },
+});

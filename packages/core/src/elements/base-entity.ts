@@ -10,7 +10,7 @@ import type { BuildMode } from '../fields/field-coercion.js';
 import { RegistrationError } from '../errors/registration.error.js';
 import { BaseDataElement } from './base-data-element.js';
 import { identityValue } from './element-builder.js';
-import { ASSIGN, AFTER_BUILD, type FromPlainOptions } from './element-hooks.js';
+import { ASSIGN, AFTER_BUILD, installHooks } from './element-hooks.js';
 import { assignEntityField, atomicChange, rootOf } from './entity-change.js';
 import { checkInvariants } from './invariant.js';
 import type { BaseEvent } from './base-event.js';
@@ -45,15 +45,17 @@ export abstract class BaseEntity extends BaseDataElement {
     return root.raise(event);
   }
 
-  override [ASSIGN](definition: FieldDefinition, value: unknown): void {
-    assignEntityField(this, definition, value);
-  }
+}
 
-  override [AFTER_BUILD](mode: BuildMode, _options: FromPlainOptions): void {
+installHooks(BaseEntity.prototype, {
+  [ASSIGN](this: BaseEntity, definition: FieldDefinition, value: unknown): void {
+    assignEntityField(this, definition, value);
+  },
+  [AFTER_BUILD](this: BaseEntity, mode: BuildMode): void {
     // Stored state was valid when saved; re-checking invariants on load would lock out fixing it.
     if (mode === 'create') checkInvariants(this, 'post');
-  }
-}
+  },
+});
 
 Reflect.defineMetadata(HAS_IDENTITY, true, BaseEntity);
 Object.defineProperty(BaseEntity.prototype, 'id', {

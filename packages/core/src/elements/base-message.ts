@@ -6,13 +6,13 @@ import type { BuildMode } from '../fields/field-coercion.js';
 import type { MessageMetadata } from '../messages/envelope.js';
 import { BaseDataElement } from './base-data-element.js';
 import { plainEquals } from './element-plain.js';
-import { AFTER_BUILD, type FromPlainOptions } from './element-hooks.js';
-import { STATE } from './element-state.js';
+import { AFTER_BUILD, installHooks, type FromPlainOptions } from './element-hooks.js';
+import { stateOf } from './element-state.js';
 
 export abstract class BaseMessage extends BaseDataElement {
   /** Headers, envelope and domain metadata; undefined until raised, processed or received. */
   get _metadata(): MessageMetadata | undefined {
-    return this[STATE].metadata;
+    return stateOf(this).metadata;
   }
 
   /** Same class and same data (and the same message id when both have one). */
@@ -23,8 +23,10 @@ export abstract class BaseMessage extends BaseDataElement {
     if (a && b && a !== b) return false;
     return plainEquals(this.toPlain(), other.toPlain());
   }
-
-  override [AFTER_BUILD](_mode: BuildMode, options: FromPlainOptions): void {
-    if (options.metadata) this[STATE].metadata = options.metadata;
-  }
 }
+
+installHooks(BaseMessage.prototype, {
+  [AFTER_BUILD](this: BaseMessage, _mode: BuildMode, options: FromPlainOptions): void {
+    if (options.metadata) stateOf(this).metadata = options.metadata;
+  },
+});

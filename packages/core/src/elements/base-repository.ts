@@ -10,12 +10,8 @@ import { RegistrationError } from '../errors/registration.error.js';
 export const BIND_REPOSITORY: unique symbol = Symbol('protean:bindRepository');
 
 export abstract class BaseRepository<T extends BaseAggregate = BaseAggregate> {
+  /** Set by the runtime through BIND_REPOSITORY (installed below, outside the public type). */
   private bound: Repository<T> | undefined;
-
-  /** Called by the runtime with the repository of the aggregate this repository is part of. */
-  [BIND_REPOSITORY](repository: Repository<T>): void {
-    this.bound = repository;
-  }
 
   /** The framework repository of `T`; available once the domain is initialized. */
   protected get repository(): Repository<T> {
@@ -25,3 +21,13 @@ export abstract class BaseRepository<T extends BaseAggregate = BaseAggregate> {
     return this.bound;
   }
 }
+
+// Not a class member: a unique-symbol member in the public type breaks declaration emit.
+Object.defineProperty(BaseRepository.prototype, BIND_REPOSITORY, {
+  value(this: { bound: unknown }, repository: unknown): void {
+    this.bound = repository;
+  },
+  writable: true,
+  configurable: true,
+  enumerable: false,
+});

@@ -12,7 +12,7 @@ import { isPlainObject } from '../fields/coerce-scalar.js';
 import { addFieldError, ValidationError, type FieldErrors } from '../errors/validation.error.js';
 import { RegistrationError } from '../errors/registration.error.js';
 import { hostOf } from './element-host.js';
-import { AFTER_BUILD, type ElementHooks, type FromPlainOptions } from './element-hooks.js';
+import { AFTER_BUILD, callHook, type FromPlainOptions } from './element-hooks.js';
 import { hasState, stateOf } from './element-state.js';
 
 export type ElementConstructor<T> = new () => T;
@@ -28,19 +28,27 @@ export function identityValue(element: object): string | undefined {
   return value === undefined || value === null ? undefined : String(value);
 }
 
-function contextFor(mode: BuildMode): CoercionContext {
-  return {
-    mode,
-    fillDefaults: true,
-    build: (target, plain, nestedMode) => {
-      if (!isFieldHost(target.prototype)) {
-        throw new RegistrationError(`${target.name} is used as a nested element but is not a protean-ts element; extend BaseValueObject or BaseEntity`);
-      }
-      return buildElement(target as ElementConstructor<object>, plain, nestedMode);
-    },
-    identityOf: (value) => (hasState(value) ? identityValue(value) : undefined),
-  };
+function buildNested(target: ClassRef, plain: Record<string, unknown>, mode: BuildMode): unknown {
+  if (!isFieldHost(target.prototype)) {
+    throw new RegistrationError(`${target.name} is used as a nested element but is not a protean-ts element; extend BaseValueObject or BaseEntity`);
+  }
+  return buildElement(target as ElementConstructor<object>, plain, mode);
 }
+
+function identityOf(value: object): string | undefined {
+  return hasState(value) ? identityValue(value) : undefined;
+}
+
+// Shared, so building an element allocates no closures (this is the hot path of every load).
+const CONTEXTS = {
+  create: { mode: 'create', fillDefaults: true, build: buildNested, identityOf },
+  plain: { mode: 'plain', fillDefaults: false, build: buildNested, identityOf },
+  plainAbsent: { mode: 'plain', fillDefaults: true, build: buildNested, identityOf },
+  assign: { mode: 'create', fillDefaults: false, build: buildNested, identityOf },
+} as const satisfies Record<string, CoercionContext>;
+
+/** The context for validating an assignment to an existing object (no defaults). */
+export const ASSIGN_CONTEXT: CoercionContext = CONTEXTS.assign;
 
 /** Points child entities (hasOne/hasMany values) at their owner, so they find their aggregate. */
 export function attachChildren(owner: object, definition: FieldDefinition, value: unknown): void {
@@ -65,7 +73,6 @@ export function buildElement<T extends object>(cls: ElementConstructor<T>, input
   // Values assigned by class-field initializers during construction act as defaults.
   const preset = state.values;
   state.values = {};
-  const ctx = contextFor(mode);
   for (const def of fields.values()) {
     const present = Object.hasOwn(input, def.name) && input[def.name] !== undefined;
     let raw = present ? input[def.name] : preset[def.name];
@@ -73,14 +80,14 @@ export function buildElement<T extends object>(cls: ElementConstructor<T>, input
       if (mode === 'create' && def.kind === 'identifier') raw = newIdentity(cls);
       else if (mode === 'plain') addFieldError(errors, def.name, 'is required (identity)');
     }
-    ctx.fillDefaults = mode === 'create' || !present;
+    const ctx = mode === 'create' ? CONTEXTS.create : present ? CONTEXTS.plain : CONTEXTS.plainAbsent;
     const value = resolveFieldValue(def, raw, def.name, errors, ctx);
     state.values[def.name] = value;
   }
   if (Object.keys(errors).length) throw new ValidationError(errors, cls.name);
   for (const def of fields.values()) attachChildren(obj, def, state.values[def.name]);
   const version = options.version ?? (typeof input._version === 'number' ? input._version : undefined);
-  (obj as unknown as ElementHooks)[AFTER_BUILD](mode, { ...options, version });
+  callHook(obj, AFTER_BUILD, mode, { ...options, version });
   state.ready = true;
   return obj;
 }

@@ -27,7 +27,7 @@ export function newState(): ElementState {
   return { values: {}, ready: false, owner: undefined, atomicDepth: 0, version: -1, events: [], metadata: undefined };
 }
 
-export interface HasState {
+interface HasState {
   readonly [STATE]: ElementState;
 }
 
@@ -37,6 +37,6 @@ export function stateOf(element: object): ElementState {
   return state;
 }
 
-export function hasState(value: unknown): value is HasState {
+export function hasState(value: unknown): value is object {
   return typeof value === 'object' && value !== null && STATE in value;
 }

@@ -9,7 +9,7 @@ import { fieldsOf } from '../fields/field-metadata.js';
 import { resolveFieldValue } from '../fields/field-coercion.js';
 import { transitionProblem } from '../fields/status-transition.js';
 import { addFieldError, ValidationError, type FieldErrors } from '../errors/validation.error.js';
-import { attachChildren, buildElement, identityValue, type ElementConstructor } from './element-builder.js';
+import { ASSIGN_CONTEXT, attachChildren } from './element-builder.js';
 import { hasState, stateOf } from './element-state.js';
 import { checkInvariants } from './invariant.js';
 
@@ -54,12 +54,7 @@ export function assignEntityField(entity: object, def: FieldDefinition, raw: unk
     addFieldError(errors, def.name, `cannot be changed once set (it is the identity of this ${name})`);
     throw new ValidationError(errors, name);
   }
-  const value = resolveFieldValue(def, raw, def.name, errors, {
-    mode: 'create',
-    fillDefaults: false,
-    build: (target, plain, mode) => buildElement(target as ElementConstructor<object>, plain, mode),
-    identityOf: (v) => (hasState(v) ? identityValue(v) : undefined),
-  });
+  const value = resolveFieldValue(def, raw, def.name, errors, ASSIGN_CONTEXT);
   const problem = transitionProblem(def, old, value);
   if (problem) addFieldError(errors, def.name, problem);
   if (Object.keys(errors).length) throw new ValidationError(errors, name);

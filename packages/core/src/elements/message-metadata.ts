@@ -48,6 +48,6 @@ export function buildMessageMetadata(input: MetadataInput): MessageMetadata {
 export function withMetadata<M extends BaseMessage>(message: M, metadata: MessageMetadata): M {
   const copy = Object.create(Object.getPrototypeOf(message)) as M;
   const state = { ...newState(), values: stateOf(message).values, ready: true, metadata };
-  Object.defineProperty(copy, STATE, { value: state, enumerable: false, writable: false, configurable: false });
+  (copy as unknown as Record<symbol, unknown>)[STATE] = state;
   return copy;
 }

@@ -11,9 +11,9 @@ import { addFieldError, mergeFieldErrors, ValidationError, type FieldErrors } fr
 export type BuildMode = 'create' | 'plain';
 
 export interface CoercionContext {
-  mode: BuildMode;
+  readonly mode: BuildMode;
   /** True when filling a new object (or a key absent from stored state): defaults and autoNow apply. */
-  fillDefaults: boolean;
+  readonly fillDefaults: boolean;
   /** Builds a nested element from a plain object; throws ValidationError when it is invalid. */
   build(target: ClassRef, plain: Record<string, unknown>, mode: BuildMode): unknown;
   /** The identity of an aggregate instance given to a reference field. */
