@@ -4,5 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: { conditions: ['@protean-ts/source'] },
   ssr: { resolve: { conditions: ['@protean-ts/source'], externalConditions: ['@protean-ts/source'] } },
+  // Fields declare their kind explicitly; emitting `design:type` would break forward references
+  // between elements (a TDZ ReferenceError at class definition), as in core.
+  oxc: { decorator: { legacy: true, emitDecoratorMetadata: false } },
   test: { include: ['src/**/*.test.ts', 'test/**/*.spec.ts'], testTimeout: 30000, hookTimeout: 60000 },
 });

@@ -1,0 +1,72 @@
+/**
+ * Real-service plumbing for the outbox tests: a throw-away database per file, a unique Redis
+ * stream prefix per file, and reading back what reached a stream through the broker's own API.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { Broker, MessageEnvelope, NewOutboxRow } from '@protean-ts/core';
+import { PostgresProvider } from '@protean-ts/mikro-orm';
+import { RedisBroker } from '@protean-ts/redis';
+
+export const PG_SERVER = process.env.PROTEAN_TEST_PG ?? 'postgresql://postgres@127.0.0.1:5432';
+export const REDIS_URI = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export interface TempDatabase {
+  name: string;
+  uri: string;
+  drop(): Promise<void>;
+}
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: `${PG_SERVER}/postgres` });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createTempDatabase(prefix: string): Promise<TempDatabase> {
+  const name = `${prefix}_${randomBytes(5).toString('hex')}`;
+  await admin(`CREATE DATABASE "${name}"`);
+  return { name, uri: `${PG_SERVER}/${name}`, drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+}
+
+/** A provider on `uri` with its outbox table created. */
+export async function outboxDatabase(uri: string, name = 'default', poolSize = 5): Promise<PostgresProvider> {
+  const provider = new PostgresProvider(name, { provider: 'postgresql', database_uri: uri, managed: true, pool_size: poolSize });
+  await provider.setupOutbox();
+  return provider;
+}
+
+export function streamPrefix(label: string): string {
+  return `test:${label}:${randomBytes(4).toString('hex')}:`;
+}
+
+export function redisBroker(name: string, prefix: string, uri = REDIS_URI): RedisBroker {
+  return new RedisBroker(name, { provider: 'redis', uri, stream_prefix: prefix, connect_timeout_ms: 1000 });
+}
+
+export async function appendCommitted(provider: PostgresProvider, rows: readonly NewOutboxRow[]): Promise<void> {
+  const tx = await provider.begin();
+  try {
+    await provider.outbox.append(tx, rows);
+    await tx.commit();
+  } catch (error) {
+    await tx.rollback();
+    throw error;
+  }
+}
+
+/** Everything on `stream`, oldest first, read through a consumer group of its own. */
+export async function drainStream(broker: Broker, stream: string): Promise<MessageEnvelope[]> {
+  const group = `check-${randomBytes(3).toString('hex')}`;
+  await broker.ensureGroup(stream, group);
+  const out: MessageEnvelope[] = [];
+  for (;;) {
+    const batch = await broker.read(stream, group, 'checker', { count: 5000, blockMs: 0 });
+    if (batch.length === 0) return out;
+    out.push(...batch.map((m) => m.envelope));
+  }
+}
