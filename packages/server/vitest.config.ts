@@ -4,5 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: { conditions: ['@protean-ts/source'] },
   ssr: { resolve: { conditions: ['@protean-ts/source'], externalConditions: ['@protean-ts/source'] } },
+  // Fields declare their kind explicitly, so `design:type` metadata is never read; emitting it
+  // breaks forward references to classes declared later (a TDZ ReferenceError at definition).
+  oxc: { decorator: { legacy: true, emitDecoratorMetadata: false } },
   test: { include: ['src/**/*.test.ts', 'test/**/*.spec.ts'], testTimeout: 30000, hookTimeout: 60000 },
 });
