@@ -24,7 +24,8 @@ export class ValidationError extends Error {
 
   /** `Invalid Order: customer: is required; quantity: must be at least 1`. */
   static describe(errors: FieldErrors, element?: string): string {
-    const parts = Object.entries(errors).map(([field, reasons]) => `${field}: ${reasons.join(', ')}`);
+    // The empty key holds problems of the object as a whole (e.g. it was not an object at all).
+    const parts = Object.entries(errors).map(([field, reasons]) => (field ? `${field}: ${reasons.join(', ')}` : reasons.join(', ')));
     return `Invalid${element ? ` ${element}` : ''}: ${parts.join('; ') || 'no details'}`;
   }
 }

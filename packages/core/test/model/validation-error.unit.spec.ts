@@ -17,6 +17,13 @@ describe('ValidationError', () => {
     expect(error.withElement('Order').message).toBe('Invalid Order: lines: an order needs lines');
   });
 
+  it('puts problems of the whole object first, without a field name', () => {
+    const domain = new Domain('Whole');
+    @domain.entity({ partOf: class {} as never })
+    class Thing extends BaseEntity {}
+    expect(() => Thing.fromPlain(null as never)).toThrow('Invalid Thing: Thing must be built from a plain object, got null');
+  });
+
   it('is what creation throws, with all fields together', () => {
     const domain = new Domain('Errors');
     @domain.entity({ partOf: class {} as never })
