@@ -1,6 +1,16 @@
-/** Runs `total` calls of `one` with `concurrency` callers in flight and returns calls per second. */
-export async function measure(total: number, concurrency: number, one: () => Promise<void>): Promise<number> {
+/** Timing helpers of the benchmark: throughput with a fixed number of callers in flight, and medians. */
+
+export interface Measurement {
+  /** Calls per second. */
+  rate: number;
+  /** CPU time this process spent per call (user + system), in microseconds. */
+  cpuMicros: number;
+}
+
+/** Runs `total` calls of `one` with `concurrency` callers in flight. */
+export async function measure(total: number, concurrency: number, one: () => Promise<void>): Promise<Measurement> {
   let started = 0;
+  const cpuBefore = process.cpuUsage();
   const begin = performance.now();
   const worker = async (): Promise<void> => {
     while (started < total) {
@@ -9,7 +19,9 @@ export async function measure(total: number, concurrency: number, one: () => Pro
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  return total / ((performance.now() - begin) / 1000);
+  const seconds = (performance.now() - begin) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { rate: total / seconds, cpuMicros: (cpu.user + cpu.system) / total };
 }
 
 export function median(values: readonly number[]): number {

@@ -4,14 +4,14 @@
  * against raw node-postgres writing the same rows, same pool size, same concurrency, same run.
  * Rounds alternate between the two so background load hits both alike; medians are compared.
  *
- *   npm run bench:persistence            (BENCH_DATABASE_URL, BENCH_COMMITS, BENCH_CONCURRENCY,
- *                                          BENCH_POOL_SIZE, BENCH_ROUNDS tune it)
+ *   npm run bench:persistence     (env: BENCH_DATABASE_URL, BENCH_COMMITS, BENCH_CONCURRENCY,
+ *                                  BENCH_POOL_SIZE, BENCH_ROUNDS)
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import '@protean-ts/mikro-orm';
 import { BenchLine, BenchOrder, benchDomain } from './bench-model.js';
-import { measure, median } from './measure.js';
+import { measure, median, type Measurement } from './measure.js';
 import { RawBaseline } from './raw-baseline.js';
 
 const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432';
@@ -19,6 +19,7 @@ const COMMITS = Number(process.env.BENCH_COMMITS ?? 5000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
 const POOL_SIZE = Number(process.env.BENCH_POOL_SIZE ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const WARM_UP = Math.min(1000, COMMITS);
 const TARGET_RATIO = 0.7;
 
 async function admin(sql: string): Promise<void> {
@@ -35,6 +36,13 @@ function newOrder(): BenchOrder {
   return BenchOrder.create({ customer: 'Ann', total: 12.5, lines: [BenchLine.create({ sku: 'SKU-1', quantity: 2 })] });
 }
 
+function report(label: string, runs: Measurement[]): number {
+  const rate = median(runs.map((m) => m.rate));
+  const cpu = median(runs.map((m) => m.cpuMicros));
+  console.log(`${label} ${rate.toFixed(0)} commits/s (median), ${cpu.toFixed(0)} µs client CPU per commit`);
+  return rate;
+}
+
 async function main(): Promise<void> {
   const database = `pt_bench_${randomBytes(4).toString('hex')}`;
   const uri = `${SERVER}/${database}`;
@@ -46,34 +54,32 @@ async function main(): Promise<void> {
     process.env.PT_BENCH_DATABASE_URI = uri;
     await benchDomain.init({ config: { databases: { default: { pool_size: POOL_SIZE } } } });
     if (benchDomain.outboxEnabled) throw new Error('the outbox must be off for this benchmark');
-    const provider = benchDomain.providers.get('default')!;
-    await provider.setupSchema([benchDomain.aggregateSchemaFor(BenchOrder)], { outbox: false });
+    await benchDomain.providers.get('default')!.setupSchema([benchDomain.aggregateSchemaFor(BenchOrder)], { outbox: false });
     await raw.createTables('bench_order', 'bench_line');
     const repo = benchDomain.repositoryFor(BenchOrder);
     const framework = () => benchDomain.uow(async () => void (await repo.add(newOrder())));
     const rawCommit = () => raw.commit();
 
     console.log('warming up…');
-    await measure(Math.min(1000, COMMITS), CONCURRENCY, rawCommit);
-    await measure(Math.min(1000, COMMITS), CONCURRENCY, framework);
+    await measure(WARM_UP, CONCURRENCY, rawCommit);
+    await measure(WARM_UP, CONCURRENCY, framework);
 
-    const rawRates: number[] = [];
-    const frameworkRates: number[] = [];
+    const raws: Measurement[] = [];
+    const frameworks: Measurement[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      rawRates.push(await measure(COMMITS, CONCURRENCY, rawCommit));
-      frameworkRates.push(await measure(COMMITS, CONCURRENCY, framework));
-      const r = rawRates.at(-1)!;
-      const f = frameworkRates.at(-1)!;
-      console.log(`round ${round}/${ROUNDS}: raw pg ${r.toFixed(0)}/s, framework ${f.toFixed(0)}/s, ratio ${(f / r).toFixed(2)}`);
+      const r = await measure(COMMITS, CONCURRENCY, rawCommit);
+      const f = await measure(COMMITS, CONCURRENCY, framework);
+      raws.push(r);
+      frameworks.push(f);
+      console.log(`round ${round}/${ROUNDS}: raw pg ${r.rate.toFixed(0)}/s, framework ${f.rate.toFixed(0)}/s, ratio ${(f.rate / r.rate).toFixed(2)}`);
     }
-    const stored = await repo.count();
-    if (stored !== (ROUNDS * COMMITS) + Math.min(1000, COMMITS)) throw new Error(`expected every framework commit stored, found ${stored}`);
-    const rawMedian = median(rawRates);
-    const frameworkMedian = median(frameworkRates);
-    const ratio = frameworkMedian / rawMedian;
-    console.log(`raw pg:    ${rawMedian.toFixed(0)} commits/s (median)`);
-    console.log(`framework: ${frameworkMedian.toFixed(0)} commits/s (median)`);
-    console.log(`ratio:     ${ratio.toFixed(2)} (target >= ${TARGET_RATIO})${ratio >= TARGET_RATIO ? '' : '  BELOW TARGET'}`);
+    const expected = ROUNDS * COMMITS + WARM_UP;
+    const [stored, storedRaw] = [await repo.count(), await raw.rowCount()];
+    if (stored !== expected || storedRaw !== expected) throw new Error(`expected ${expected} orders from each side, found ${stored} (framework) and ${storedRaw} (raw)`);
+    const rawRate = report('raw pg:   ', raws);
+    const frameworkRate = report('framework:', frameworks);
+    const ratio = frameworkRate / rawRate;
+    console.log(`ratio:      ${ratio.toFixed(2)} (target >= ${TARGET_RATIO})${ratio >= TARGET_RATIO ? '' : '  BELOW TARGET'}`);
   } finally {
     await benchDomain.close();
     await raw.close();

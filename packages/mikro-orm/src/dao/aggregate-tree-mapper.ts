@@ -14,11 +14,18 @@ export interface ChildRows {
 
 export class AggregateTreeMapper {
   private readonly mappers = new Map<TableModel, RowMapper>();
+  /** Child tables depth-first, so every table comes after its parent (foreign-key order). */
+  private readonly childTables: ChildTableModel[] = [];
+  private readonly childIndex = new Map<ChildTableModel, number>();
 
   constructor(readonly model: AggregateTableModel) {
     const add = (table: TableModel): void => {
       this.mappers.set(table, new RowMapper(table));
-      for (const child of table.children) add(child);
+      for (const child of table.children) {
+        this.childIndex.set(child, this.childTables.length);
+        this.childTables.push(child);
+        add(child);
+      }
     };
     add(model);
   }
@@ -30,32 +37,29 @@ export class AggregateTreeMapper {
 
   /** Rows of every child table, parents' tables before their children's (foreign-key order). */
   childRows(plain: PlainObject): ChildRows[] {
-    const byTable = new Map<ChildTableModel, unknown[][]>();
-    const walk = (table: TableModel, parentPlain: PlainObject): void => {
-      const parentId = parentPlain[table.identity.path[0]!];
-      for (const child of table.children) {
-        const value = parentPlain[child.field];
-        const items: PlainObject[] = child.many ? ((value as PlainObject[] | null) ?? []) : value ? [value as PlainObject] : [];
-        if (items.length === 0) continue;
-        let rows = byTable.get(child);
-        if (!rows) {
-          rows = [];
-          byTable.set(child, rows);
-        }
-        const mapper = this.mapper(child);
-        items.forEach((item, position) => {
-          const row = mapper.params(item);
-          row.push(parentId, position);
-          rows.push(row);
-        });
-        for (const item of items) walk(child, item);
+    if (this.childTables.length === 0) return [];
+    const rows = this.childTables.map(() => [] as unknown[][]);
+    this.collect(this.model, plain, rows);
+    const out: ChildRows[] = [];
+    for (let i = 0; i < rows.length; i++) if (rows[i]!.length > 0) out.push({ table: this.childTables[i]!, rows: rows[i]! });
+    return out;
+  }
+
+  private collect(table: TableModel, parentPlain: PlainObject, rows: unknown[][][]): void {
+    const parentId = parentPlain[table.identity.path[0]!];
+    for (const child of table.children) {
+      const value = parentPlain[child.field];
+      const items: PlainObject[] = child.many ? ((value as PlainObject[] | null) ?? []) : value ? [value as PlainObject] : [];
+      if (items.length === 0) continue;
+      const target = rows[this.childIndex.get(child)!]!;
+      const mapper = this.mapper(child);
+      for (let position = 0; position < items.length; position++) {
+        const row = mapper.params(items[position]!);
+        row.push(parentId, position);
+        target.push(row);
       }
-    };
-    walk(this.model, plain);
-    return this.tablesInOrder().flatMap((table) => {
-      const rows = byTable.get(table);
-      return rows ? [{ table, rows }] : [];
-    });
+      if (child.children.length > 0) for (const item of items) this.collect(child, item, rows);
+    }
   }
 
   /** The plain form of a selected aggregate row, and its stored version. */
@@ -71,18 +75,6 @@ export class AggregateTreeMapper {
       else plain[child.field] = raw ? this.decode(child, raw as Row) : null;
     }
     return plain;
-  }
-
-  private tablesInOrder(): ChildTableModel[] {
-    const out: ChildTableModel[] = [];
-    const walk = (table: TableModel): void => {
-      for (const child of table.children) {
-        out.push(child);
-        walk(child);
-      }
-    };
-    walk(this.model);
-    return out;
   }
 
   private mapper(table: TableModel): RowMapper {

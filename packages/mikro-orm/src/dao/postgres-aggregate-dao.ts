@@ -80,8 +80,8 @@ export class PostgresAggregateDao<T extends object> implements AggregateDao<T> {
     for (const { table, rows } of tree.childRows(plain)) {
       const batch = sql.childBatchSize(table);
       for (let start = 0; start < rows.length; start += batch) {
-        const chunk = rows.slice(start, start + batch);
-        await this.executor.execute(sql.childInsert(table, chunk.length), chunk.flat());
+        const chunk = rows.length <= batch ? rows : rows.slice(start, start + batch);
+        await this.executor.execute(sql.childInsert(table, chunk.length), chunk.length === 1 ? chunk[0]! : chunk.flat());
       }
     }
   }
