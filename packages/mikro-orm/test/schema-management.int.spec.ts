@@ -51,6 +51,30 @@ describe.skipIf(!up)('PostgreSQL schema management', () => {
     expect(report.existing).toContain('order');
   });
 
+  it('adds a column a new version of an aggregate declares, keeping the rows', async () => {
+    const v1 = new Domain('V1');
+    @v1.aggregate({ schemaName: 'ticket' })
+    class Ticket extends BaseAggregate {
+      @field.string({ required: true }) title!: string;
+    }
+    await provider.setupSchema([v1.aggregateSchemaFor(Ticket)], { outbox: false });
+    await provider.dao(v1.aggregateSchemaFor(Ticket)).save(Ticket.create({ title: 'kept' }), -1);
+    // The same aggregate (same class name) after a release that added a field.
+    const v2 = new Domain('V2');
+    const next = (() => {
+      @v2.aggregate({ schemaName: 'ticket' })
+      class Ticket extends BaseAggregate {
+        @field.string({ required: true }) title!: string;
+        @field.integer() priority?: number;
+      }
+      return v2.aggregateSchemaFor(Ticket);
+    })();
+    const report = await provider.setupSchema([next], { outbox: false });
+    expect(report).toEqual({ created: [], existing: ['ticket'] });
+    const [stored] = await provider.dao(next).query({});
+    expect([stored!.title, stored!.priority ?? null]).toEqual(['kept', null]);
+  });
+
   it('refuses two aggregates mapped to one table of the same database', async () => {
     const domain = new Domain('Clash');
     @domain.aggregate({ schemaName: 'order' })
@@ -74,7 +98,7 @@ describe.skipIf(!up)('PostgreSQL schema management', () => {
   it('drops only what exists and reports it', async () => {
     const dropped = await provider.dropSchema([schema]);
     expect(dropped.sort()).toEqual(['line_note', 'order', 'order_line', 'protean_outbox', 'shipment']);
-    expect(await tables('shop_ns')).toEqual(['invoice']);
+    expect(await tables('shop_ns')).toEqual(['invoice', 'ticket']);
     expect(await provider.dropSchema([schema])).toEqual([]);
     expect(await provider.truncate([schema])).toEqual([]);
   });
