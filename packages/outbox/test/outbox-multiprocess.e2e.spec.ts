@@ -46,20 +46,22 @@ describe.skipIf(!up)('four relay processes on one outbox', () => {
 
   it('publish 20,000 messages exactly once, in order per key', async () => {
     for (let n = 1; n <= ROUNDS / 2; n++) await appendCommitted(provider, round(n));
-    for (let i = 0; i < 4; i++) {
-      relays.push(
-        await spawnRelay({
-          databaseUri: db.uri,
-          redisUri: REDIS_URI,
-          streamPrefix: prefix,
-          broker: rows.broker,
-          workerId: `relay-${i}`,
-          lockMs: 30_000,
-          messagesPerTick: 100,
-          tickInterval: 0.5,
-        }),
-      );
-    }
+    relays.push(
+      ...(await Promise.all(
+        [0, 1, 2, 3].map((i) =>
+          spawnRelay({
+            databaseUri: db.uri,
+            redisUri: REDIS_URI,
+            streamPrefix: prefix,
+            broker: rows.broker,
+            workerId: `relay-${i}`,
+            lockMs: 30_000,
+            messagesPerTick: 100,
+            tickInterval: 0.5,
+          }),
+        ),
+      )),
+    );
     for (let n = ROUNDS / 2 + 1; n <= ROUNDS; n++) await appendCommitted(provider, round(n));
 
     await waitFor(async () => (await provider.outbox.counts(rows.broker)).published === KEYS * ROUNDS, 120_000, 'every row to be published');
