@@ -1,0 +1,194 @@
+/**
+ * Temp projects for the server, outbox and dlq e2e tests: a TypeScript shop domain on its own
+ * PostgreSQL database and Redis stream prefix (or memory/inline), a seed script that sends
+ * commands asynchronously (into the outbox), and readers for what the handlers wrote.
+ */
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import pg from 'pg';
+import { tempProject } from './cli-fixture.js';
+
+const SERVER_URI = 'postgresql://postgres@127.0.0.1:5432';
+/** tsx's loader by URL: the temp project has no node_modules/tsx of its own. */
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+export const SHOP_DOMAIN = `
+import { Domain, BaseAggregate, BaseEvent, BaseCommand, BaseCommandHandler, BaseEventHandler, field, handle } from '@protean-ts/core';
+
+// The crash-loop test: every supervised worker dies while loading the domain.
+if (process.env.PROTEAN_WORKER_ID && process.env.CRASH_WORKERS_AT_START) throw new Error('this worker crashes at start (test)');
+
+export const domain = new Domain('Shop', { root: import.meta.url });
+
+@domain.aggregate()
+export class Order extends BaseAggregate {
+  @field.string({ required: true }) customer!: string;
+}
+
+@domain.aggregate()
+export class Receipt extends BaseAggregate {
+  @field.string({ required: true }) orderId!: string;
+  @field.string() customer?: string;
+}
+
+@domain.event({ partOf: Order })
+export class OrderPlaced extends BaseEvent {
+  @field.identifier({ required: true }) orderId!: string;
+  @field.string() customer?: string;
+}
+
+@domain.command({ partOf: Order })
+export class PlaceOrder extends BaseCommand {
+  @field.string({ required: true }) customer!: string;
+}
+
+@domain.commandHandler({ partOf: Order })
+export class OrderCommands extends BaseCommandHandler {
+  @handle(PlaceOrder) async place(command: PlaceOrder): Promise<void> {
+    const order = Order.create({ customer: command.customer });
+    order.raise(OrderPlaced.create({ orderId: order.id, customer: order.customer }));
+    await domain.repositoryFor(Order).add(order);
+  }
+}
+
+@domain.eventHandler({ partOf: Receipt, streamCategory: Order })
+export class Receipts extends BaseEventHandler {
+  @handle(OrderPlaced) async onPlaced(event: OrderPlaced): Promise<void> {
+    if (event.customer === 'poison') throw new Error('cannot write a receipt for poison');
+    await domain.repositoryFor(Receipt).add(Receipt.create({ orderId: event.orderId, customer: event.customer }));
+  }
+}
+`;
+
+const SEED = `
+import { domain, PlaceOrder } from './domain.ts';
+await domain.init();
+for (const customer of process.argv.slice(2)) await domain.process(PlaceOrder.create({ customer }), { asynchronous: true });
+await domain.close();
+`;
+
+// tsx applies a tsconfig only to the files it includes; this one covers the project and the
+// linked framework sources, with the decorator settings protean-ts needs.
+const TSCONFIG = {
+  compilerOptions: {
+    target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true,
+    experimentalDecorators: true, emitDecoratorMetadata: true, useDefineForClassFields: false, allowImportingTsExtensions: true, noEmit: true,
+  },
+  include: ['/**/*'],
+};
+
+export interface ServerProject {
+  cwd: string;
+  /** Database URI, or null for the memory provider. */
+  databaseUri: string | null;
+  streamPrefix: string;
+  /** Sends PlaceOrder for each customer with `asynchronous: true` from a separate process. */
+  seed(customers: string[]): Promise<void>;
+  /** Customers with a receipt: what the event handler wrote to PostgreSQL. */
+  receipts(): Promise<string[]>;
+  query<R extends Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
+  drop(): Promise<void>;
+}
+
+export interface ServerProjectOptions {
+  memory?: boolean;
+  /** Extra TOML appended to domain.toml. */
+  toml?: string;
+}
+
+export async function serverProject(options: ServerProjectOptions = {}): Promise<ServerProject> {
+  const streamPrefix = `t-cli-${randomBytes(4).toString('hex')}:`;
+  let databaseName: string | null = null;
+  let infrastructure: string;
+  if (options.memory) {
+    infrastructure = '[databases.default]\nprovider = "memory"\n\n[brokers.default]\nprovider = "inline"\n';
+  } else {
+    databaseName = `cli_${randomBytes(6).toString('hex')}`;
+    await admin(`CREATE DATABASE "${databaseName}"`);
+    infrastructure = [
+      '[databases.default]',
+      'provider = "postgresql"',
+      `database_uri = "${SERVER_URI}/${databaseName}"`,
+      'pool_size = 4',
+      '',
+      '[brokers.default]',
+      'provider = "redis"',
+      'uri = "redis://127.0.0.1:6379"',
+      `stream_prefix = "${streamPrefix}"`,
+      'claim_idle_ms = 2000',
+      '',
+    ].join('\n');
+  }
+  const toml = [
+    'module = "domain.ts"',
+    'event_processing = "async"',
+    '',
+    infrastructure,
+    '[server]',
+    'tick_interval = 1',
+    '',
+    '[server.stream_subscription]',
+    'blocking_timeout_ms = 200',
+    'max_retries = 1',
+    'retry_delay_seconds = 0.05',
+    '',
+    '[server.health]',
+    'port = 0',
+    '',
+    '[outbox]',
+    'tick_interval = 0.2',
+    '',
+    options.toml ?? '',
+  ].join('\n');
+  const cwd = tempProject({ 'domain.ts': SHOP_DOMAIN, 'seed.ts': SEED, 'domain.toml': toml, 'tsconfig.json': JSON.stringify(TSCONFIG, null, 2) });
+  const databaseUri = databaseName ? `${SERVER_URI}/${databaseName}` : null;
+
+  const query = async <R extends Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<R[]> => {
+    if (!databaseUri) throw new Error('this project uses the memory database');
+    const client = new pg.Client({ connectionString: databaseUri });
+    await client.connect();
+    try {
+      return (await client.query<R>(sql, params)).rows;
+    } finally {
+      await client.end();
+    }
+  };
+
+  return {
+    cwd,
+    databaseUri,
+    streamPrefix,
+    seed: (customers) => runSeed(cwd, customers),
+    receipts: async () => (await query<{ customer: string }>('SELECT customer FROM receipt ORDER BY customer')).map((r) => r.customer),
+    query,
+    drop: async () => {
+      if (databaseName) await admin(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`);
+    },
+  };
+}
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: `${SERVER_URI}/postgres` });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+function runSeed(cwd: string, customers: string[]): Promise<void> {
+  const child = spawn(process.execPath, ['--conditions=@protean-ts/source', '--import', TSX_LOADER, 'seed.ts', ...customers], {
+    cwd,
+    env: { ...process.env, TSX_TSCONFIG_PATH: path.join(cwd, 'tsconfig.json'), PROTEAN_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`seed exited with ${code}:\n${stderr}`))));
+  });
+}
