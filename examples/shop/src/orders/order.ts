@@ -33,6 +33,7 @@ export class Order extends BaseAggregate {
   @field.string({ required: true, maxLength: 40, description: 'token of the payment method, passed on to the gateway' }) paymentMethod!: string;
   @field.status({
     values: ORDER_STATUSES,
+    required: true,
     transitions: { PLACED: ['CONFIRMED', 'CANCELLED'], CONFIRMED: ['PAID', 'CANCELLED'] },
   })
   status!: OrderStatus;

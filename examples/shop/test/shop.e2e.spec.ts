@@ -1,0 +1,79 @@
+/**
+ * The shop in production shape: `protean-ts server --workers 3` as real processes on
+ * PostgreSQL and Redis, 5,000 orders, one worker killed with SIGKILL halfway through.
+ * Every handler effect must be there exactly once per event and in each order's stream order,
+ * the killed worker must come back, and SIGTERM must end the server with nothing pending.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { differences } from './support/expected-effects.js';
+import { planOrders, seedCatalogue, sendOrders } from './support/order-load.js';
+import { createProductionShop, type ProductionShop } from './support/production-shop.js';
+import { readEffects, waitUntilSettled } from './support/shop-effects.js';
+import { startShopServer, type ShopServer } from './support/shop-server.js';
+import { readStreamBacklog } from './support/stream-backlog.js';
+
+const ORDERS = 5_000;
+const WORKERS = 3;
+const VICTIM = 2;
+
+describe.skipIf(!(await servicesUp(POSTGRES, REDIS)))(`the shop on ${WORKERS} workers`, () => {
+  let shop: ProductionShop;
+  let server: ShopServer;
+  const plans = planOrders(ORDERS, { mix: true });
+
+  beforeAll(async () => {
+    shop = await createProductionShop();
+    await seedCatalogue();
+    server = await startShopServer(WORKERS, shop.env);
+  }, 240_000);
+
+  afterAll(async () => {
+    if (server) await server.stop('SIGKILL');
+    await shop?.dispose();
+  }, 60_000);
+
+  it('handles 5,000 orders with every effect once and in order, through a killed worker', async () => {
+    const victimPid = server.workerPids().get(VICTIM)!;
+    let killed = false;
+    // The warehouse system announces a delivery, twice, on its own stream: counted once.
+    const delivery = JSON.stringify({ delivery_id: 'e2e-delivery-1', sku: 'NEW-ARRIVAL', units: 500, product_name: 'New arrival', unit_price_cents: 1250 });
+    for (let i = 0; i < 2; i++) await shop.redis.client.xadd(`${shop.redis.prefix}warehouse.deliveries`, '*', 'envelope', delivery);
+
+    await sendOrders(plans, {
+      concurrency: 16,
+      onCommitted: (_order, _at, index) => {
+        if (index === ORDERS / 2 && !killed) {
+          killed = true;
+          process.kill(victimPid, 'SIGKILL');
+        }
+      },
+    });
+    expect(killed).toBe(true);
+
+    const restarted = await server.waitForLog((l) => l.msg === 'worker ready' && l.workerId === VICTIM && l.pid !== victimPid, 120_000, `worker ${VICTIM} ready again`);
+    expect(server.logs.some((l) => l.msg === 'worker crashed; restarting' && l.workerId === VICTIM)).toBe(true);
+    expect(restarted.pid).not.toBe(victimPid);
+
+    await waitUntilSettled(shop.db, ORDERS, 420_000);
+    const effects = await readEffects(shop.db);
+
+    expect(differences(plans, effects)).toEqual([]);
+    // Settled means every outbox row was published; none failed or was abandoned.
+    expect(Object.keys(effects.outbox)).toEqual(['published']);
+    expect(effects.stock.get('NEW-ARRIVAL')).toEqual({ onHand: 500, reserved: 0 });
+  }, 600_000);
+
+  it('stops on SIGTERM with exit 0, leaving nothing pending in any consumer group', async () => {
+    const exit = await server.stop('SIGTERM');
+
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(server.logs.find((l) => l.msg === 'supervisor stopped')).toMatchObject({ exitCode: 0 });
+    const backlog = await readStreamBacklog(shop.redis);
+    expect(backlog.unfinished).toEqual([]);
+    expect(backlog.deadLetters).toEqual({});
+    expect(backlog.groups).toEqual(expect.arrayContaining(['shop::order/OrderTimelineProjector', 'shop::order:command/OrderCommands', 'warehouse.deliveries/WarehouseDeliveries']));
+    const errors = server.logs.filter((l) => l.level === 'error');
+    expect(errors).toEqual([]);
+  }, 120_000);
+});

@@ -1,0 +1,47 @@
+/**
+ * The shop as it runs in production (PROTEAN_ENV=production: PostgreSQL and Redis), on a
+ * database and a Redis prefix of its own: tables created with the real `protean-ts db setup`,
+ * and the domain initialised in this process too, to seed stock and send commands.
+ */
+import { domain } from '../../src/domain.js';
+import { createRedisNamespace, REDIS_SERVER, type RedisNamespace } from './redis-namespace.js';
+import { shopCli } from './shop-server.js';
+import { createTempDatabase, type TempDatabase } from './temp-database.js';
+
+export interface ProductionShop {
+  db: TempDatabase;
+  redis: RedisNamespace;
+  /** What every `protean-ts` command of this shop runs with. */
+  env: Record<string, string>;
+  /** Closes the domain and removes the database and the Redis keys. */
+  dispose(): Promise<void>;
+}
+
+export async function createProductionShop(): Promise<ProductionShop> {
+  const db = await createTempDatabase();
+  const redis = await createRedisNamespace();
+  // HEALTH_PORT=0: a free port, so runs in parallel never collide on 8080.
+  const env = { PROTEAN_ENV: 'production', DATABASE_URL: db.uri, REDIS_URL: REDIS_SERVER, REDIS_STREAM_PREFIX: redis.prefix, HEALTH_PORT: '0' };
+  const setup = await shopCli(['db', 'setup'], env);
+  if (setup.code !== 0) throw new Error(`protean-ts db setup failed (exit ${setup.code}):\n${setup.stdout}${setup.stderr}`);
+
+  // domain.init() reads PROTEAN_ENV and the ${VAR}s of domain.toml from process.env.
+  const previous = Object.fromEntries(Object.keys(env).map((key) => [key, process.env[key]]));
+  Object.assign(process.env, env);
+  await domain.close();
+  await domain.init();
+
+  return {
+    db,
+    redis,
+    env,
+    async dispose() {
+      await domain.close();
+      for (const [key, value] of Object.entries(previous)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+      await Promise.allSettled([db.drop(), redis.drop()]);
+    },
+  };
+}

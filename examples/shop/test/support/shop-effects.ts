@@ -1,0 +1,74 @@
+/**
+ * Reads what the handlers did straight from the shop's tables, with plain SQL: the checks do
+ * not trust the framework they check. Table and column names are those `protean-ts db setup`
+ * creates (snake_case; value objects flattened into `<field>_<subfield>` columns).
+ */
+import type { TempDatabase } from './temp-database.js';
+import type { TimelineStep } from '../../src/domain.js';
+
+export interface StoredTimelineEntry {
+  step: TimelineStep;
+  position: number;
+  occurredAt: string;
+  recordedAt: string;
+}
+
+export interface ShopEffects {
+  orders: Map<string, { status: string; reason: string | null; total: number }>;
+  timelines: Map<string, StoredTimelineEntry[]>;
+  reservations: Map<string, { status: string; items: { sku: string; quantity: number }[] }>;
+  payments: Map<string, { status: string; amount: number }>;
+  stock: Map<string, { onHand: number; reserved: number }>;
+  outbox: Record<string, number>;
+}
+
+export async function readEffects(db: TempDatabase): Promise<ShopEffects> {
+  const [orders, timelines, reservations, payments, stock, outbox] = await Promise.all([
+    db.query<{ id: string; status: string; cancellation_reason: string | null; total_amount: string }>('SELECT id, status, cancellation_reason, total_amount FROM "order"'),
+    db.query<{ order_id: string; entries: StoredTimelineEntry[] }>('SELECT order_id, entries FROM order_timeline'),
+    db.query<{ order_id: string; status: string; items: { sku: string; quantity: number }[] }>('SELECT order_id, status, items FROM reservation'),
+    db.query<{ order_id: string; status: string; amount_amount: string }>('SELECT order_id, status, amount_amount FROM payment'),
+    db.query<{ sku: string; on_hand: string; reserved: string }>('SELECT sku, on_hand, reserved FROM stock_item'),
+    db.query<{ status: string; count: string }>('SELECT status, count(*) FROM protean_outbox GROUP BY status'),
+  ]);
+  return {
+    orders: new Map(orders.map((o) => [o.id, { status: o.status, reason: o.cancellation_reason, total: Number(o.total_amount) }])),
+    timelines: new Map(timelines.map((t) => [t.order_id, t.entries])),
+    reservations: new Map(reservations.map((r) => [r.order_id, { status: r.status, items: r.items }])),
+    payments: new Map(payments.map((p) => [p.order_id, { status: p.status, amount: Number(p.amount_amount) }])),
+    stock: new Map(stock.map((s) => [s.sku, { onHand: Number(s.on_hand), reserved: Number(s.reserved) }])),
+    outbox: Object.fromEntries(outbox.map((row) => [row.status, Number(row.count)])),
+  };
+}
+
+export interface Progress {
+  settledOrders: number;
+  settledTimelines: number;
+  /** Cancelled orders whose stock is still held: their release has not run yet. */
+  pendingReleases: number;
+  unpublished: number;
+}
+
+/** How far the flow has come, in one round trip. */
+export async function readProgress(db: TempDatabase): Promise<Progress> {
+  const [row] = await db.query<Record<keyof Progress, string>>(`
+    SELECT
+      (SELECT count(*) FROM "order" WHERE status IN ('PAID', 'CANCELLED')) AS "settledOrders",
+      (SELECT count(*) FROM order_timeline WHERE entries -> -1 ->> 'step' IN ('paid', 'cancelled')) AS "settledTimelines",
+      (SELECT count(*) FROM reservation r JOIN "order" o ON o.id = r.order_id WHERE r.status = 'RESERVED' AND o.status = 'CANCELLED') AS "pendingReleases",
+      (SELECT count(*) FROM protean_outbox WHERE status <> 'published') AS "unpublished"`);
+  return { settledOrders: Number(row!.settledOrders), settledTimelines: Number(row!.settledTimelines), pendingReleases: Number(row!.pendingReleases), unpublished: Number(row!.unpublished) };
+}
+
+/** Polls until `orders` orders have run their whole course, or throws with the last progress seen. */
+export async function waitUntilSettled(db: TempDatabase, orders: number, timeoutMs: number, onProgress?: (p: Progress) => void): Promise<Progress> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const progress = await readProgress(db);
+    onProgress?.(progress);
+    const settled = progress.settledOrders === orders && progress.settledTimelines === orders && progress.pendingReleases === 0 && progress.unpublished === 0;
+    if (settled) return progress;
+    if (Date.now() > deadline) throw new Error(`not settled after ${timeoutMs} ms: ${JSON.stringify(progress)} of ${orders} orders`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
