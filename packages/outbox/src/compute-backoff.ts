@@ -29,7 +29,7 @@ export function computeBackoff(attempt: number, retry: OutboxRetryConfig, random
 export function checkRetryConfig(retry: OutboxRetryConfig): void {
   const nonNegative = (key: keyof OutboxRetryConfig, value: unknown) => {
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      throw new OutboxConfigError(`retry.${key}`, `must be a number of at least 0, got ${String(value)}`);
+      throw new OutboxConfigError(`retry.${String(key)}`, `must be a number of at least 0, got ${String(value)}`);
     }
   };
   if (!Number.isSafeInteger(retry.max_attempts) || retry.max_attempts < 1) {
