@@ -34,6 +34,8 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
   /** Table name → the element that owns it, across every aggregate of this provider. */
   private readonly tableOwners = new Map<string, string>();
   private outboxStore: PostgresOutboxStore | undefined;
+  /** Set by close(): nothing reopens the pool behind the caller's back until connect(). */
+  private closed = false;
 
   constructor(
     readonly name: string,
@@ -60,6 +62,7 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
 
   /** Opens the pool and checks the database answers; a `DatabaseConnectionError` when it does not. */
   async connect(): Promise<void> {
+    this.closed = false;
     await this.connection();
   }
 
@@ -140,6 +143,7 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     const pool = this.pool ?? (await this.opening?.catch(() => undefined));
     this.pool = undefined;
     this.opening = undefined;
@@ -177,6 +181,9 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
 
   private connection(): Promise<ConnectionPool> {
     if (this.pool) return Promise.resolve(this.pool);
+    if (this.closed) {
+      return Promise.reject(new TransactionStateError(`PostgreSQL database "${this.name}" is closed; call connect() (domain.init()) first`));
+    }
     this.opening ??= ConnectionPool.open(this.settings).then(
       (pool) => {
         this.pool = pool;

@@ -80,6 +80,17 @@ describe.skipIf(!up)('PostgreSQL transactions', () => {
     expect(await count()).toBe(2);
   });
 
+  it('stays closed after close() until connect() opens it again', async () => {
+    const other = new PostgresProvider('second', { provider: 'postgresql', database_uri: fixture.db.uri, managed: true, pool_size: 1 });
+    await other.connect();
+    await other.close();
+    expect(await other.ping()).toBe(false);
+    await expect(other.begin()).rejects.toThrow(/PostgreSQL database "second" is closed; call connect\(\)/);
+    await other.connect();
+    expect(await other.ping()).toBe(true);
+    await other.close();
+  });
+
   it('refuses a transaction opened by another provider', async () => {
     const other = new MemoryProvider('elsewhere');
     const foreign = await other.begin();
