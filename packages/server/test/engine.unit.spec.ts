@@ -179,6 +179,17 @@ describe('Engine (memory database, inline broker)', () => {
     expect(shop.domain.runtime.isReady).toBe(false);
   });
 
+  it('a stop that arrives while it is starting waits for start, then leaves nothing running', async () => {
+    const shop = makeShop('Shop12', config);
+    engine = new Engine(shop.domain, { health: false });
+    const starting = engine.start();
+    await engine.stop();
+    await starting;
+    expect(engine.subscriptionStatuses().every((s) => s.state === 'stopped')).toBe(true);
+    expect(shop.domain.runtime.isReady).toBe(false);
+    expect(messages('engine stopped')).toHaveLength(1);
+  });
+
   it('serves health: ready with every database, broker and subscription named', async () => {
     const shop = makeShop('Shop11', config);
     engine = new Engine(shop.domain);

@@ -43,6 +43,7 @@ export class Engine {
   private healthServer: HealthServer | null = null;
   private healthPort: number | null = null;
   private readonly stopping = new AbortController();
+  private starting: Promise<void> | null = null;
   private stopped: Promise<void> | null = null;
 
   constructor(
@@ -62,16 +63,27 @@ export class Engine {
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error(`The Engine was already started (state: ${this.state}); create a new Engine to start again`);
     this.state = 'starting';
+    this.starting = this.startParts();
+    return this.starting;
+  }
+
+  private async startParts(): Promise<void> {
     const { domain } = this;
     if (!domain.runtime.isReady) await domain.init(this.options.init);
     await checkInfrastructure(domain);
     const plan = planSubscriptions(domain);
 
-    this.processors = createOutboxProcessors(domain, { workerId: this.consumer, logger: this.log.child({}, 'outbox') });
-    for (const processor of this.processors) await processor.start();
+    const processors = createOutboxProcessors(domain, { workerId: this.consumer, logger: this.log.child({}, 'outbox') });
+    for (const processor of processors) {
+      if (this.stopping.signal.aborted) return;
+      await processor.start();
+      this.processors.push(processor);
+    }
+    if (this.stopping.signal.aborted) return;
     for (const entry of plan) this.subscriptions.push(this.subscribe(entry));
     for (const { sub } of this.subscriptions) sub.start();
     if (this.options.health !== false) await this.startHealth();
+    if (this.stopping.signal.aborted) return;
 
     this.state = 'running';
     this.log.info('engine started', {
@@ -163,8 +175,10 @@ export class Engine {
       this.state = 'stopped';
       return;
     }
-    this.state = 'stopping';
     this.stopping.abort();
+    // A signal during start: let start reach a step boundary, so nothing it opens is left behind.
+    await this.starting?.catch(() => undefined);
+    this.state = 'stopping';
     const started = Date.now();
     // Subscriptions first: their handlers may still commit outbox rows the processors should relay.
     await Promise.all(this.subscriptions.map(({ sub }) => sub.stop()));

@@ -105,7 +105,13 @@ export class ConsumerLoop implements Subscription {
         if (!this.stopping) this.state = 'running';
         await this.processBatch(batch, reclaimed);
       } catch (err) {
-        if (this.stopping || err instanceof BrokerClosedError) break;
+        if (this.stopping) break;
+        if (err instanceof BrokerClosedError) {
+          // Only the Engine closes brokers, after stopping us; anything else is a bug to surface.
+          this.lastError = errorText(err, 500);
+          this.log.error('the broker was closed under a running subscription; it stops', { error: err });
+          break;
+        }
         failures += 1;
         const delayMs = backoffDelay(failures);
         this.state = 'backing-off';
