@@ -118,6 +118,18 @@ describe('Engine (memory database, inline broker)', () => {
     expect(await broker.listDeadLetters('shop6::order')).toEqual([]);
   });
 
+  it('with blocking_timeout_ms = 0, pauses tick_interval after an empty read and still delivers', async () => {
+    const shop = makeShop('Shop13', {
+      ...config,
+      server: { ...config.server, tick_interval: 0.05, stream_subscription: { ...config.server.stream_subscription, blocking_timeout_ms: 0 } },
+    });
+    engine = new Engine(shop.domain, { health: false });
+    await engine.start();
+    await new Promise((r) => setTimeout(r, 100));
+    await shop.domain.process(shop.PlaceOrder.create({ customer: 'Gus' }), { asynchronous: true });
+    await eventually(() => shop.probe.placed.includes('Gus'));
+  });
+
   it('hands raw messages of a subscriber stream to the subscriber', async () => {
     const shop = makeShop('Shop7', config);
     engine = new Engine(shop.domain, { health: false });

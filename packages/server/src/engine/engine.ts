@@ -153,6 +153,7 @@ export class Engine {
       consumer: this.consumer,
       settings: server.stream_subscription,
       batchSize: server.messages_per_tick,
+      tickIntervalMs: server.tick_interval * 1000,
       reclaimIntervalMs: this.options.reclaimIntervalMs ?? 30_000,
       logger: this.log.child({ handler: entry.cls.name }, 'subscription'),
     };

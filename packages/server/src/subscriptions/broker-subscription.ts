@@ -16,6 +16,7 @@ export interface BrokerSubscriptionOptions {
   consumer: string;
   settings: StreamSubscriptionConfig;
   batchSize: number;
+  tickIntervalMs: number;
   reclaimIntervalMs: number;
   logger: Logger;
 }
@@ -31,6 +32,7 @@ export function createBrokerSubscription(options: BrokerSubscriptionOptions): Co
     consumer: options.consumer,
     settings: options.settings,
     batchSize: options.batchSize,
+    tickIntervalMs: options.tickIntervalMs,
     reclaimIdleMs: options.broker.claimIdleMs,
     reclaimIntervalMs: options.reclaimIntervalMs,
     logger: options.logger,

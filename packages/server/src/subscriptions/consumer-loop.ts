@@ -23,6 +23,8 @@ export interface ConsumerLoopOptions {
   settings: StreamSubscriptionConfig;
   /** Messages per read. */
   batchSize: number;
+  /** Pause after an empty read when the read could not block (`server.tick_interval`). */
+  tickIntervalMs: number;
   /** A message pending this long without an ack belongs to a dead consumer and is taken over. */
   reclaimIdleMs: number;
   /** How often to look for such messages. */
@@ -72,6 +74,11 @@ export class ConsumerLoop implements Subscription {
     return { name, kind, stream, group, broker: broker.name, state: this.state, lastError: this.lastError, ...this.counters };
   }
 
+  /** Whether an empty read already waited `blocking_timeout_ms`; if not, the loop pauses itself. */
+  private get readsBlock(): boolean {
+    return this.options.settings.blocking_timeout_ms > 0 && this.options.broker.has('BLOCKING_READ');
+  }
+
   private get stopping(): boolean {
     return this.abort.signal.aborted;
   }
@@ -104,6 +111,7 @@ export class ConsumerLoop implements Subscription {
         this.lastError = null;
         if (!this.stopping) this.state = 'running';
         await this.processBatch(batch, reclaimed);
+        if (batch.length === 0 && !this.readsBlock) await abortableSleep(Math.max(10, this.options.tickIntervalMs), this.abort.signal);
       } catch (err) {
         if (this.stopping) break;
         if (err instanceof BrokerClosedError) {

@@ -27,6 +27,7 @@ export interface StreamSubscriptionOptions {
   consumer: string;
   settings: StreamSubscriptionConfig;
   batchSize: number;
+  tickIntervalMs: number;
   reclaimIntervalMs: number;
   logger: Logger;
 }
@@ -50,6 +51,7 @@ export function createStreamSubscription(options: StreamSubscriptionOptions): Co
     consumer: options.consumer,
     settings: options.settings,
     batchSize: options.batchSize,
+    tickIntervalMs: options.tickIntervalMs,
     reclaimIdleMs: options.broker.claimIdleMs,
     reclaimIntervalMs: options.reclaimIntervalMs,
     isPermanent: isPermanentMessageError,
