@@ -98,6 +98,15 @@ describe.skipIf(!up)('PostgreSQL child entities', () => {
     expect((await dao.get(order.id))!.lines!.map((l) => l.sku)).toEqual(['FRESH']);
   });
 
+  it('writes none of the children of a new aggregate whose identity is already stored', async () => {
+    const first = Order.create({ customer: 'Ann', lines: [line('A', ['a1'])] });
+    await dao.save(first, -1);
+    const impostor = Order.create({ id: first.id, customer: 'Eve', lines: [line('X', ['x1']), line('Y')], shipment: Shipment.create({ carrier: 'DHL' }) });
+    await expect(dao.save(impostor, -1)).rejects.toThrow(/already exists/);
+    expect([await rows('order_line'), await rows('line_note'), await rows('shipment')]).toEqual([1, 1, 0]);
+    expect((await dao.get(first.id))!.customer).toBe('Ann');
+  });
+
   it('reports a child whose identity is already stored as a unique violation naming the entity', async () => {
     const shared = line('A');
     await dao.save(Order.create({ customer: 'Ann', lines: [shared] }), -1);

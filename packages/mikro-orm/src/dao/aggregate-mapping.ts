@@ -6,6 +6,7 @@
 import type { AggregateSchema } from '@protean-ts/core';
 import type { AggregateTableModel, ColumnModel, TableModel } from '../schema/table-model.js';
 import { tablesOf } from '../schema/table-model.js';
+import { AggregateInsertSql } from './aggregate-insert-sql.js';
 import { AggregateSql } from './aggregate-sql.js';
 import { AggregateTreeMapper } from './aggregate-tree-mapper.js';
 import { FilterCompiler } from './filter-compiler.js';
@@ -17,6 +18,7 @@ export interface ColumnOwner {
 
 export class AggregateMapping<T = object> {
   readonly sql: AggregateSql;
+  readonly inserts: AggregateInsertSql;
   readonly tree: AggregateTreeMapper;
   readonly filters: FilterCompiler;
   private readonly columnsByTable = new Map<string, { table: TableModel; columns: Map<string, ColumnModel> }>();
@@ -27,6 +29,7 @@ export class AggregateMapping<T = object> {
     pgSchema: string,
   ) {
     this.sql = new AggregateSql(model, pgSchema);
+    this.inserts = new AggregateInsertSql(model, pgSchema);
     this.tree = new AggregateTreeMapper(model);
     this.filters = new FilterCompiler(schema.name, model, schema.fields);
     for (const table of tablesOf(model)) {

@@ -24,10 +24,12 @@ export class AggregateSql {
   readonly select: string;
   readonly selectById: string;
   readonly countFrom: string;
+  /** The non-primary columns the update sets, in `update`'s order (identity goes in the WHERE). */
+  readonly updateColumnIndexes: readonly number[];
   private readonly childInserts = new Map<ChildTableModel, Map<number, string>>();
 
   constructor(
-    private readonly model: AggregateTableModel,
+    model: AggregateTableModel,
     private readonly pgSchema: string,
   ) {
     const m = model;
@@ -43,12 +45,9 @@ export class AggregateSql {
     this.select = `SELECT ${selected.join(', ')} FROM ${this.table} t0`;
     this.selectById = `${this.select} WHERE t0.${id} = ?`;
     this.countFrom = `SELECT count(*)::int AS n FROM ${this.table} t0`;
+    this.updateColumnIndexes = m.columns.flatMap((c, i) => (c.primary ? [] : [i]));
   }
 
-  /** The non-primary columns the update sets, in `update`'s order (identity goes in the WHERE). */
-  get updateColumnIndexes(): number[] {
-    return this.model.columns.flatMap((c, i) => (c.primary ? [] : [i]));
-  }
 
   /** `DELETE FROM <child> WHERE <parent key> = ?` (grandchildren go by ON DELETE CASCADE). */
   childDelete(child: ChildTableModel): string {

@@ -17,6 +17,8 @@ interface PlainElement {
 type PlainBuilder<T> = { fromPlain(plain: Record<string, unknown>, options?: { version?: number }): T };
 
 const UNIQUE_VIOLATION = '23505';
+/** PostgreSQL accepts at most 65535 bound parameters per statement. */
+const MAX_PARAMS = 65_535;
 
 export class PostgresAggregateDao<T extends object> implements AggregateDao<T> {
   constructor(
@@ -40,16 +42,16 @@ export class PostgresAggregateDao<T extends object> implements AggregateDao<T> {
     const params = tree.rootParams(plain);
     try {
       if (expectedVersion === -1) {
-        const inserted = await this.executor.execute(sql.insert, [...params, 0]);
-        if (inserted.rowCount === 0) throw new ExpectedVersionError(schema.name, key, -1, await this.storedVersion(key));
+        if (!(await this.insertAll(plain, params))) throw new ExpectedVersionError(schema.name, key, -1, await this.storedVersion(key));
       } else {
         const values = sql.updateColumnIndexes.map((i) => params[i]);
         values.push(expectedVersion + 1, key, expectedVersion);
         const updated = await this.executor.execute(sql.update, values);
         if (updated.rowCount === 0) throw new ExpectedVersionError(schema.name, key, expectedVersion, await this.storedVersion(key));
+        // Children are replaced: cheaper than diffing, and ids are kept. Grandchildren go by CASCADE.
         for (const child of this.mapping.model.children) await this.executor.execute(sql.childDelete(child), [key]);
+        await this.insertChildren(plain);
       }
-      await this.insertChildren(plain);
     } catch (error) {
       throw this.translate(error);
     }
@@ -73,6 +75,28 @@ export class PostgresAggregateDao<T extends object> implements AggregateDao<T> {
   async delete(id: string): Promise<boolean> {
     const result = await this.executor.execute(this.mapping.sql.deleteById, [String(id)]);
     return result.rowCount > 0;
+  }
+
+  /**
+   * Inserts a new aggregate and its children, in one statement when the parameters fit in one;
+   * false when the identity is already stored (nothing is written then).
+   */
+  private async insertAll(plain: PlainObject, rootParams: unknown[]): Promise<boolean> {
+    const { sql, tree, inserts } = this.mapping;
+    const children = tree.childRows(plain);
+    const params = rootParams;
+    params.push(0);
+    if (children.length === 0) return (await this.executor.execute(sql.insert, params)).rowCount > 0;
+    let total = params.length;
+    for (const child of children) total += child.rows.length * (child.rows[0]?.length ?? 0);
+    if (total > MAX_PARAMS) {
+      if ((await this.executor.execute(sql.insert, params)).rowCount === 0) return false;
+      await this.insertChildren(plain);
+      return true;
+    }
+    for (const child of children) for (const row of child.rows) for (const value of row) params.push(value);
+    const { rows } = await this.executor.execute<{ n: number }>(inserts.sql(children), params);
+    return rows[0]!.n > 0;
   }
 
   private async insertChildren(plain: PlainObject): Promise<void> {
