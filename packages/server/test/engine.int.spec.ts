@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
 import type { Broker, Domain, OutboxCounts } from '@protean-ts/core';
 import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
 import { Engine } from '../src/engine/engine.js';
@@ -131,6 +132,41 @@ describe.skipIf(!up)('Engine against PostgreSQL and Redis', () => {
       engine = null;
       await stopProcess(redis);
       await own.drop();
+    }
+  });
+
+  it('regression: a pending entry that reclaim cannot decode (no envelope) does not stop the subscription reading new messages', async () => {
+    const prefix = uniquePrefix('foreign');
+    const shop = makeShop('Foreign', shopConfig(db, { uri: REDIS_URI, stream_prefix: prefix, claim_idle_ms: 100 }));
+    await setupTables(shop.domain);
+    engine = new Engine(shop.domain, { health: false, reclaimIntervalMs: 200 });
+    await engine.start();
+    const redis = new Redis(REDIS_URI);
+    try {
+      // Another system writes to the subscriber's stream in its own format.
+      await redis.xadd(`${prefix}payments-gateway`, '*', 'payment', 'p-0');
+      const broker = shop.domain.brokers.get('default')!;
+      // Delivered (the read that got it failed), so it is pending in the group from now on.
+      await eventually(async () => (await broker.groupStatus('payments-gateway', 'GatewayCallbacks')).pending === 1);
+      const envelope = (paymentId: string) => ({
+        data: { paymentId },
+        metadata: {
+          headers: { id: paymentId, time: new Date().toISOString(), type: 'Gateway.PaymentCaptured.v1', stream: 'payments-gateway' },
+          envelope: { specversion: '1.0' as const },
+          domain: { fqn: 'Gateway.PaymentCaptured', kind: 'EVENT' as const, streamCategory: 'payments-gateway', version: 1 },
+          extensions: {},
+        },
+      });
+      await broker.publish({ stream: 'payments-gateway', envelope: envelope('p-1') });
+      await eventually(() => shop.probe.received.length === 1);
+      // By now the foreign entry is pending and idle past claim_idle_ms, so every reclaim trips on it.
+      await new Promise((r) => setTimeout(r, 1500));
+      await broker.publish({ stream: 'payments-gateway', envelope: envelope('p-2') });
+      await eventually(() => shop.probe.received.length === 2, 10_000);
+      expect(shop.probe.received.map((p) => (p.data as { paymentId: string }).paymentId)).toEqual(['p-1', 'p-2']);
+      expect(engine.subscriptionStatuses().find((s) => s.name === 'GatewayCallbacks')!.state).toBe('running');
+    } finally {
+      redis.disconnect();
     }
   });
 

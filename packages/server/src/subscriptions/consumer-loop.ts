@@ -99,10 +99,12 @@ export class ConsumerLoop implements Subscription {
         let batch: ReceivedMessage[] = [];
         let reclaimed = false;
         if (Date.now() >= nextReclaimAt) {
-          batch = await broker.reclaim(stream, group, consumer, this.options.reclaimIdleMs, batchSize);
+          // Scheduled before the call: a reclaim that keeps failing must not starve the reads.
+          nextReclaimAt = Date.now() + this.options.reclaimIntervalMs;
+          batch = await this.reclaim();
           reclaimed = batch.length > 0;
           // A full batch means more may be waiting: look again right away.
-          nextReclaimAt = batch.length === batchSize ? 0 : Date.now() + this.options.reclaimIntervalMs;
+          if (batch.length === batchSize) nextReclaimAt = 0;
           if (reclaimed) this.log.info('took over messages left pending by a stopped consumer', { count: batch.length });
         }
         if (!reclaimed) batch = await broker.read(stream, group, consumer, { count: batchSize, blockMs: settings.blocking_timeout_ms });
@@ -131,6 +133,17 @@ export class ConsumerLoop implements Subscription {
     }
     this.state = 'stopped';
     this.log.info('subscription stopped', { ...this.counters });
+  }
+
+  /** Pending messages of dead consumers; a failure is logged and the loop goes on reading new ones. */
+  private async reclaim(): Promise<ReceivedMessage[]> {
+    const { broker, stream, group, consumer, batchSize, reclaimIdleMs } = this.options;
+    try {
+      return await broker.reclaim(stream, group, consumer, reclaimIdleMs, batchSize);
+    } catch (err) {
+      this.log.warn('taking over pending messages failed; reading new ones meanwhile', { error: err });
+      return [];
+    }
   }
 
   private async processBatch(batch: readonly ReceivedMessage[], reclaimed: boolean): Promise<void> {
