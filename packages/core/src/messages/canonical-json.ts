@@ -3,18 +3,22 @@
  * always give the same bytes, which is what makes an envelope checksum verifiable after the
  * message crossed a database and a broker that may reorder keys.
  */
+
+// Messages are shallow; a depth this large means a cycle (cheaper to detect than tracking objects).
+const MAX_DEPTH = 200;
+
 export function canonicalJson(value: unknown): string {
-  return write(value, new Set()) ?? 'null';
+  return write(value, 0) ?? 'null';
 }
 
 // Returns undefined for values JSON leaves out of objects (undefined, functions, symbols).
-function write(value: unknown, ancestors: Set<object>): string | undefined {
+function write(value: unknown, depth: number): string | undefined {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'string':
       return JSON.stringify(value);
     case 'number':
-      return Number.isFinite(value) ? JSON.stringify(value) : 'null';
+      return Number.isFinite(value) ? String(value === 0 ? 0 : value) : 'null';
     case 'boolean':
       return value ? 'true' : 'false';
     case 'bigint':
@@ -24,21 +28,24 @@ function write(value: unknown, ancestors: Set<object>): string | undefined {
     case 'symbol':
       return undefined;
   }
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'null' : JSON.stringify(value.toISOString());
-  const obj = value as object;
-  if (ancestors.has(obj)) throw new TypeError('canonicalJson: the value contains a cycle and cannot be serialized');
-  ancestors.add(obj);
-  try {
-    const withJson = obj as { toJSON?: () => unknown };
-    if (typeof withJson.toJSON === 'function') return write(withJson.toJSON(), ancestors);
-    if (Array.isArray(obj)) return `[${obj.map((item) => write(item, ancestors) ?? 'null').join(',')}]`;
-    const entries: string[] = [];
-    for (const key of Object.keys(obj).sort()) {
-      const item = write((obj as Record<string, unknown>)[key], ancestors);
-      if (item !== undefined) entries.push(`${JSON.stringify(key)}:${item}`);
-    }
-    return `{${entries.join(',')}}`;
-  } finally {
-    ancestors.delete(obj);
+  if (depth > MAX_DEPTH) throw new TypeError(`canonicalJson: the value nests deeper than ${MAX_DEPTH} levels; it probably contains a cycle`);
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'null' : `"${value.toISOString()}"`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + (write(value[i], depth + 1) ?? 'null');
+    return `${out}]`;
   }
+  const withJson = value as { toJSON?: () => unknown };
+  if (typeof withJson.toJSON === 'function') return write(withJson.toJSON(), depth + 1);
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj).sort();
+  let out = '{';
+  let first = true;
+  for (const key of keys) {
+    const item = write(obj[key], depth + 1);
+    if (item === undefined) continue;
+    out += `${first ? '' : ','}${JSON.stringify(key)}:${item}`;
+    first = false;
+  }
+  return `${out}}`;
 }

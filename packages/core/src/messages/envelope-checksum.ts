@@ -8,6 +8,10 @@ import type { MessageEnvelope } from './envelope.js';
 
 export function envelopeChecksum(envelope: MessageEnvelope): string {
   const { checksum: _ignored, ...envelopeInfo } = envelope.metadata.envelope;
-  const hashed = { data: envelope.data, metadata: { ...envelope.metadata, envelope: envelopeInfo } };
-  return createHash('sha256').update(canonicalJson(hashed), 'utf8').digest('hex');
+  return checksumOfCanonical(canonicalJson({ data: envelope.data, metadata: { ...envelope.metadata, envelope: envelopeInfo } }));
+}
+
+/** sha256 hex of canonical JSON text already built without the checksum. */
+export function checksumOfCanonical(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
 }

@@ -5,7 +5,7 @@
  */
 import { MessageWithoutMetadataError } from '../errors/message-without-metadata.error.js';
 import { canonicalJson } from './canonical-json.js';
-import { envelopeChecksum } from './envelope-checksum.js';
+import { checksumOfCanonical } from './envelope-checksum.js';
 import type { MessageEnvelope, MessageMetadata } from './envelope.js';
 
 /** What serialization needs from a message: its plain data and the metadata stamped on it. */
@@ -17,9 +17,12 @@ export interface SerializableMessage {
 export function serializeMessage(message: SerializableMessage): MessageEnvelope {
   const metadata = message._metadata;
   if (!metadata) throw new MessageWithoutMetadataError(message.constructor.name);
-  // Canonical round trips make the envelope plain (no Dates, no undefined) with sorted keys, so
-  // serializing the same message twice gives identical bytes even with JSON.stringify.
-  const envelope = JSON.parse(canonicalJson({ data: message.toPlain(), metadata })) as MessageEnvelope;
-  envelope.metadata.envelope = { ...envelope.metadata.envelope, checksum: envelopeChecksum(envelope) };
-  return JSON.parse(canonicalJson(envelope)) as MessageEnvelope;
+  const { checksum: _stale, ...envelopeInfo } = metadata.envelope;
+  // One canonical pass gives both the hashed text and (parsed back) a plain envelope with
+  // sorted keys, so serializing the same message twice gives identical bytes.
+  const text = canonicalJson({ data: message.toPlain(), metadata: { ...metadata, envelope: envelopeInfo } });
+  const envelope = JSON.parse(text) as MessageEnvelope;
+  const info: Record<string, unknown> = { ...envelope.metadata.envelope, checksum: checksumOfCanonical(text) };
+  envelope.metadata.envelope = Object.fromEntries(Object.keys(info).sort().map((key) => [key, info[key]])) as MessageEnvelope['metadata']['envelope'];
+  return envelope;
 }

@@ -30,7 +30,7 @@ export class MemoryAggregateDao<T extends object> implements AggregateDao<T> {
   }
 
   async get(id: string): Promise<T | undefined> {
-    const record = this.visible().get(String(id));
+    const record = this.visibleRecord(String(id));
     return record ? this.rebuild(record) : undefined;
   }
 
@@ -42,12 +42,11 @@ export class MemoryAggregateDao<T extends object> implements AggregateDao<T> {
       throw new TypeError(`${this.schema.name} has no value in its identity field "${this.schema.identityField}"; it cannot be saved`);
     }
     const key = String(id);
-    const visible = this.visible();
-    const current = visible.get(key)?.version ?? null;
+    const current = this.visibleRecord(key)?.version ?? null;
     if (expectedVersion === -1 ? current !== null : current !== expectedVersion) {
       throw new ExpectedVersionError(this.schema.name, key, expectedVersion, current);
     }
-    this.checkUnique(visible, key, data);
+    this.checkUnique(key, data);
     const staged = this.tx.staged(this.schema.tableName);
     const baseVersion = staged.has(key) ? staged.get(key)!.baseVersion : (this.tables.table(this.schema.tableName).get(key)?.version ?? null);
     staged.set(key, {
@@ -63,7 +62,7 @@ export class MemoryAggregateDao<T extends object> implements AggregateDao<T> {
     checkPaging(this.schema.name, spec);
     const matches = compileFilter(this.schema.name, this.fields, spec.filter);
     const order = compileOrder(this.schema.name, this.fields, spec.orderBy);
-    let records = [...this.visible().values()].filter((r) => matches(r.data));
+    let records = [...this.visible()].filter((r) => matches(r.data));
     if (order) records = records.sort((a, b) => order(a.data, b.data));
     const start = spec.offset ?? 0;
     const end = spec.limit === undefined ? undefined : start + spec.limit;
@@ -73,37 +72,49 @@ export class MemoryAggregateDao<T extends object> implements AggregateDao<T> {
   async count(filter?: Filter<T>): Promise<number> {
     const matches = compileFilter(this.schema.name, this.fields, filter);
     let n = 0;
-    for (const record of this.visible().values()) if (matches(record.data)) n += 1;
+    for (const record of this.visible()) if (matches(record.data)) n += 1;
     return n;
   }
 
   async delete(id: string): Promise<boolean> {
     this.tx.assertActive(`delete ${this.schema.name}`);
     const key = String(id);
-    if (!this.visible().has(key)) return false;
+    if (!this.visibleRecord(key)) return false;
     const staged = this.tx.staged(this.schema.tableName);
     const baseVersion = staged.has(key) ? staged.get(key)!.baseVersion : (this.tables.table(this.schema.tableName).get(key)?.version ?? null);
     staged.set(key, { kind: 'delete', baseVersion });
     return true;
   }
 
-  /** Committed records overlaid with this transaction's staged writes, in insertion order. */
-  private visible(): Map<string, MemoryRecord> {
-    const view = new Map(this.tables.table(this.schema.tableName));
-    const staged: Map<string, StagedWrite> | undefined = this.tx.writes.get(this.schema.tableName);
-    for (const [id, write] of staged ?? []) {
-      if (write.kind === 'delete') view.delete(id);
-      else view.set(id, write.record);
-    }
-    return view;
+  /** One record as this transaction sees it: its staged write, else the committed record. */
+  private visibleRecord(id: string): MemoryRecord | undefined {
+    const write = this.staged()?.get(id);
+    if (write) return write.kind === 'put' ? write.record : undefined;
+    return this.tables.table(this.schema.tableName).get(id);
   }
 
-  private checkUnique(visible: Map<string, MemoryRecord>, id: string, data: PlainRecord): void {
+  /** Committed records overlaid with this transaction's staged writes, in insertion order, without copying the table. */
+  private *visible(): Generator<MemoryRecord> {
+    const committed = this.tables.table(this.schema.tableName);
+    const staged = this.staged();
+    for (const [id, record] of committed) {
+      const write = staged?.get(id);
+      if (!write) yield record;
+      else if (write.kind === 'put') yield write.record;
+    }
+    for (const [id, write] of staged ?? []) if (write.kind === 'put' && !committed.has(id)) yield write.record;
+  }
+
+  private staged(): Map<string, StagedWrite> | undefined {
+    return this.tx.writes.get(this.schema.tableName);
+  }
+
+  private checkUnique(id: string, data: PlainRecord): void {
     for (const field of this.uniqueFields) {
       const value = data[field];
       if (value === undefined || value === null) continue;
-      for (const [otherId, other] of visible) {
-        if (otherId !== id && sameValue(other.data[field], value)) throw new UniqueViolationError(this.schema.name, field, value);
+      for (const other of this.visible()) {
+        if (other.id !== id && sameValue(other.data[field], value)) throw new UniqueViolationError(this.schema.name, field, value);
       }
     }
   }

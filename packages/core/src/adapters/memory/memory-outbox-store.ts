@@ -18,6 +18,7 @@ import type {
   OutboxStore,
 } from '../../ports/outbox-store.js';
 import { MemoryTransaction } from './memory-transaction.js';
+import { OutboxPartitions } from './memory-outbox-partitions.js';
 import { validateOutboxRows } from './outbox-row-checks.js';
 
 /** A row plus the time of its last status change (abandoned rows are cleaned up by it). */
@@ -31,8 +32,13 @@ const UNFINISHED: ReadonlySet<OutboxStatus> = new Set(['pending', 'processing', 
 const log = getLogger('outbox.memory');
 
 export class MemoryOutboxStore implements OutboxStore {
-  // Insertion order is id order, which list/claim rely on.
+  // Insertion order is id order, which list relies on.
   private readonly rows = new Map<string, StoredRow>();
+  // Rows still to publish (pending, processing, failed), indexed for claims, so published rows
+  // kept for the retention period cost nothing per tick.
+  private readonly partitions = new OutboxPartitions<StoredRow>();
+  /** `uniqueKey` of every stored row, for the (message, broker) uniqueness check. */
+  private readonly messageKeys = new Set<string>();
   private nextId = 1;
   private readonly listeners = new Set<() => void>();
 
@@ -57,7 +63,7 @@ export class MemoryOutboxStore implements OutboxStore {
     const createdAt = new Date(this.now());
     for (const row of rows) {
       const id = String(this.nextId++);
-      this.rows.set(id, {
+      const stored: StoredRow = {
         ...row,
         id,
         status: 'pending',
@@ -72,7 +78,10 @@ export class MemoryOutboxStore implements OutboxStore {
         correlationId: row.correlationId ?? null,
         causationId: row.causationId ?? null,
         updatedAt: createdAt,
-      });
+      };
+      this.rows.set(id, stored);
+      this.partitions.add(stored);
+      this.messageKeys.add(uniqueKey(stored));
     }
     // Like NOTIFY, listeners run after the commit returns, never inside it.
     setImmediate(() => this.notify());
@@ -80,11 +89,7 @@ export class MemoryOutboxStore implements OutboxStore {
 
   async claimBatch(request: ClaimRequest): Promise<OutboxRow[]> {
     const now = this.now();
-    const heads = this.headsOfPartitions(request.targetBroker);
-    const claimable = [...heads.values()]
-      .filter((row) => isDue(row, now))
-      .sort((a, b) => b.priority - a.priority || Number(a.id) - Number(b.id))
-      .slice(0, Math.max(0, request.limit));
+    const claimable = this.partitions.takeDueHeads(request.targetBroker, request.limit, (row) => isDue(row, now));
     const lockedUntil = new Date(now + request.lockMs);
     for (const row of claimable) {
       row.status = 'processing';
@@ -166,6 +171,9 @@ export class MemoryOutboxStore implements OutboxStore {
       row.lockedBy = null;
       row.lockedUntil = null;
       row.updatedAt = now;
+      // A failed row is still indexed; an abandoned one comes back.
+      this.partitions.remove(row);
+      this.partitions.add(row);
       changed += 1;
     }
     return changed;
@@ -180,11 +188,10 @@ export class MemoryOutboxStore implements OutboxStore {
 
   // Like the PostgreSQL table's UNIQUE (message_id, target_broker): a message is relayed once per broker.
   private checkUnique(tx: MemoryTransaction, rows: readonly NewOutboxRow[]): void {
-    const taken = new Set([...tx.outboxRows].map(uniqueKey));
-    for (const row of this.rows.values()) taken.add(uniqueKey(row));
+    const taken = new Set(tx.outboxRows.map(uniqueKey));
     for (const row of rows) {
       const key = uniqueKey(row);
-      if (taken.has(key)) {
+      if (taken.has(key) || this.messageKeys.has(key)) {
         throw new DuplicateOutboxMessageError(row.messageId, row.targetBroker);
       }
       taken.add(key);
@@ -194,6 +201,8 @@ export class MemoryOutboxStore implements OutboxStore {
   /** Forgets every row (used by `truncate` and tests). */
   clear(): void {
     this.rows.clear();
+    this.partitions.clear();
+    this.messageKeys.clear();
   }
 
   private notify(): void {
@@ -206,19 +215,6 @@ export class MemoryOutboxStore implements OutboxStore {
     }
   }
 
-  /** The earliest unfinished row of each partition key of one broker: only these may be claimed. */
-  private headsOfPartitions(targetBroker: string): Map<string, StoredRow> {
-    const heads = new Map<string, StoredRow>();
-    for (const row of this.rows.values()) {
-      if (row.targetBroker !== targetBroker || !UNFINISHED.has(row.status)) continue;
-      const head = heads.get(row.partitionKey);
-      if (!head || row.sequence < head.sequence || (row.sequence === head.sequence && Number(row.id) < Number(head.id))) {
-        heads.set(row.partitionKey, row);
-      }
-    }
-    return heads;
-  }
-
   private updateHeld(workerId: string, ids: readonly string[], change: (row: StoredRow) => void): number {
     const now = new Date(this.now());
     let changed = 0;
@@ -229,6 +225,7 @@ export class MemoryOutboxStore implements OutboxStore {
       row.lockedBy = null;
       row.lockedUntil = null;
       row.updatedAt = now;
+      if (!UNFINISHED.has(row.status)) this.partitions.remove(row);
       changed += 1;
     }
     return changed;
@@ -242,7 +239,10 @@ export class MemoryOutboxStore implements OutboxStore {
         if (batch.length >= batchSize) break;
         if (matches(row)) batch.push(row.id);
       }
-      for (const id of batch) this.rows.delete(id);
+      for (const id of batch) {
+        this.messageKeys.delete(uniqueKey(this.rows.get(id)!));
+        this.rows.delete(id);
+      }
       deleted += batch.length;
       if (batch.length < batchSize) return deleted;
     }
