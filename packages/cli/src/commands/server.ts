@@ -44,7 +44,9 @@ export const registerServerCommands: CommandGroup = (program, context) => {
     .option('--crash-window <seconds>', 'window of --crash-limit', number('--crash-window'), DEFAULT_RESTART_POLICY.crashWindowMs / 1000)
     .option('--restart-delay <ms>', 'first restart delay of a crashed worker; doubles per crash up to 30 s', integer('--restart-delay', 0), DEFAULT_RESTART_POLICY.initialDelayMs)
     .action(async (options: ServerOptions) => {
-      const workerId = currentWorkerId(context.env);
+      // A worker is a process the supervisor forked: the variable and the IPC channel together,
+      // so a PROTEAN_WORKER_ID left in a shell does not turn a standalone server into a worker.
+      const workerId = typeof process.send === 'function' ? currentWorkerId(context.env) : null;
       const code = options.workers > 1 && workerId === null ? await supervise(context, options) : await serve(context, options, workerId);
       if (code !== ExitCode.OK) throw new CliError(`server stopped with exit code ${code} (see the log above)`, code);
     });
