@@ -6,7 +6,7 @@
 import { MessageWithoutMetadataError } from '../errors/message-without-metadata.error.js';
 import { canonicalJson } from './canonical-json.js';
 import { checksumOfCanonical } from './envelope-checksum.js';
-import type { MessageEnvelope, MessageMetadata } from './envelope.js';
+import type { EnvelopeInfo, MessageEnvelope, MessageMetadata } from './envelope.js';
 
 /** What serialization needs from a message: its plain data and the metadata stamped on it. */
 export interface SerializableMessage {
@@ -23,6 +23,6 @@ export function serializeMessage(message: SerializableMessage): MessageEnvelope 
   const text = canonicalJson({ data: message.toPlain(), metadata: { ...metadata, envelope: envelopeInfo } });
   const envelope = JSON.parse(text) as MessageEnvelope;
   const info: Record<string, unknown> = { ...envelope.metadata.envelope, checksum: checksumOfCanonical(text) };
-  envelope.metadata.envelope = Object.fromEntries(Object.keys(info).sort().map((key) => [key, info[key]])) as MessageEnvelope['metadata']['envelope'];
+  envelope.metadata.envelope = Object.fromEntries(Object.keys(info).sort().map((key) => [key, info[key]])) as unknown as EnvelopeInfo;
   return envelope;
 }
