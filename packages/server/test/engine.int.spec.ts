@@ -170,6 +170,33 @@ describe.skipIf(!up)('Engine against PostgreSQL and Redis', () => {
     }
   });
 
+  it('regression: a message whose dead-lettering fails is not acked, and is dead-lettered once that works again', async () => {
+    const prefix = uniquePrefix('dlqfail');
+    const shop = makeShop('DlqFail', shopConfig(db, { uri: REDIS_URI, stream_prefix: prefix, claim_idle_ms: 300 }));
+    await setupTables(shop.domain);
+    const redis = new Redis(REDIS_URI);
+    try {
+      // A key of the wrong type where the dead-letter stream goes: XADD to it fails.
+      await redis.set(`${prefix}dlq_fail::order:dlq`, 'not a stream');
+      engine = new Engine(shop.domain, { health: false, reclaimIntervalMs: 200 });
+      await engine.start();
+      await shop.domain.process(shop.PlaceOrder.create({ customer: 'Hal' }), { asynchronous: true });
+      await eventually(() => logs.records.some((r) => r.msg === 'dead-lettering failed; the message stays pending and is not acked' && r.handler === 'Broken'));
+      const broker = shop.domain.brokers.get('default')!;
+      expect((await broker.groupStatus('dlq_fail::order', 'Broken')).pending).toBe(1);
+
+      await redis.del(`${prefix}dlq_fail::order:dlq`);
+      const letters = await eventually(async () => {
+        const found = await broker.listDeadLetters('dlq_fail::order');
+        return found.length ? found : null;
+      });
+      expect(letters.map((l) => l.group)).toEqual(['Broken']);
+      expect((await broker.groupStatus('dlq_fail::order', 'Broken')).pending).toBe(0);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
   it('refuses to start with a clear error when the broker does not answer', async () => {
     const port = await freePort();
     const shop = makeShop('Dead', shopConfig(db, { uri: `redis://:secret@127.0.0.1:${port}` }));
