@@ -3,7 +3,7 @@
  * way the stored effects differ from it (empty when the run was exactly-once and in order).
  */
 import type { PlannedOrder } from './order-load.js';
-import { LAST_ONE, PLENTIFUL_SKUS, PLENTY, UNIT_PRICE } from './order-load.js';
+import { LAST_ONE, PLENTY, UNIT_PRICE } from './order-load.js';
 import type { ShopEffects, StoredTimelineEntry } from './shop-effects.js';
 
 type Outcome = 'paid' | 'declined' | 'out-of-stock';
@@ -14,7 +14,7 @@ const EXPECTED: Record<Outcome, { status: string; steps: string[]; reservation: 
   'out-of-stock': { status: 'CANCELLED', steps: ['placed', 'cancelled'], reservation: 'REJECTED', payment: null },
 };
 
-export function differences(plans: readonly PlannedOrder[], effects: ShopEffects): string[] {
+export function differences(plans: readonly PlannedOrder[], skus: readonly string[], effects: ShopEffects): string[] {
   const problems: string[] = [];
   const report = (what: string) => {
     if (problems.length < 50) problems.push(what);
@@ -55,7 +55,7 @@ export function differences(plans: readonly PlannedOrder[], effects: ShopEffects
 
   // Stock held must be exactly what the RESERVED reservations hold: a reservation or a release
   // applied twice (or lost) shows up here.
-  for (const sku of [...PLENTIFUL_SKUS, LAST_ONE]) {
+  for (const sku of [...skus, LAST_ONE]) {
     const stock = effects.stock.get(sku);
     const onHand = sku === LAST_ONE ? 1 : PLENTY;
     const reserved = reservedBySku.get(sku) ?? 0;

@@ -6,7 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import { Address, DECLINED_CARD, domain, LineItem, Money, PlaceOrder, ReceiveStock } from '../../src/domain.js';
 
-export const PLENTIFUL_SKUS = Array.from({ length: 40 }, (_, i) => `SKU-${String(i).padStart(2, '0')}`);
 export const PLENTY = 1_000_000;
 /** One unit only: of all the orders wanting it, exactly one may get it. */
 export const LAST_ONE = 'LAST-ONE';
@@ -22,24 +21,38 @@ export interface PlannedOrder {
   expected: ExpectedOutcome;
 }
 
+/** `size` SKUs of which there is PLENTY. */
+export function plentifulSkus(size: number): string[] {
+  return Array.from({ length: size }, (_, i) => `SKU-${String(i).padStart(3, '0')}`);
+}
+
 /** Receives the catalogue: PLENTY of every plentiful SKU, and one LAST_ONE. */
-export async function seedCatalogue(): Promise<void> {
+export async function seedCatalogue(skus: readonly string[]): Promise<void> {
   const price = Money.of(UNIT_PRICE);
-  for (const sku of PLENTIFUL_SKUS) {
+  for (const sku of skus) {
     await domain.process(ReceiveStock.create({ deliveryId: `seed-${sku}`, sku, quantity: PLENTY, name: `Product ${sku}`, price }));
   }
   await domain.process(ReceiveStock.create({ deliveryId: `seed-${LAST_ONE}`, sku: LAST_ONE, quantity: 1, name: 'The last one', price }));
 }
 
-/**
- * `count` orders of one to three lines. With `mix`, every 10th is paid with a card the gateway
- * declines and every 25th (paid with a good card) also wants the LAST_ONE; without it every
- * order is paid, which makes every order's path the same length (for latency figures).
- */
-export function planOrders(count: number, options: { mix: boolean }): PlannedOrder[] {
+export interface PlanOptions {
+  /** The plentiful SKUs orders pick from. */
+  skus: readonly string[];
+  /** Lines per order: 1 to `maxLines` (SKUs spread so that lines of one order differ). */
+  maxLines: number;
+  /**
+   * Every 10th order paid with a card the gateway declines, every 25th (with a good card) also
+   * wanting the LAST_ONE. Without it every order is paid, so every order's path has the same
+   * length (for latency figures).
+   */
+  mix: boolean;
+}
+
+export function planOrders(count: number, options: PlanOptions): PlannedOrder[] {
+  const { skus, maxLines } = options;
   return Array.from({ length: count }, (_, i) => {
-    const lines = 1 + (i % 3);
-    const items = Array.from({ length: lines }, (_, l) => ({ sku: PLENTIFUL_SKUS[(i * 7 + l * 13) % PLENTIFUL_SKUS.length]!, quantity: 1 + ((i + l) % 3) }));
+    const lines = 1 + (i % maxLines);
+    const items = Array.from({ length: lines }, (_, l) => ({ sku: skus[(i + l * 13) % skus.length]!, quantity: 1 + ((i + l) % 3) }));
     let expected: ExpectedOutcome = 'paid';
     if (options.mix && i % 25 === 0) {
       expected = 'wants-last-one';
@@ -53,11 +66,14 @@ export function planOrders(count: number, options: { mix: boolean }): PlannedOrd
 
 const address = (): Address => Address.create({ street: 'Korenmarkt 1', city: 'Ghent', postalCode: '9000', country: 'BE' });
 
-/** Commits one PlaceOrder to the outbox (asynchronous processing) and resolves when it is committed. */
-export async function sendPlaceOrder(order: PlannedOrder): Promise<void> {
+/**
+ * Sends one PlaceOrder. Asynchronously (the default) it is committed to the outbox for the
+ * server; otherwise it is handled in this process, with whatever event processing is configured.
+ */
+export async function sendPlaceOrder(order: PlannedOrder, asynchronous = true): Promise<void> {
   const items = order.items.map((item) => LineItem.create({ ...item, unitPrice: Money.of(UNIT_PRICE) }));
   const command = PlaceOrder.create({ orderId: order.orderId, customerId: order.customerId, items, shippingAddress: address(), paymentMethod: order.paymentMethod });
-  await domain.process(command, { asynchronous: true });
+  await domain.process(command, { asynchronous });
 }
 
 export interface SendOptions {
@@ -65,24 +81,34 @@ export interface SendOptions {
   concurrency: number;
   /** Commands per second at most; unlimited when absent. */
   ratePerSecond?: number;
-  /** Called after each commit, with its time (ms since epoch). */
-  onCommitted?: (order: PlannedOrder, committedAt: number, index: number) => void;
+  /** Default true: through the outbox. */
+  asynchronous?: boolean;
+  /** Called after each command is processed, with its index in `orders`. */
+  onSent?: (order: PlannedOrder, index: number) => void;
 }
 
-/** Sends every order, `concurrency` at a time and at most `ratePerSecond`; resolves when all are committed. */
-export async function sendOrders(orders: readonly PlannedOrder[], options: SendOptions): Promise<void> {
+/** When each order's command was sent and when `domain.process` returned (ms since epoch). */
+export type SendTimes = Map<string, { sentAt: number; processedAt: number }>;
+
+/** Sends every order, `concurrency` at a time and at most `ratePerSecond`; resolves when all are processed. */
+export async function sendOrders(orders: readonly PlannedOrder[], options: SendOptions): Promise<SendTimes> {
+  const times: SendTimes = new Map();
   const started = Date.now();
   let next = 0;
   const lane = async () => {
     while (next < orders.length) {
       const index = next++;
+      const order = orders[index]!;
       if (options.ratePerSecond) {
         const due = started + (index * 1000) / options.ratePerSecond;
         if (due > Date.now()) await new Promise((resolve) => setTimeout(resolve, due - Date.now()));
       }
-      await sendPlaceOrder(orders[index]!);
-      options.onCommitted?.(orders[index]!, Date.now(), index);
+      const sentAt = Date.now();
+      await sendPlaceOrder(order, options.asynchronous ?? true);
+      times.set(order.orderId, { sentAt, processedAt: Date.now() });
+      options.onSent?.(order, index);
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency, orders.length) }, lane));
+  return times;
 }

@@ -1,0 +1,29 @@
+/**
+ * The figures of one measured phase: orders committed, then followed to their last handler
+ * effect (the timeline recording the order as paid), read back from the database.
+ */
+import type { TempDatabase } from '../../examples/shop/test/support/temp-database.js';
+import { percentile } from './percentiles.js';
+
+export interface PhaseResult {
+  orders: number;
+  /** Orders per second from the first commit to the last handler effect. */
+  throughput: number;
+  /** The order's start (its PlaceOrder committed, or sent when handled in-process) → timeline entry `paid` recorded, in ms. */
+  p50: number;
+  p99: number;
+}
+
+/** `startedAt`: orderId → when the order started (ms since epoch). */
+export async function phaseResult(db: TempDatabase, startedAt: ReadonlyMap<string, number>): Promise<PhaseResult> {
+  const ids = [...startedAt.keys()];
+  const rows = await db.query<{ order_id: string; paid_at: string }>(
+    `SELECT order_id, entries -> -1 ->> 'recordedAt' AS paid_at FROM order_timeline WHERE order_id = ANY($1) AND entries -> -1 ->> 'step' = 'paid'`,
+    [ids],
+  );
+  if (rows.length !== ids.length) throw new Error(`${ids.length - rows.length} of ${ids.length} orders were not paid; the benchmark only places orders that must be`);
+  const latencies = rows.map((row) => Date.parse(row.paid_at) - startedAt.get(row.order_id)!);
+  const firstStart = Math.min(...startedAt.values());
+  const lastEffect = Math.max(...rows.map((row) => Date.parse(row.paid_at)));
+  return { orders: ids.length, throughput: ids.length / ((lastEffect - firstStart) / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
