@@ -8,6 +8,7 @@ import { POSTGRES, servicesUp } from '@protean-ts/core/testing';
 import { PostgresProvider } from '../src/index.js';
 import { claimBatchSql } from '../src/outbox/claim-batch.sql.js';
 import { cleanupBatchSql } from '../src/outbox/maintenance.sql.js';
+import { markPublishedSql } from '../src/outbox/settle-rows.sql.js';
 import { createTempDatabase, type TempDatabase } from './support/temp-database.js';
 
 const up = await servicesUp(POSTGRES);
@@ -90,7 +91,15 @@ describe.skipIf(!up)('outbox claim plan', () => {
   it('cleanup walks the cleanup index instead of scanning the table', async () => {
     const nodes = await plan(cleanupBatchSql(table, 'published', new Date(), 1000));
     const scans = nodes.filter((n) => n['Relation Name'] === 'protean_outbox');
-    expect(scans.some((n) => n['Index Name'] === 'protean_outbox_cleanup_idx')).toBe(true);
+    expect(scans.some((n) => n['Index Name'] === 'protean_outbox_finished_idx')).toBe(true);
+    expect(scans.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
+  });
+
+  it('regression (markPublished planned on a status index): settling claimed rows looks them up by primary key', async () => {
+    const ids = (await provider.execute<{ id: string }>(`SELECT id::text AS id FROM ${table} ORDER BY id LIMIT 100`)).rows.map((r) => r.id);
+    const nodes = await plan(markPublishedSql(table, 'w', ids));
+    const scans = nodes.filter((n) => n['Relation Name'] === 'protean_outbox');
+    expect(scans.filter((n) => n['Index Name']).map((n) => n['Index Name'])).toEqual(['protean_outbox_pkey']);
     expect(scans.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
   });
 });

@@ -39,7 +39,7 @@ describe.skipIf(!up)('PostgreSQL outbox store', () => {
       expect(await provider.setupOutbox()).toEqual({ created: [], existing: ['protean_outbox'] });
       const indexes = await queryDatabase<{ indexname: string }>(db.uri, "SELECT indexname FROM pg_indexes WHERE tablename = 'protean_outbox' ORDER BY 1");
       expect(indexes.map((i) => i.indexname)).toEqual([
-        'protean_outbox_cleanup_idx',
+        'protean_outbox_finished_idx',
         'protean_outbox_head_idx',
         'protean_outbox_message_broker_key',
         'protean_outbox_pkey',

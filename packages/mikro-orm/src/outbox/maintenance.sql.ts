@@ -11,7 +11,7 @@ type Statement = { sql: string; params: SqlValue[] };
 
 /**
  * Deletes at most `batchSize` rows of one finished status older than `before`; returns `{ n }`.
- * Published rows age from `published_at` (walked in order through `_cleanup_idx`), abandoned
+ * Published rows age from `published_at` (walked in order through `_finished_idx`), abandoned
  * rows from the time they were abandoned.
  */
 export function cleanupBatchSql(table: string, status: 'published' | 'abandoned', before: Date, batchSize: number): Statement {
@@ -32,7 +32,7 @@ SELECT count(*)::integer AS n FROM gone`;
 
 /**
  * Counts per status. Active statuses come from the partial index; published and abandoned from
- * `_cleanup_idx`, whose included `target_broker` keeps the per-broker count off the heap.
+ * `_finished_idx`, whose included `target_broker` keeps the per-broker count off the heap.
  */
 export function countsSql(table: string, targetBroker?: string): Statement {
   const p = new SqlParams();
