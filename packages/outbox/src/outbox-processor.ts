@@ -32,6 +32,13 @@ export interface OutboxProcessorOptions {
   brokerProbe?: BackoffSchedule;
   /** Retrying an unreachable database. Default 200 ms doubling to 10 s. */
   databaseRetry?: BackoffSchedule;
+  /**
+   * Claim → publish → record cycles kept in flight at once (default 2), so one batch's database
+   * writes overlap the next one's broker round trip. Each claims its share of
+   * `messages_per_tick`, so the processor never holds more rows than that. Order per key is kept:
+   * a key whose head is in flight in one lane cannot be claimed by another.
+   */
+  lanes?: number;
   /** Source of jitter, for tests. */
   random?: () => number;
 }
@@ -62,6 +69,9 @@ export class OutboxProcessor {
   private readonly log: Logger;
   private readonly lockMs: number;
   private readonly tickMs: number;
+  private readonly lanes: number;
+  /** Rows one cycle claims: the lane's share of `messages_per_tick`. */
+  private readonly claimLimit: number;
   private readonly cleanupBatchSize: number;
   private readonly random: () => number;
   private readonly probeBackoff: Backoff;
@@ -91,6 +101,11 @@ export class OutboxProcessor {
     this.lockMs = options.lockMs ?? DEFAULT_LOCK_MS;
     if (!(this.lockMs > 0)) throw new OutboxConfigError('lockMs', `(processor option) must be a positive number of milliseconds, got ${String(this.lockMs)}`);
     this.tickMs = options.config.tick_interval * 1000;
+    const lanes = options.lanes ?? 2;
+    if (!Number.isSafeInteger(lanes) || lanes < 1) throw new OutboxConfigError('lanes', `(processor option) must be an integer of at least 1, got ${String(lanes)}`);
+    // lanes × claimLimit never exceeds messages_per_tick: that is the processor's memory bound.
+    this.lanes = Math.min(lanes, options.config.messages_per_tick);
+    this.claimLimit = Math.floor(options.config.messages_per_tick / this.lanes);
     this.cleanupBatchSize = options.cleanupBatchSize ?? 1000;
     this.random = options.random ?? Math.random;
     this.probeBackoff = new Backoff(options.brokerProbe ?? { initialMs: 100, maxMs: 5_000 });
@@ -109,6 +124,7 @@ export class OutboxProcessor {
     await this.subscribe();
     this.log.info('outbox processor started', {
       messagesPerTick: this.config.messages_per_tick,
+      lanes: this.lanes,
       tickIntervalMs: this.tickMs,
       lockMs: this.lockMs,
       wakeOnCommit: this.unsubscribe !== null,
@@ -141,7 +157,7 @@ export class OutboxProcessor {
     const claimedAt = Date.now();
     let rows: OutboxRow[];
     try {
-      rows = await this.store.claimBatch({ workerId: this.workerId, targetBroker: this.targetBroker, limit: this.config.messages_per_tick, lockMs: this.lockMs });
+      rows = await this.store.claimBatch({ workerId: this.workerId, targetBroker: this.targetBroker, limit: this.claimLimit, lockMs: this.lockMs });
     } catch (error) {
       result.databaseUnavailable = true;
       this.databaseDown('claim outbox rows', error);
@@ -217,22 +233,24 @@ export class OutboxProcessor {
    */
   private async pass(): Promise<boolean> {
     const started = Date.now();
-    let batches = 0;
-    let published = 0;
-    let failed = 0;
+    const progress = { batches: 0, published: 0, failed: 0 };
+    const lanes = await Promise.all(Array.from({ length: this.lanes }, () => this.lane(started, progress)));
+    const more = lanes.some((unfinished) => unfinished);
+    this.logPass(progress.batches, progress.published, progress.failed, started);
+    return more;
+  }
+
+  /** One lane of a pass: cycles until nothing is claimable, an outage, or the tick is used up. */
+  private async lane(started: number, progress: { batches: number; published: number; failed: number }): Promise<boolean> {
     for (;;) {
-      const result = await this.tick(batches + 1);
-      if (result.claimed > 0) batches += 1;
-      published += result.published;
-      failed += result.failed;
-      if (this.stopping || result.claimed === 0 || result.brokerUnavailable || result.databaseUnavailable) break;
-      if (Date.now() - started >= this.tickMs) {
-        this.logPass(batches, published, failed, started);
-        return true;
-      }
+      const result = await this.tick(progress.batches + 1);
+      if (result.claimed > 0) progress.batches += 1;
+      progress.published += result.published;
+      progress.failed += result.failed;
+      if (this.stopping || result.claimed === 0 || result.brokerUnavailable || result.databaseUnavailable) return false;
+      if (this.currentState !== 'running' && this.currentState !== 'new') return false;
+      if (Date.now() - started >= this.tickMs) return true;
     }
-    this.logPass(batches, published, failed, started);
-    return false;
   }
 
   // Per pass at debug (a quiet system would log every commit); a throughput line at info once a minute.
