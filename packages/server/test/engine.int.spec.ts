@@ -197,6 +197,28 @@ describe.skipIf(!up)('Engine against PostgreSQL and Redis', () => {
     }
   });
 
+  it('regression: a replay that cannot publish keeps the dead letter', async () => {
+    const prefix = uniquePrefix('replay');
+    const shop = makeShop('Replay', shopConfig(db, { uri: REDIS_URI, stream_prefix: prefix }));
+    await shop.domain.init();
+    const broker = shop.domain.brokers.get('default')!;
+    const redis = new Redis(REDIS_URI);
+    try {
+      const envelope = { data: { n: 1 }, metadata: { headers: { id: 'm-1', time: new Date().toISOString(), type: 'X.Y.v1', stream: 'jobs' }, envelope: { specversion: '1.0' as const }, domain: { fqn: 'X.Y', kind: 'EVENT' as const, streamCategory: 'jobs', version: 1 }, extensions: {} } };
+      await broker.publish({ stream: 'jobs', envelope });
+      const [message] = await broker.read('jobs', 'workers', 'c1', { count: 1, blockMs: 0 });
+      await broker.deadLetter('jobs', 'workers', message!, 'boom');
+      // The stream key now holds something else: publishing the replay fails.
+      await redis.del(`${prefix}jobs`);
+      await redis.set(`${prefix}jobs`, 'not a stream');
+      await expect(broker.replayDeadLetters('jobs')).rejects.toThrow(/WRONGTYPE/);
+      expect((await broker.listDeadLetters('jobs')).map((l) => l.envelope.metadata.headers.id)).toEqual(['m-1']);
+    } finally {
+      redis.disconnect();
+      await shop.domain.close();
+    }
+  });
+
   it('refuses to start with a clear error when the broker does not answer', async () => {
     const port = await freePort();
     const shop = makeShop('Dead', shopConfig(db, { uri: `redis://:secret@127.0.0.1:${port}` }));
