@@ -10,8 +10,8 @@ export function checkProcessorConfig(config: OutboxConfig): void {
   if (!Number.isSafeInteger(config.messages_per_tick) || config.messages_per_tick < 1) {
     throw new OutboxConfigError('messages_per_tick', `must be an integer of at least 1, got ${String(config.messages_per_tick)}`);
   }
-  if (typeof config.tick_interval !== 'number' || !(config.tick_interval > 0)) {
-    throw new OutboxConfigError('tick_interval', `must be a number of seconds above 0, got ${String(config.tick_interval)}`);
+  if (typeof config.tick_interval !== 'number' || !(config.tick_interval >= 0) || !Number.isFinite(config.tick_interval)) {
+    throw new OutboxConfigError('tick_interval', `must be a number of seconds of at least 0, got ${String(config.tick_interval)}`);
   }
   const cleanup = config.cleanup;
   if (!Number.isSafeInteger(cleanup.cleanup_interval_ticks) || cleanup.cleanup_interval_ticks < 1) {

@@ -57,6 +57,7 @@ export interface TickResult {
 
 const DEFAULT_LOCK_MS = 30_000;
 const REPORT_EVERY_MS = 60_000;
+const MIN_TICK_MS = 10;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class OutboxProcessor {
@@ -100,7 +101,8 @@ export class OutboxProcessor {
     this.workerId = options.workerId;
     this.lockMs = options.lockMs ?? DEFAULT_LOCK_MS;
     if (!(this.lockMs > 0)) throw new OutboxConfigError('lockMs', `(processor option) must be a positive number of milliseconds, got ${String(this.lockMs)}`);
-    this.tickMs = options.config.tick_interval * 1000;
+    // 0 means "poll as often as sensible": a floor keeps an idle processor from spinning on the database.
+    this.tickMs = Math.max(MIN_TICK_MS, options.config.tick_interval * 1000);
     const lanes = options.lanes ?? 2;
     if (!Number.isSafeInteger(lanes) || lanes < 1) throw new OutboxConfigError('lanes', `(processor option) must be an integer of at least 1, got ${String(lanes)}`);
     // lanes × claimLimit never exceeds messages_per_tick: that is the processor's memory bound.

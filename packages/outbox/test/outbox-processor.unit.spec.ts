@@ -199,10 +199,19 @@ describe('OutboxProcessor (memory store, inline broker)', () => {
     expect(metrics.publishedPerSecond).toBeCloseTo(2 / 60, 5);
   });
 
+  it('tick_interval = 0 polls often but never spins', async () => {
+    const relay = processor({ tick_interval: 0 });
+    await relay.start();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // 300 ms at the 10 ms floor is at most ~30 passes (a spinning loop would make thousands).
+    expect(relay['total'].ticks).toBeGreaterThan(3);
+    expect(relay['total'].ticks).toBeLessThan(60);
+  });
+
   it('refuses settings that cannot work, naming the domain.toml key', () => {
     expect(() => processor({ messages_per_tick: 0 })).toThrow(OutboxConfigError);
     expect(() => processor({ messages_per_tick: 0 })).toThrow(/outbox\.messages_per_tick must be an integer of at least 1, got 0/);
-    expect(() => processor({ tick_interval: 0 })).toThrow(/outbox\.tick_interval/);
+    expect(() => processor({ tick_interval: -1 })).toThrow(/outbox\.tick_interval must be a number of seconds of at least 0, got -1/);
     expect(() => processor({ cleanup: { cleanup_interval_ticks: 0 } })).toThrow(/outbox\.cleanup\.cleanup_interval_ticks/);
     expect(() => processor({ retry: { jitter_factor: 2 } })).toThrow(/outbox\.retry\.jitter_factor/);
     processors.length = 0;
