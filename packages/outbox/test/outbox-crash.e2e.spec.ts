@@ -76,7 +76,6 @@ describe.skipIf(!up)('a relay process killed mid-batch', () => {
     expect(held.length).toBeGreaterThan(0);
     victim.process.kill('SIGKILL');
     await victim.exited;
-    const killedAt = Date.now();
 
     const survivor = new OutboxProcessor({ name: 'survivor', store: provider.outbox, broker, config: outboxConfig({ messages_per_tick: 200 }), workerId: 'survivor', lockMs: 30_000 });
     await survivor.start();
@@ -93,7 +92,6 @@ describe.skipIf(!up)('a relay process killed mid-batch', () => {
       // Taken over only once the dead worker's lock had run out.
       expect(byId.get(id)!.publishedAt!.getTime()).toBeGreaterThanOrEqual(lockedUntil.getTime());
     }
-    expect(Date.now()).toBeGreaterThan(killedAt);
 
     const envelopes = await drainStream(broker, 'conformance::thing');
     const seen = new Set(envelopes.map((e) => e.metadata.headers.id));
