@@ -4,7 +4,7 @@
  */
 import './register.js';
 
-export type { SqlExecutor, SqlDatabase, SqlTransaction, SqlResult, NotificationListener } from './sql-executor.js';
+export type { SqlExecutor, SqlDatabase, SqlTransaction, SqlResult, ExecuteOptions, NotificationListener } from './sql-executor.js';
 export { PostgresProvider } from './postgres-provider.js';
 export { PostgresTransaction } from './postgres-transaction.js';
 export { sqlTransactionOf } from './sql-transaction-of.js';

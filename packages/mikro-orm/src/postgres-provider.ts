@@ -20,7 +20,7 @@ import { buildEntitySchemas } from './schema/entity-schema-builder.js';
 import { SchemaManager } from './schema/schema-manager.js';
 import { buildTableModel } from './schema/table-model-builder.js';
 import { tablesOf } from './schema/table-model.js';
-import type { NotificationListener, SqlDatabase, SqlResult, SqlTransaction } from './sql-executor.js';
+import type { ExecuteOptions, NotificationListener, SqlDatabase, SqlResult, SqlTransaction } from './sql-executor.js';
 
 export class PostgresProvider implements DatabaseProvider, SqlDatabase {
   readonly kind = 'postgresql';
@@ -90,11 +90,11 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
     }
   }
 
-  async execute<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<SqlResult<R>> {
+  async execute<R = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: ExecuteOptions): Promise<SqlResult<R>> {
     const pool = await this.connection();
     const connection = await pool.acquire();
     try {
-      return await this.runner.run<R>(connection, sql, params);
+      return await this.runner.run<R>(connection, sql, params, options);
     } finally {
       await pool.release(connection);
     }

@@ -15,7 +15,7 @@ import type { ConnectionPool } from './connection/connection-pool.js';
 import type { PgConnection } from './connection/pg-connection.js';
 import type { StatementRunner } from './connection/statement-runner.js';
 import { qualifiedName } from './schema/column-naming.js';
-import type { SqlResult, SqlTransaction } from './sql-executor.js';
+import type { ExecuteOptions, SqlResult, SqlTransaction } from './sql-executor.js';
 
 type State = 'active' | 'committed' | 'rolled back';
 
@@ -49,10 +49,10 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
     return this.state === 'active';
   }
 
-  async execute<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<SqlResult<R>> {
+  async execute<R = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: ExecuteOptions): Promise<SqlResult<R>> {
     this.assertActive('run a statement');
     try {
-      return await this.runner.run<R>(this.connection, sql, params);
+      return await this.runner.run<R>(this.connection, sql, params, options);
     } catch (error) {
       this.failure ??= error as Error;
       throw error;

@@ -10,6 +10,14 @@ export interface SqlResult<R> {
   rowCount: number;
 }
 
+export interface ExecuteOptions {
+  /**
+   * Prepare the statement once per connection and reuse it (PostgreSQL skips parsing and
+   * planning after the first run). For fixed texts run many times, not for texts built per call.
+   */
+  prepare?: boolean;
+}
+
 /** Runs SQL in one place: an open transaction, or the pool (auto-commit). */
 export interface SqlExecutor {
   /**
@@ -17,7 +25,7 @@ export interface SqlExecutor {
    * literal `?`, e.g. for jsonb operators.
    * Pass jsonb values as `JSON.stringify(value)`: the driver turns JS arrays into PostgreSQL arrays.
    */
-  execute<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<SqlResult<R>>;
+  execute<R = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: ExecuteOptions): Promise<SqlResult<R>>;
   /** `"schema"."table"`: the table name qualified with the provider's PostgreSQL schema. */
   qualify(table: string): string;
 }

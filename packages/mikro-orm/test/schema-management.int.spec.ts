@@ -8,7 +8,7 @@ import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
 import { BaseAggregate, Domain, field } from '@protean-ts/core';
 import { MappingError, PostgresProvider } from '../src/index.js';
 import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';
-import { Order, shop } from './support/shop-model.js';
+import { Order, OrderLine, shop } from './support/shop-model.js';
 
 const up = await servicesUp(POSTGRES);
 
@@ -106,6 +106,26 @@ describe.skipIf(!up)('PostgreSQL schema management', () => {
   it('creates only the outbox table with setupOutbox', async () => {
     expect(await provider.setupOutbox()).toEqual({ created: ['protean_outbox'], existing: [] });
     expect(await provider.setupOutbox()).toEqual({ created: [], existing: ['protean_outbox'] });
+  });
+
+  it('keeps working on the same connections after the tables were dropped and created again (prepared statements re-plan)', async () => {
+    const single = new PostgresProvider('single', { provider: 'postgresql', database_uri: db.uri, managed: true, pool_size: 1, schema: 'replan_ns' });
+    await single.connect();
+    try {
+      await single.setupSchema([schema], { outbox: false });
+      const dao = single.dao(schema);
+      const first = Order.create({ customer: 'Ann', lines: [OrderLine.create({ sku: 'A', quantity: 1 })] });
+      await dao.save(first, -1);
+      expect((await dao.get(first.id))!.customer).toBe('Ann');
+      await single.dropSchema([schema]);
+      await single.setupSchema([schema], { outbox: false });
+      const second = Order.create({ customer: 'Bo', lines: [OrderLine.create({ sku: 'B', quantity: 2 })] });
+      await dao.save(second, -1);
+      expect(await dao.get(first.id)).toBeUndefined();
+      expect((await dao.get(second.id))!.lines!.map((l) => l.sku)).toEqual(['B']);
+    } finally {
+      await single.close();
+    }
   });
 
   it('delivers NOTIFY payloads to listeners, also after the listening connection is killed', async () => {

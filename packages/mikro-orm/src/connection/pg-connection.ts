@@ -12,6 +12,8 @@ export interface PgQueryResult {
 export interface PgConnection {
   // Text and values as two arguments: a config object would be cloned on every call.
   query(text: string, values?: readonly unknown[]): Promise<PgQueryResult>;
+  /** A named (prepared) statement: parsed once per connection, then only bound and executed. */
+  query(config: { name: string; text: string; values: readonly unknown[] }): Promise<PgQueryResult>;
 }
 
 /** A PostgreSQL error as node-postgres reports it (SQLSTATE in `code`). */

@@ -1,11 +1,13 @@
 /**
- * Runs one statement on one connection: converts placeholders, binds parameters and, when the
- * provider has `debug = true`, logs the statement, its parameters and its duration.
+ * Runs one statement on one connection: converts placeholders, binds parameters, prepares it
+ * when asked, and, when the provider has `debug = true`, logs the statement, its parameters and
+ * its duration.
  */
 import { getLogger, type Logger } from '@protean-ts/core';
-import type { SqlResult } from '../sql-executor.js';
-import type { PgConnection } from './pg-connection.js';
+import type { ExecuteOptions, SqlResult } from '../sql-executor.js';
+import type { PgConnection, PgQueryResult } from './pg-connection.js';
 import { toPositional } from './placeholders.js';
+import { preparedName } from './prepared-statements.js';
 
 export class StatementRunner {
   private readonly log: Logger;
@@ -17,16 +19,16 @@ export class StatementRunner {
     this.log = getLogger('postgresql', { provider: providerName });
   }
 
-  async run<R>(connection: PgConnection, sql: string, params: readonly unknown[] = []): Promise<SqlResult<R>> {
+  async run<R>(connection: PgConnection, sql: string, params: readonly unknown[] = [], options?: ExecuteOptions): Promise<SqlResult<R>> {
     const text = toPositional(sql);
     const values = params as unknown[];
     if (!this.debug) {
-      const result = await connection.query(text, values);
+      const result = await send(connection, text, values, options?.prepare === true);
       return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
     }
     const started = performance.now();
     try {
-      const result = await connection.query(text, values);
+      const result = await send(connection, text, values, options?.prepare === true);
       this.log.debug('sql', { sql: text, params: values, rows: result.rowCount ?? 0, ms: round(performance.now() - started) });
       return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
     } catch (error) {
@@ -34,6 +36,11 @@ export class StatementRunner {
       throw error;
     }
   }
+}
+
+function send(connection: PgConnection, text: string, values: unknown[], prepare: boolean): Promise<PgQueryResult> {
+  const name = prepare ? preparedName(text) : undefined;
+  return name ? connection.query({ name, text, values }) : connection.query(text, values);
 }
 
 function round(ms: number): number {

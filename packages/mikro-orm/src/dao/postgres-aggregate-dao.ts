@@ -7,7 +7,7 @@
 import { ExpectedVersionError, UniqueViolationError } from '@protean-ts/core';
 import type { AggregateDao, Filter, QuerySpec } from '@protean-ts/core';
 import { isPgError } from '../connection/pg-connection.js';
-import type { SqlExecutor } from '../sql-executor.js';
+import type { ExecuteOptions, SqlExecutor } from '../sql-executor.js';
 import type { AggregateMapping } from './aggregate-mapping.js';
 import type { PlainObject, Row } from './row-mapper.js';
 
@@ -19,6 +19,16 @@ type PlainBuilder<T> = { fromPlain(plain: Record<string, unknown>, options?: { v
 const UNIQUE_VIOLATION = '23505';
 /** PostgreSQL accepts at most 65535 bound parameters per statement. */
 const MAX_PARAMS = 65_535;
+const PREPARED: ExecuteOptions = { prepare: true };
+/**
+ * Statements whose text depends on how many child rows they carry are prepared only for small
+ * counts: those repeat; one prepared statement per large count would only fill the connection.
+ */
+const PREPARE_UP_TO_ROWS = 16;
+
+function preparedFor(rows: number): ExecuteOptions | undefined {
+  return rows <= PREPARE_UP_TO_ROWS ? PREPARED : undefined;
+}
 
 export class PostgresAggregateDao<T extends object> implements AggregateDao<T> {
   constructor(
@@ -27,7 +37,7 @@ export class PostgresAggregateDao<T extends object> implements AggregateDao<T> {
   ) {}
 
   async get(id: string): Promise<T | undefined> {
-    const { rows } = await this.executor.execute<Row>(this.mapping.sql.selectById, [String(id)]);
+    const { rows } = await this.executor.execute<Row>(this.mapping.sql.selectById, [String(id)], PREPARED);
     return rows.length > 0 ? this.rebuild(rows[0]!) : undefined;
   }
 
@@ -46,10 +56,10 @@ export class PostgresAggregateDao<T extends object> implements AggregateDao<T> {
       } else {
         const values = sql.updateColumnIndexes.map((i) => params[i]);
         values.push(expectedVersion + 1, key, expectedVersion);
-        const updated = await this.executor.execute(sql.update, values);
+        const updated = await this.executor.execute(sql.update, values, PREPARED);
         if (updated.rowCount === 0) throw new ExpectedVersionError(schema.name, key, expectedVersion, await this.storedVersion(key));
         // Children are replaced: cheaper than diffing, and ids are kept. Grandchildren go by CASCADE.
-        for (const child of this.mapping.model.children) await this.executor.execute(sql.childDelete(child), [key]);
+        for (const child of this.mapping.model.children) await this.executor.execute(sql.childDelete(child), [key], PREPARED);
         await this.insertChildren(plain);
       }
     } catch (error) {
@@ -73,7 +83,7 @@ export class PostgresAggregateDao<T extends object> implements AggregateDao<T> {
   }
 
   async delete(id: string): Promise<boolean> {
-    const result = await this.executor.execute(this.mapping.sql.deleteById, [String(id)]);
+    const result = await this.executor.execute(this.mapping.sql.deleteById, [String(id)], PREPARED);
     return result.rowCount > 0;
   }
 
@@ -86,16 +96,20 @@ export class PostgresAggregateDao<T extends object> implements AggregateDao<T> {
     const children = tree.childRows(plain);
     const params = rootParams;
     params.push(0);
-    if (children.length === 0) return (await this.executor.execute(sql.insert, params)).rowCount > 0;
+    if (children.length === 0) return (await this.executor.execute(sql.insert, params, PREPARED)).rowCount > 0;
     let total = params.length;
     for (const child of children) total += child.rows.length * (child.rows[0]?.length ?? 0);
     if (total > MAX_PARAMS) {
-      if ((await this.executor.execute(sql.insert, params)).rowCount === 0) return false;
+      if ((await this.executor.execute(sql.insert, params, PREPARED)).rowCount === 0) return false;
       await this.insertChildren(plain);
       return true;
     }
-    for (const child of children) for (const row of child.rows) for (const value of row) params.push(value);
-    const { rows } = await this.executor.execute<{ n: number }>(inserts.sql(children), params);
+    let childCount = 0;
+    for (const child of children) {
+      childCount += child.rows.length;
+      for (const row of child.rows) for (const value of row) params.push(value);
+    }
+    const { rows } = await this.executor.execute<{ n: number }>(inserts.sql(children), params, preparedFor(childCount));
     return rows[0]!.n > 0;
   }
 
@@ -105,13 +119,13 @@ export class PostgresAggregateDao<T extends object> implements AggregateDao<T> {
       const batch = sql.childBatchSize(table);
       for (let start = 0; start < rows.length; start += batch) {
         const chunk = rows.length <= batch ? rows : rows.slice(start, start + batch);
-        await this.executor.execute(sql.childInsert(table, chunk.length), chunk.length === 1 ? chunk[0]! : chunk.flat());
+        await this.executor.execute(sql.childInsert(table, chunk.length), chunk.length === 1 ? chunk[0]! : chunk.flat(), preparedFor(chunk.length));
       }
     }
   }
 
   private async storedVersion(id: string): Promise<number | null> {
-    const { rows } = await this.executor.execute<{ v: number }>(this.mapping.sql.versionOf, [id]);
+    const { rows } = await this.executor.execute<{ v: number }>(this.mapping.sql.versionOf, [id], PREPARED);
     return rows.length > 0 ? Number(rows[0]!.v) : null;
   }
 
