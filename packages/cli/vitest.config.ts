@@ -4,5 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: { conditions: ['@protean-ts/source'] },
   ssr: { resolve: { conditions: ['@protean-ts/source'], externalConditions: ['@protean-ts/source'] } },
+  // `design:type` is never read; emitting it breaks forward references in models (core's testing helpers).
+  oxc: { decorator: { legacy: true, emitDecoratorMetadata: false } },
   test: { include: ['src/**/*.test.ts', 'test/**/*.spec.ts'], testTimeout: 30000, hookTimeout: 60000 },
 });

@@ -8,7 +8,7 @@ import type { DeadLetter, ReceivedMessage } from '@protean-ts/core';
 import { isRedisConnectionError } from './redis-connection-errors.js';
 import { deadLetterFields, toDeadLetter, type RawEntry } from './redis-entry-codec.js';
 import { repliesOrThrow, type PipelineResults } from './redis-replies.js';
-import { queueReplay } from './redis-scripts.js';
+import { deadLetterPending, queueReplay } from './redis-scripts.js';
 
 const REPLAY_CHUNK = 500;
 
@@ -23,15 +23,10 @@ export class RedisDeadLetterQueue {
     return `${this.streamKey(stream)}:dlq`;
   }
 
-  /** XADD to the DLQ and XACK in one MULTI: never acked without its dead letter. */
+  /** XADD to the DLQ, then XACK, in one script: never acked without its dead letter. */
   async add(stream: string, group: string, message: ReceivedMessage, error: string): Promise<void> {
     const fields = deadLetterFields(stream, group, message, error, new Date().toISOString());
-    const results = await this.client()
-      .multi()
-      .call('XADD', this.key(stream), '*', ...fields)
-      .call('XACK', this.streamKey(stream), group, message.id)
-      .exec();
-    repliesOrThrow(results as PipelineResults, isRedisConnectionError);
+    await deadLetterPending(this.client(), this.key(stream), this.streamKey(stream), group, message.id, fields);
   }
 
   async list(stream: string, count: number): Promise<DeadLetter[]> {

@@ -1,5 +1,5 @@
 /**
- * Lua scripts for the two steps Redis has no single command for; each runs atomically on the
+ * Lua scripts for the steps Redis has no single command for; each runs atomically on the
  * server, so concurrent consumers never see half of one.
  */
 import type { ChainableCommander, Redis } from 'ioredis';
@@ -31,19 +31,36 @@ for i = 1, #fields, 2 do
     keep[#keep + 1] = fields[i + 1]
   end
 end
+-- Added before it is deleted: when the XADD fails the script ends and the dead letter stays.
+local added
+if ARGV[2] == '0' then
+  added = redis.call('XADD', KEYS[2], '*', unpack(keep))
+else
+  added = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', unpack(keep))
+end
 redis.call('XDEL', KEYS[1], ARGV[1])
-if ARGV[2] == '0' then return redis.call('XADD', KEYS[2], '*', unpack(keep)) end
-return redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', unpack(keep))
+return added
+`;
+
+// Moves a pending message to the dead-letter stream and acks it. Not MULTI: a MULTI still runs
+// the XACK when the XADD fails (a DLQ key of the wrong type), losing the message; here a failing
+// XADD raises and ends the script before the ack. ARGV: group, id, then the dead letter's fields.
+const DEAD_LETTER = `
+local added = redis.call('XADD', KEYS[1], '*', unpack(ARGV, 3))
+redis.call('XACK', KEYS[2], ARGV[1], ARGV[2])
+return added
 `;
 
 /** Passed as ioredis's `scripts` option, so every connection (and its pipelines) knows them. */
 export const REDIS_SCRIPTS = {
   proteanNack: { numberOfKeys: 1, lua: NACK },
   proteanReplay: { numberOfKeys: 2, lua: REPLAY },
+  proteanDeadLetter: { numberOfKeys: 2, lua: DEAD_LETTER },
 };
 
 interface ScriptClient {
   proteanNack(streamKey: string, group: string, id: string): Promise<number>;
+  proteanDeadLetter(dlqKey: string, streamKey: string, group: string, id: string, ...fields: string[]): Promise<string>;
 }
 interface ScriptPipeline {
   proteanReplay(dlqKey: string, streamKey: string, id: string, maxlen: string): ChainableCommander;
@@ -57,4 +74,9 @@ export function nackPending(client: Redis, streamKey: string, group: string, id:
 /** Queues the replay of one dead letter; its reply is the new entry id, or null when it was gone. */
 export function queueReplay(pipeline: ChainableCommander, dlqKey: string, streamKey: string, id: string, maxlen: number): void {
   (pipeline as unknown as ScriptPipeline).proteanReplay(dlqKey, streamKey, id, String(maxlen));
+}
+
+/** Adds the dead letter, then acks the message; when the add fails nothing is acked. */
+export function deadLetterPending(client: Redis, dlqKey: string, streamKey: string, group: string, id: string, fields: readonly string[]): Promise<string> {
+  return (client as unknown as ScriptClient).proteanDeadLetter(dlqKey, streamKey, group, id, ...fields);
 }

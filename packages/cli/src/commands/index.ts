@@ -6,6 +6,9 @@ import type { CommandGroup } from './command-group.js';
 import { registerConfigCommands } from './config.js';
 import { registerDbCommands } from './db.js';
 import { registerInfoCommands } from './info.js';
+import { registerServerCommands } from './server.js';
+import { registerOutboxCommands } from './outbox.js';
+import { registerDlqCommands } from './dlq.js';
 
 export type { CommandGroup } from './command-group.js';
 
@@ -13,4 +16,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   registerConfigCommands,
   registerInfoCommands,
   registerDbCommands,
+  registerServerCommands,
+  registerOutboxCommands,
+  registerDlqCommands,
 ];
