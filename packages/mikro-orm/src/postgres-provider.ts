@@ -6,7 +6,7 @@
 import { TransactionStateError, fieldsOf } from '@protean-ts/core';
 import type { AggregateDao, AggregateSchema, DatabaseProvider, DatabaseSettings, OutboxStore, ProviderTransaction, SchemaReport } from '@protean-ts/core';
 import { ConnectionPool } from './connection/connection-pool.js';
-import { NotificationHub } from './connection/notification-listener.js';
+import { NotificationHub } from './connection/notification-hub.js';
 import { StatementRunner } from './connection/statement-runner.js';
 import { AggregateMapping } from './dao/aggregate-mapping.js';
 import { AutoCommitAggregateDao } from './dao/auto-commit-dao.js';
