@@ -7,7 +7,3 @@ export function percentile(samples: readonly number[], p: number): number {
   const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
   return sorted[rank - 1]!;
 }
-
-export function median(values: readonly number[]): number {
-  return percentile(values, 50);
-}

@@ -5,7 +5,9 @@
  * Redis, for N = 1, 2, 4. Baseline: the same orders handled in-process (event_processing =
  * "sync", no broker, no server) on the same PostgreSQL.
  *
- *   npm run bench:e2e       (env: BENCH_ORDERS, BENCH_WORKERS=1,2,4, BENCH_RATE, BENCH_CONCURRENCY)
+ *   npm run bench:e2e
+ *   env: BENCH_ORDERS (2000, per fast phase), BENCH_WORKERS (1,2,4), BENCH_RATE (10 orders/s),
+ *        BENCH_RATE_SECONDS (30, length of the fixed-rate phase), BENCH_CONCURRENCY (32)
  *
  * Needs PostgreSQL on 127.0.0.1:5432 and Redis on 127.0.0.1:6379; every round uses a database
  * and a Redis prefix of its own and removes them.
@@ -18,7 +20,9 @@ import { syncBaseline } from './sync-baseline.js';
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 2000);
 const WORKERS = (process.env.BENCH_WORKERS ?? '1,2,4').split(',').map(Number);
-const RATE = Number(process.env.BENCH_RATE ?? 50);
+// Below what one worker sustains, so the fixed-rate phase shows latency without a queue.
+const RATE = Number(process.env.BENCH_RATE ?? 10);
+const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 30);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 // One line per order, SKUs spread so that orders in flight together rarely share one: the
 // figures measure the framework, not stock contention.
@@ -30,14 +34,14 @@ const phase = (p: PhaseResult) => `${perSecond(p.throughput)} ${ms(p.p50)} ${ms(
 
 async function main(): Promise<void> {
   configureLogging({ level: 'warn' });
-  console.log(`bench/e2e: ${ORDERS} orders per phase, client concurrency ${CONCURRENCY}, fixed rate ${RATE}/s, workers ${WORKERS.join(', ')}`);
+  console.log(`bench/e2e: ${ORDERS} orders as fast as possible (client concurrency ${CONCURRENCY}), then ${RATE * RATE_SECONDS} at ${RATE}/s; workers ${WORKERS.join(', ')}`);
 
   const baseline = await syncBaseline(ORDERS, SKUS, CONCURRENCY);
   console.log(`in-process baseline (sync, no server): ${phase(baseline)}`);
 
   const rounds: RoundResult[] = [];
   for (const workers of WORKERS) {
-    const round = await serverRound({ workers, orders: ORDERS, skus: SKUS, concurrency: CONCURRENCY, rate: RATE, settleTimeoutMs: 600_000 });
+    const round = await serverRound({ workers, orders: ORDERS, rateOrders: RATE * RATE_SECONDS, skus: SKUS, concurrency: CONCURRENCY, rate: RATE, settleTimeoutMs: 900_000 });
     rounds.push(round);
     console.log(`server --workers ${workers}: fast ${phase(round.fast)} | ${RATE}/s ${phase(round.fixed)} | ${round.retries} handler retries`);
   }

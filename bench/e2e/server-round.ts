@@ -12,7 +12,10 @@ import { phaseResult, type PhaseResult } from './phase-result.js';
 
 export interface RoundOptions {
   workers: number;
+  /** Orders of the as-fast-as-possible phase. */
   orders: number;
+  /** Orders of the fixed-rate phase. */
+  rateOrders: number;
   skus: readonly string[];
   /** Commands in flight in the client. */
   concurrency: number;
@@ -37,7 +40,7 @@ export async function serverRound(options: RoundOptions): Promise<RoundResult> {
     try {
       const plan = (count: number) => planOrders(count, { skus: options.skus, maxLines: 1, mix: false });
       const fast = await runPhase(shop.db, plan(options.orders), options, undefined);
-      const fixed = await runPhase(shop.db, plan(options.orders), options, options.rate);
+      const fixed = await runPhase(shop.db, plan(options.rateOrders), options, options.rate);
       const retries = server.logs.filter((line) => line.msg === 'handler failed; retrying').length;
       return { workers: options.workers, fast, fixed, retries };
     } finally {

@@ -10,7 +10,7 @@ import { differences } from './support/expected-effects.js';
 import { planOrders, plentifulSkus, seedCatalogue, sendOrders } from './support/order-load.js';
 import { createProductionShop, type ProductionShop } from './support/production-shop.js';
 import { readEffects, waitUntilSettled } from './support/shop-effects.js';
-import { startShopServer, type ShopServer } from './support/shop-server.js';
+import { shopCli, startShopServer, type ShopServer } from './support/shop-server.js';
 import { readStreamBacklog } from './support/stream-backlog.js';
 
 const ORDERS = 5_000;
@@ -77,5 +77,11 @@ describe.skipIf(!(await servicesUp(POSTGRES, REDIS)))(`the shop on ${WORKERS} wo
     expect(backlog.groups).toEqual(expect.arrayContaining(['shop::order/OrderTimelineProjector', 'shop::order:command/OrderCommands', 'warehouse.deliveries/WarehouseDeliveries']));
     const errors = server.logs.filter((l) => l.level === 'error');
     expect(errors).toEqual([]);
+
+    const status = await shopCli(['outbox', 'status', '--json'], shop.env);
+    expect(status.code).toBe(0);
+    const [outbox] = JSON.parse(status.stdout) as Record<string, number>[];
+    expect(outbox).toMatchObject({ pending: 0, processing: 0, failed: 0, abandoned: 0 });
+    expect(outbox!.published).toBeGreaterThan(ORDERS * 5);
   }, 120_000);
 });
