@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
 import { runCli } from './run-cli.js';
@@ -63,6 +64,24 @@ describe.skipIf(!up)('protean-ts dlq list | replay | purge', () => {
     expect(stdout).toContain('dlq purge: 1 dead letter deleted from default:shop::order');
     expect((await cli('dlq', 'list')).stdout).toContain('dlq list: 0 dead letters in 2 streams');
   });
+
+  it('lists a stream entry the broker could not decode as such, and does not replay it', async () => {
+    // Another producer writes its own format into the subscribed stream; the server sets it aside.
+    execFileSync('redis-cli', ['XADD', `${project.streamPrefix}shop::order`, '*', 'payment', 'p-0']);
+    const server = await cli('server', '--test-mode');
+    expect(server.code, server.stderr).toBe(0);
+    expect(server.stderr).toContain('"msg":"undecodable stream entry moved to the dead-letter stream"');
+    const list = await cli('dlq', 'list', 'Receipts');
+    expect(list.stdout).toMatch(/\S+ {2}Receipts {2}undecodable stream entry {2}failed/);
+    expect(list.stdout).toContain('cannot be decoded: it has no "envelope" field');
+    const json = JSON.parse((await cli('dlq', 'list', 'Receipts', '--json')).stdout) as { letters: { envelope: unknown; rawFields: string[] }[] };
+    expect(json.letters.map((l) => [l.envelope, l.rawFields])).toEqual([[null, ['payment', 'p-0']]]);
+    const replay = await cli('dlq', 'replay', 'Receipts');
+    expect(replay.code).toBe(0);
+    expect(replay.stderr).toContain('note: not replaying 1 dead letter holding a stream entry that could not be decoded');
+    expect(replay.stdout).toContain('dlq replay: nothing to replay for Receipts');
+    expect((await cli('dlq', 'list', 'Receipts')).stdout).toContain('dlq list: 1 dead letter for subscription Receipts');
+  }, 120_000);
 
   it('says so when the target is neither a subscription nor a stream it knows', async () => {
     const { code, stdout, stderr } = await cli('dlq', 'replay', 'Recepits');

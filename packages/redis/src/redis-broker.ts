@@ -1,7 +1,8 @@
 /**
  * The Redis Streams broker (`provider = "redis"`): XADD with approximate MAXLEN trimming, batches
  * in one pipeline, consumer groups read with XREADGROUP on connections of their own when they
- * block, XAUTOCLAIM for abandoned messages and a `<stream>:dlq` dead-letter stream. During an
+ * block, XAUTOCLAIM for abandoned messages and a `<stream>:dlq` dead-letter stream (where entries
+ * read without a valid envelope go too, one by one, so they never hold up a batch). During an
  * outage every call fails at once with BrokerUnavailableError while ioredis reconnects behind it.
  */
 import { Redis, type RedisOptions } from 'ioredis';
@@ -23,9 +24,10 @@ import { RedisBlockingPool } from './redis-blocking-pool.js';
 import { readRedisBrokerSettings, type RedisBrokerSettings } from './redis-broker-settings.js';
 import { explainRedisError, isRedisConnectionError, notReadyError } from './redis-connection-errors.js';
 import { RedisDeadLetterQueue } from './redis-dead-letter-queue.js';
-import { envelopeFields, toReceived, type RawEntry } from './redis-entry-codec.js';
+import { envelopeFields, type RawEntry } from './redis-entry-codec.js';
 import { repliesOrThrow, type PipelineResults } from './redis-replies.js';
 import { nackPending, REDIS_SCRIPTS } from './redis-scripts.js';
+import { decodeOrDeadLetter } from './redis-undecodable-entries.js';
 
 /** Reconnect back-off ceiling: a restarted Redis is picked up within this long. */
 const MAX_RECONNECT_DELAY_MS = 2_000;
@@ -139,7 +141,8 @@ export class RedisBroker extends BaseBroker {
       await this.doEnsureGroup(stream, group);
       reply = (await read()) as XReadGroupReply;
     }
-    return (reply?.[0]?.[1] ?? []).map((entry) => toReceived(stream, entry, 1));
+    const entries = reply?.[0]?.[1] ?? [];
+    return decodeOrDeadLetter(stream, group, entries, entries.map(() => 1), this.deadLetters, this.log);
   }
 
   protected override async doAck(stream: string, group: string, ids: readonly string[]): Promise<number> {
@@ -168,7 +171,7 @@ export class RedisBroker extends BaseBroker {
     }
     if (claimed.length === 0) return [];
     const counts = await this.deliveryCounts(stream, group, claimed.map(([id]) => id));
-    return claimed.map((entry, i) => toReceived(stream, entry, counts[i]!));
+    return decodeOrDeadLetter(stream, group, claimed, counts, this.deadLetters, this.log);
   }
 
   protected override async doDeadLetter(stream: string, group: string, message: ReceivedMessage, error: string): Promise<void> {

@@ -6,7 +6,7 @@
 import type { Redis } from 'ioredis';
 import type { DeadLetter, ReceivedMessage } from '@protean-ts/core';
 import { isRedisConnectionError } from './redis-connection-errors.js';
-import { deadLetterFields, toDeadLetter, type RawEntry } from './redis-entry-codec.js';
+import { deadLetterFields, toDeadLetter, undecodableDeadLetterFields, type RawEntry } from './redis-entry-codec.js';
 import { repliesOrThrow, type PipelineResults } from './redis-replies.js';
 import { deadLetterPending, queueReplay } from './redis-scripts.js';
 
@@ -29,12 +29,18 @@ export class RedisDeadLetterQueue {
     await deadLetterPending(this.client(), this.key(stream), this.streamKey(stream), group, message.id, fields);
   }
 
+  /** The same for an entry `read` or `reclaim` could not decode: its raw fields stand in for the envelope. */
+  async addUndecodable(stream: string, group: string, entry: { id: string; fields: string[] }, error: string, deliveryCount: number): Promise<void> {
+    const fields = undecodableDeadLetterFields(stream, group, entry, error, new Date().toISOString(), deliveryCount);
+    await deadLetterPending(this.client(), this.key(stream), this.streamKey(stream), group, entry.id, fields);
+  }
+
   async list(stream: string, count: number): Promise<DeadLetter[]> {
     const entries = (await this.client().call('XRANGE', this.key(stream), '-', '+', 'COUNT', count)) as RawEntry[];
     return entries.map(toDeadLetter);
   }
 
-  /** Replays the given dead letters (all when `ids` is undefined), oldest first; counts those still there. */
+  /** Replays the given dead letters (all when `ids` is undefined), oldest first; counts those replayed (letters without an envelope stay). */
   async replay(stream: string, ids: readonly string[] | undefined): Promise<number> {
     const targets = ids ?? (await this.allIds(stream));
     let replayed = 0;

@@ -9,6 +9,11 @@ type MessageEnvelope = OutgoingMessage['envelope'];
 /** A stream entry as ioredis returns it: `[id, [field, value, field, value, …]]`. */
 export type RawEntry = [id: string, fields: string[]];
 
+/** A read entry: the message, or why it is no message (an entry protean-ts did not write, or corrupted). */
+export type DecodedEntry =
+  | { ok: true; message: ReceivedMessage }
+  | { ok: false; id: string; fields: string[]; problem: string };
+
 export function envelopeFields(envelope: MessageEnvelope): string[] {
   return ['envelope', JSON.stringify(envelope), 'type', envelope.metadata.headers.type, 'id', envelope.metadata.headers.id];
 }
@@ -19,37 +24,86 @@ export function fieldMap(fields: readonly string[]): Map<string, string> {
   return map;
 }
 
-function parseEnvelope(entryId: string, raw: string | undefined): MessageEnvelope {
-  if (raw === undefined) throw new Error(`stream entry ${entryId} has no "envelope" field; it was not written by protean-ts`);
-  return JSON.parse(raw) as MessageEnvelope;
+/**
+ * The envelope in an entry's `envelope` field, or what is wrong with it. Only the parts every
+ * broker call relies on are checked (the same ones `publish` checks), so whatever `read` returns
+ * can be acked and dead-lettered; the handler side validates the rest.
+ */
+function parseEnvelope(raw: string | undefined): { envelope: MessageEnvelope } | { problem: string } {
+  if (raw === undefined) return { problem: 'it has no "envelope" field' };
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    return { problem: `its "envelope" field is not JSON (${(error as Error).message})` };
+  }
+  const envelope = value as { data?: unknown; metadata?: { headers?: { id?: unknown; type?: unknown } } } | null;
+  if (!isObject(envelope) || !isObject(envelope.data)) return { problem: 'its "envelope" field is not a { data, metadata } object' };
+  const headers = isObject(envelope.metadata) && isObject(envelope.metadata.headers) ? envelope.metadata.headers : undefined;
+  if (!headers) return { problem: 'its envelope has no metadata.headers' };
+  for (const name of ['id', 'type'] as const) {
+    if (typeof headers[name] !== 'string' || headers[name] === '') return { problem: `its envelope has no metadata.headers.${name}` };
+  }
+  return { envelope: value as MessageEnvelope };
 }
 
-export function toReceived(stream: string, [id, fields]: RawEntry, deliveryCount: number): ReceivedMessage {
-  return { id, stream, envelope: parseEnvelope(id, fieldMap(fields).get('envelope')), deliveryCount };
+export function decodeEntry(stream: string, [id, fields]: RawEntry, deliveryCount: number): DecodedEntry {
+  const parsed = parseEnvelope(fieldMap(fields).get('envelope'));
+  if ('problem' in parsed) return { ok: false, id, fields, problem: parsed.problem };
+  return { ok: true, message: { id, stream, envelope: parsed.envelope, deliveryCount } };
 }
 
 export function deadLetterFields(stream: string, group: string, message: ReceivedMessage, error: string, failedAt: string): string[] {
   return [
     ...envelopeFields(message.envelope),
-    'original_id', message.id,
+    ...failureFields(message.id, stream, group, error, failedAt, message.deliveryCount),
+  ];
+}
+
+/** A dead letter of an undecodable entry: no envelope (so replay leaves it), its fields kept as JSON. */
+export function undecodableDeadLetterFields(stream: string, group: string, entry: { id: string; fields: string[] }, error: string, failedAt: string, deliveryCount: number): string[] {
+  return [...failureFields(entry.id, stream, group, error, failedAt, deliveryCount), 'raw_fields', JSON.stringify(entry.fields)];
+}
+
+function failureFields(originalId: string, stream: string, group: string, error: string, failedAt: string, deliveryCount: number): string[] {
+  return [
+    'original_id', originalId,
     'stream', stream,
     'group', group,
     'error', error,
     'failed_at', failedAt,
-    'delivery_count', String(message.deliveryCount),
+    'delivery_count', String(deliveryCount),
   ];
 }
 
+/** Never throws: a dead letter whose envelope cannot be read is listed with `envelope: null`. */
 export function toDeadLetter([id, fields]: RawEntry): DeadLetter {
   const map = fieldMap(fields);
+  const parsed = parseEnvelope(map.get('envelope'));
+  const rawFields = parseRawFields(map.get('raw_fields'));
   return {
     id,
     originalId: map.get('original_id') ?? '',
     stream: map.get('stream') ?? '',
     group: map.get('group') ?? '',
-    envelope: parseEnvelope(id, map.get('envelope')),
+    envelope: 'envelope' in parsed ? parsed.envelope : null,
+    ...(rawFields ? { rawFields } : {}),
     error: map.get('error') ?? '',
     failedAt: map.get('failed_at') ?? '',
     deliveryCount: Number(map.get('delivery_count') ?? 0),
   };
+}
+
+function parseRawFields(raw: string | undefined): string[] | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(raw);
+    return Array.isArray(value) && value.every((item) => typeof item === 'string') ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -19,18 +19,22 @@ return 1
 
 // Moves one dead letter back to its stream: delete and re-add in one step, so two concurrent
 // replays cannot both publish it. Only the routing fields travel back, not the failure record.
+// A letter without an envelope (an undecodable entry) stays: publishing it again cannot help.
 const REPLAY = `
 local entries = redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1])
 if #entries == 0 then return false end
 local fields = entries[1][2]
 local keep = {}
+local hasEnvelope = false
 for i = 1, #fields, 2 do
   local name = fields[i]
   if name == 'envelope' or name == 'type' or name == 'id' then
     keep[#keep + 1] = name
     keep[#keep + 1] = fields[i + 1]
+    if name == 'envelope' then hasEnvelope = true end
   end
 end
+if not hasEnvelope then return false end
 -- Added before it is deleted: when the XADD fails the script ends and the dead letter stays.
 local added
 if ARGV[2] == '0' then
@@ -71,7 +75,7 @@ export function nackPending(client: Redis, streamKey: string, group: string, id:
   return (client as unknown as ScriptClient).proteanNack(streamKey, group, id);
 }
 
-/** Queues the replay of one dead letter; its reply is the new entry id, or null when it was gone. */
+/** Queues the replay of one dead letter; its reply is the new entry id, or null when it was gone or has no envelope. */
 export function queueReplay(pipeline: ChainableCommander, dlqKey: string, streamKey: string, id: string, maxlen: number): void {
   (pipeline as unknown as ScriptPipeline).proteanReplay(dlqKey, streamKey, id, String(maxlen));
 }

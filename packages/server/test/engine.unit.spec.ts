@@ -95,7 +95,7 @@ describe('Engine (memory database, inline broker)', () => {
     expect(shop.probe.brokenAttempts).toBe(3);
     expect(letter).toMatchObject({ group: 'Broken', stream: 'shop5::order' });
     expect(letter!.error).toContain('broken handler refuses Cid');
-    expect(letter!.envelope.metadata.headers.type).toBe('Shop5.OrderPlaced.v1');
+    expect(letter!.envelope?.metadata.headers.type).toBe('Shop5.OrderPlaced.v1');
     expect(await broker.groupStatus('shop5::order', 'Broken')).toMatchObject({ pending: 0, lag: 0 });
     // The other handlers of the same stream were not held back by the broken one.
     expect(shop.probe.placed).toEqual(['Cid']);

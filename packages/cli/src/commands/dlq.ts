@@ -115,8 +115,8 @@ async function listOne(domain: Domain, io: CliIO, name: string, options: { limit
     return;
   }
   for (const letter of shown) {
-    const { type, id } = letter.envelope.metadata.headers;
-    io.stdout(`${letter.id}  ${letter.group}  ${type} ${id}  failed ${letter.failedAt}  deliveries ${letter.deliveryCount}\n`);
+    const what = letter.envelope ? `${letter.envelope.metadata.headers.type} ${letter.envelope.metadata.headers.id}` : 'undecodable stream entry';
+    io.stdout(`${letter.id}  ${letter.group}  ${what}  failed ${letter.failedAt}  deliveries ${letter.deliveryCount}\n`);
     io.stdout(`    ${letter.error.split('\n')[0]}\n`);
   }
   const scope = target.group ? `subscription ${target.group} on stream ${target.stream}` : `stream ${target.stream}`;
@@ -131,6 +131,16 @@ async function replay(domain: Domain, io: CliIO, name: string, options: { id?: s
     const unknown = options.id.filter((id) => !ids.includes(id));
     if (unknown.length) throw new CliError(`dlq replay: no dead letter ${unknown.join(', ')} for ${name}; see \`protean-ts dlq list ${name}\``);
     ids = options.id;
+  }
+  // Publishing an entry the broker could not decode would only dead-letter it again.
+  const undecodable = new Set(available.filter((l) => l.envelope === null).map((l) => l.id));
+  const skipped = ids.filter((id) => undecodable.has(id));
+  if (skipped.length) {
+    io.stderr(
+      `note: not replaying ${skipped.length} dead ${plural(skipped.length, 'letter')} holding a stream entry that could not be decoded (${skipped.join(', ')}); `
+        + `see its rawFields with \`protean-ts dlq list ${name} --json\`, fix the producer that wrote it, then \`protean-ts dlq purge ${target.stream}\`\n`,
+    );
+    ids = ids.filter((id) => !undecodable.has(id));
   }
   if (ids.length === 0) {
     io.stdout(`dlq replay: nothing to replay for ${name}\n`);

@@ -48,7 +48,14 @@ export interface DeadLetter {
   originalId: string;
   stream: string;
   group: string;
-  envelope: MessageEnvelope;
+  /**
+   * Null when the broker could not decode the entry into an envelope (written by a foreign
+   * producer, or corrupted); `rawFields` then holds what the entry contained, and replaying
+   * such a letter leaves it where it is.
+   */
+  envelope: MessageEnvelope | null;
+  /** The undecodable entry's fields as the broker stored them, names and values alternating. */
+  rawFields?: string[];
   error: string;
   failedAt: string;
   deliveryCount: number;

@@ -1,0 +1,19 @@
+/**
+ * Why a stream entry was moved to the dead-letter stream instead of being delivered: it holds
+ * no protean-ts message envelope. Its text is stored as the dead letter's `error`.
+ */
+export class UndecodableEntryError extends Error {
+  constructor(
+    readonly stream: string,
+    readonly group: string,
+    readonly entryId: string,
+    readonly problem: string,
+  ) {
+    super(
+      `Stream entry ${entryId} of stream "${stream}" (group "${group}") cannot be decoded: ${problem}. `
+        + 'protean-ts reads only entries holding a message envelope as JSON in an "envelope" field (as its brokers and outbox write them). '
+        + `The entry was moved to "${stream}:dlq" with its raw fields; fix the producer that wrote it, then remove it with \`protean-ts dlq purge ${stream}\`.`,
+    );
+    this.name = 'UndecodableEntryError';
+  }
+}

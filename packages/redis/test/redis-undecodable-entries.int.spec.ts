@@ -1,0 +1,133 @@
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { configureLogging, type LogRecord } from '@protean-ts/core';
+import { REDIS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
+import { RedisBroker } from '../src/index.js';
+import { deleteKeys, REDIS_URI, uniquePrefix } from './redis-test-support.js';
+
+const up = await servicesUp(REDIS);
+const prefix = uniquePrefix('undecodable');
+afterAll(() => (up ? deleteKeys(prefix) : undefined));
+
+describe.skipIf(!up)('redis broker: stream entries without a valid envelope', () => {
+  const redis = new Redis(REDIS_URI, { lazyConnect: true });
+  const opened: RedisBroker[] = [];
+  let logs: LogRecord[] = [];
+  let restoreLogging: () => void = () => undefined;
+  const open = () => {
+    const broker = new RedisBroker('undecodable', { provider: 'redis', uri: REDIS_URI, stream_prefix: prefix });
+    opened.push(broker);
+    return broker;
+  };
+  const pendingIds = async (broker: RedisBroker, stream: string, group: string) =>
+    ((await redis.xpending(broker.key(stream), group, '-', '+', 100)) as [string, ...unknown[]][]).map(([id]) => id);
+
+  beforeEach(() => {
+    logs = [];
+    const previous = configureLogging({ sink: (_line, record) => logs.push(record) });
+    restoreLogging = () => void configureLogging(previous);
+  });
+  afterEach(async () => {
+    restoreLogging();
+    await Promise.all(opened.splice(0).map((b) => b.close()));
+  });
+  afterAll(() => redis.disconnect());
+
+  /** A valid message, an entry with no envelope, one whose envelope is not JSON, another valid one. */
+  async function mixedStream(broker: RedisBroker, stream: string) {
+    const first = await broker.publish({ stream, envelope: sampleBrokerEnvelope(stream, 1) });
+    const foreign = (await redis.xadd(broker.key(stream), '*', 'payment', 'p-0', 'amount', '12'))!;
+    const corrupt = (await redis.xadd(broker.key(stream), '*', 'envelope', '{"data":', 'type', 'X.v1'))!;
+    const last = await broker.publish({ stream, envelope: sampleBrokerEnvelope(stream, 2) });
+    return { first, foreign, corrupt, last };
+  }
+
+  it('regression: a read no longer fails for the whole batch; the valid messages come back and the bad entries are dead-lettered and acked', async () => {
+    const broker = open();
+    const stream = 'read-mixed';
+    await broker.ensureGroup(stream, 'g');
+    const ids = await mixedStream(broker, stream);
+
+    const messages = await broker.read(stream, 'g', 'c1', { count: 10, blockMs: 0 });
+
+    expect(messages.map((m) => m.id)).toEqual([ids.first, ids.last]);
+    expect(await pendingIds(broker, stream, 'g')).toEqual([ids.first, ids.last]);
+    const letters = await broker.listDeadLetters(stream);
+    expect(letters.map((l) => [l.originalId, l.group, l.envelope, l.rawFields])).toEqual([
+      [ids.foreign, 'g', null, ['payment', 'p-0', 'amount', '12']],
+      [ids.corrupt, 'g', null, ['envelope', '{"data":', 'type', 'X.v1']],
+    ]);
+    expect(letters[0]!.error).toMatch(new RegExp(`Stream entry ${ids.foreign} of stream "${stream}" \\(group "g"\\) cannot be decoded: it has no "envelope" field`));
+    expect(letters[1]!.error).toMatch(/cannot be decoded: its "envelope" field is not JSON/);
+    await broker.ack(stream, 'g', messages.map((m) => m.id));
+    expect(await pendingIds(broker, stream, 'g')).toEqual([]);
+    const warnings = logs.filter((r) => r.level === 'warn' && r.msg === 'undecodable stream entry moved to the dead-letter stream');
+    expect(warnings.map((r) => [r.stream, r.group, r.entryId])).toEqual([
+      [stream, 'g', ids.foreign],
+      [stream, 'g', ids.corrupt],
+    ]);
+  });
+
+  it('regression: a reclaim no longer fails for the whole batch when a pending entry cannot be decoded', async () => {
+    const broker = open();
+    const stream = 'reclaim-mixed';
+    await broker.ensureGroup(stream, 'g');
+    const ids = await mixedStream(broker, stream);
+    // A consumer outside protean-ts took all four and died: they are pending for it.
+    await redis.xreadgroup('GROUP', 'g', 'gone', 'COUNT', 10, 'STREAMS', broker.key(stream), '>');
+
+    const reclaimed = await broker.reclaim(stream, 'g', 'c2', 0, 10);
+
+    expect(reclaimed.map((m) => [m.id, m.deliveryCount])).toEqual([[ids.first, 2], [ids.last, 2]]);
+    expect(await pendingIds(broker, stream, 'g')).toEqual([ids.first, ids.last]);
+    const letters = await broker.listDeadLetters(stream);
+    expect(letters.map((l) => [l.originalId, l.envelope, l.deliveryCount])).toEqual([[ids.foreign, null, 2], [ids.corrupt, null, 2]]);
+  });
+
+  it('rejects envelopes that are JSON but lack what every broker call needs (data, metadata.headers.id and type)', async () => {
+    const broker = open();
+    const stream = 'not-an-envelope';
+    await broker.ensureGroup(stream, 'g');
+    const headless = JSON.stringify({ data: {}, metadata: { headers: { id: 'm-1' } } });
+    await redis.xadd(broker.key(stream), '*', 'envelope', '42');
+    await redis.xadd(broker.key(stream), '*', 'envelope', headless);
+    const valid = await broker.publish({ stream, envelope: sampleBrokerEnvelope(stream) });
+
+    expect((await broker.read(stream, 'g', 'c1', { count: 10, blockMs: 0 })).map((m) => m.id)).toEqual([valid]);
+    const errors = (await broker.listDeadLetters(stream)).map((l) => l.error);
+    expect(errors[0]).toMatch(/its "envelope" field is not a \{ data, metadata \} object/);
+    expect(errors[1]).toMatch(/its envelope has no metadata\.headers\.type/);
+  });
+
+  it('leaves an undecodable entry pending when its dead letter cannot be written, and dead-letters it on a later reclaim', async () => {
+    const broker = open();
+    const stream = 'dlq-blocked';
+    await broker.ensureGroup(stream, 'g');
+    const foreign = (await redis.xadd(broker.key(stream), '*', 'payment', 'p-0'))!;
+    const valid = await broker.publish({ stream, envelope: sampleBrokerEnvelope(stream) });
+    // A key of the wrong type where the dead-letter stream goes: the XADD fails, so no ack.
+    await redis.set(`${broker.key(stream)}:dlq`, 'not a stream');
+
+    expect((await broker.read(stream, 'g', 'c1', { count: 10, blockMs: 0 })).map((m) => m.id)).toEqual([valid]);
+    await broker.ack(stream, 'g', [valid]);
+    expect(await pendingIds(broker, stream, 'g')).toEqual([foreign]);
+    expect(logs.some((r) => r.level === 'error' && r.entryId === foreign && JSON.stringify(r.error).includes('WRONGTYPE'))).toBe(true);
+
+    await redis.del(`${broker.key(stream)}:dlq`);
+    expect(await broker.reclaim(stream, 'g', 'c2', 0, 10)).toEqual([]);
+    expect(await pendingIds(broker, stream, 'g')).toEqual([]);
+    expect((await broker.listDeadLetters(stream)).map((l) => l.originalId)).toEqual([foreign]);
+  });
+
+  it('keeps the dead letter of an undecodable entry on replay (publishing it again cannot help) and replays the others', async () => {
+    const broker = open();
+    const stream = 'replay-mixed';
+    await broker.ensureGroup(stream, 'g');
+    const { foreign, corrupt } = await mixedStream(broker, stream);
+    const [message] = await broker.read(stream, 'g', 'c1', { count: 10, blockMs: 0 });
+    await broker.deadLetter(stream, 'g', message!, 'handler failed');
+
+    expect(await broker.replayDeadLetters(stream)).toBe(1);
+    expect((await broker.listDeadLetters(stream)).map((l) => l.originalId)).toEqual([foreign, corrupt]);
+  });
+});
