@@ -15,7 +15,7 @@ import { configureLogging, defaultConfig, type NewOutboxRow } from '@protean-ts/
 import { PostgresProvider } from '@protean-ts/mikro-orm';
 import { RedisBroker } from '@protean-ts/redis';
 import { OutboxProcessor } from '@protean-ts/outbox';
-import { median, percentile } from '../e2e/percentiles.js';
+import { median, percentile } from './latency-stats.js';
 import { BENCH_STREAM, benchRow } from './bench-rows.js';
 import { producePaced } from './paced-producer.js';
 import { commitRaw, createRawTable, RAW_TABLE, RawRelay } from './raw-relay.js';
