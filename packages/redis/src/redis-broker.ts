@@ -26,7 +26,7 @@ import { explainRedisError, isRedisConnectionError, notReadyError } from './redi
 import { RedisDeadLetterQueue } from './redis-dead-letter-queue.js';
 import { envelopeFields, type RawEntry } from './redis-entry-codec.js';
 import { repliesOrThrow, type PipelineResults } from './redis-replies.js';
-import { nackPending, REDIS_SCRIPTS } from './redis-scripts.js';
+import { nackPending, REDIS_SCRIPTS, removeIdleConsumers } from './redis-scripts.js';
 import { decodeOrDeadLetter } from './redis-undecodable-entries.js';
 
 /** Reconnect back-off ceiling: a restarted Redis is picked up within this long. */
@@ -189,6 +189,10 @@ export class RedisBroker extends BaseBroker {
 
   protected override doPurgeDeadLetters(stream: string): Promise<number> {
     return this.deadLetters.purge(stream);
+  }
+
+  protected override doRemoveIdleConsumers(stream: string, group: string, idleMs: number): Promise<string[]> {
+    return removeIdleConsumers(this.client, this.key(stream), group, idleMs);
   }
 
   protected override async doGroupStatus(stream: string, group: string): Promise<GroupStatus> {

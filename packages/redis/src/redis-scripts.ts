@@ -55,16 +55,40 @@ redis.call('XACK', KEYS[2], ARGV[1], ARGV[2])
 return added
 `;
 
+// Deletes the group's consumers idle for ARGV[2] ms or longer with nothing pending. One script, so
+// no consumer can read (and get pending entries, which DELCONSUMER would drop) between the check
+// and the delete. `idle` is the time since the consumer last asked for messages (read or claim).
+const REMOVE_IDLE_CONSUMERS = `
+local consumers = redis.pcall('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])
+if consumers.err then
+  if string.find(consumers.err, 'NOGROUP', 1, true) or string.find(consumers.err, 'no such key', 1, true) then return {} end
+  return consumers
+end
+local idleMs = tonumber(ARGV[2])
+local removed = {}
+for _, consumer in ipairs(consumers) do
+  local info = {}
+  for i = 1, #consumer, 2 do info[consumer[i]] = consumer[i + 1] end
+  if info['pending'] == 0 and info['idle'] >= idleMs then
+    redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], info['name'])
+    removed[#removed + 1] = info['name']
+  end
+end
+return removed
+`;
+
 /** Passed as ioredis's `scripts` option, so every connection (and its pipelines) knows them. */
 export const REDIS_SCRIPTS = {
   proteanNack: { numberOfKeys: 1, lua: NACK },
   proteanReplay: { numberOfKeys: 2, lua: REPLAY },
   proteanDeadLetter: { numberOfKeys: 2, lua: DEAD_LETTER },
+  proteanRemoveIdleConsumers: { numberOfKeys: 1, lua: REMOVE_IDLE_CONSUMERS },
 };
 
 interface ScriptClient {
   proteanNack(streamKey: string, group: string, id: string): Promise<number>;
   proteanDeadLetter(dlqKey: string, streamKey: string, group: string, id: string, ...fields: string[]): Promise<string>;
+  proteanRemoveIdleConsumers(streamKey: string, group: string, idleMs: string): Promise<string[]>;
 }
 interface ScriptPipeline {
   proteanReplay(dlqKey: string, streamKey: string, id: string, maxlen: string): ChainableCommander;
@@ -83,4 +107,9 @@ export function queueReplay(pipeline: ChainableCommander, dlqKey: string, stream
 /** Adds the dead letter, then acks the message; when the add fails nothing is acked. */
 export function deadLetterPending(client: Redis, dlqKey: string, streamKey: string, group: string, id: string, fields: readonly string[]): Promise<string> {
   return (client as unknown as ScriptClient).proteanDeadLetter(dlqKey, streamKey, group, id, ...fields);
+}
+
+/** Names of the consumers removed: idle for `idleMs` or longer, nothing pending. */
+export function removeIdleConsumers(client: Redis, streamKey: string, group: string, idleMs: number): Promise<string[]> {
+  return (client as unknown as ScriptClient).proteanRemoveIdleConsumers(streamKey, group, String(idleMs));
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LogRecord } from '@protean-ts/core';
+import { sampleBrokerEnvelope } from '@protean-ts/core/testing';
 import { Engine } from '../src/engine/engine.js';
 import { eventually } from './support/eventually.js';
 import { captureLogs } from './support/log-capture.js';
@@ -116,6 +117,27 @@ describe('Engine (memory database, inline broker)', () => {
     const broker = shop.domain.brokers.get('default')!;
     expect(await broker.groupStatus('shop6::order', 'Broken')).toMatchObject({ pending: 1 });
     expect(await broker.listDeadLetters('shop6::order')).toEqual([]);
+  });
+
+  it('removes the consumers stopped workers left in its group: at start, and a crashed one once its message is taken over', async () => {
+    const shop = makeShop('Shop14', { ...config, brokers: { default: { provider: 'inline', claim_idle_ms: 500 } } });
+    await shop.domain.init();
+    const broker = shop.domain.brokers.get('default')!;
+    const stream = 'payments-gateway';
+    await broker.ensureGroup(stream, 'GatewayCallbacks');
+    await broker.publishBatch([0, 1].map((i) => ({ stream, envelope: sampleBrokerEnvelope(stream, i) })));
+    // A worker that stopped cleanly long ago, and one that has just crashed holding a message.
+    const [done] = await broker.read(stream, 'GatewayCallbacks', 'stopped-worker', { count: 1, blockMs: 0 });
+    await broker.ack(stream, 'GatewayCallbacks', [done!.id]);
+    await new Promise((r) => setTimeout(r, 600));
+    await broker.read(stream, 'GatewayCallbacks', 'crashed-worker', { count: 1, blockMs: 0 });
+
+    engine = new Engine(shop.domain, { health: false, reclaimIntervalMs: 50 });
+    await engine.start();
+    const removed = () => messages('removed stopped consumers from the group').filter((r) => r.subscription === 'GatewayCallbacks');
+    await eventually(() => removed().length === 2);
+    expect(removed().map((r) => r.consumers)).toEqual([['stopped-worker'], ['crashed-worker']]);
+    await eventually(() => shop.probe.received.length === 1);
   });
 
   it('with blocking_timeout_ms = 0, pauses tick_interval after an empty read and still delivers', async () => {

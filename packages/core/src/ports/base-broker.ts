@@ -188,6 +188,17 @@ export abstract class BaseBroker implements Broker {
     return this.guard(`purge dead letters of stream "${stream}"`, () => this.doPurgeDeadLetters(stream));
   }
 
+  async removeIdleConsumers(stream: string, group: string, idleMs: number): Promise<string[]> {
+    this.check.name('removeIdleConsumers', 'stream', stream);
+    this.check.name('removeIdleConsumers', 'group', group);
+    this.check.count('removeIdleConsumers', 'idleMs', idleMs, 0);
+    await this.ready('removeIdleConsumers', 'CONSUMER_GROUPS');
+    const removed = await this.guard(`remove idle consumers of group "${group}" on stream "${stream}"`, () =>
+      this.doRemoveIdleConsumers(stream, group, idleMs),
+    );
+    return [...removed].sort();
+  }
+
   async groupStatus(stream: string, group: string): Promise<GroupStatus> {
     this.check.name('groupStatus', 'stream', stream);
     this.check.name('groupStatus', 'group', group);
@@ -269,6 +280,9 @@ export abstract class BaseBroker implements Broker {
   }
   protected doReclaim(_stream: string, _group: string, _consumer: string, _minIdleMs: number, _count: number): Promise<ReceivedMessage[]> {
     return this.lacks('RECLAIM_PENDING', 'reclaim');
+  }
+  protected doRemoveIdleConsumers(_stream: string, _group: string, _idleMs: number): Promise<string[]> {
+    return this.lacks('CONSUMER_GROUPS', 'removeIdleConsumers');
   }
   protected doGroupStatus(_stream: string, _group: string): Promise<GroupStatus> {
     return this.lacks('CONSUMER_GROUPS', 'groupStatus');

@@ -120,6 +120,15 @@ export interface Broker {
   /** Publishes dead letters back to their stream and removes them; returns how many. */
   replayDeadLetters(stream: string, ids?: readonly string[]): Promise<number>;
   purgeDeadLetters(stream: string): Promise<number>;
+  /**
+   * Deletes the group's consumers that have nothing pending and have not read or reclaimed for
+   * `idleMs` or longer (the same measure as reclaim's `minIdleMs`, so a consumer whose messages
+   * were all just reclaimed with it qualifies), and returns their names, sorted. One with pending
+   * messages is never removed (they would be lost to the group): `reclaim` them first. Restarted
+   * workers get new consumer names, so without this the stopped ones pile up in every group.
+   * A removed consumer that reads again simply comes back. [] when the stream or group is missing.
+   */
+  removeIdleConsumers(stream: string, group: string, idleMs: number): Promise<string[]>;
   /** Pending and undelivered counts of a group (test mode's drain check, status commands). */
   groupStatus(stream: string, group: string): Promise<GroupStatus>;
   /** True when the broker answers; false (never a throw) during an outage or after close. */

@@ -69,6 +69,7 @@ export function lifecycleConformance(ctx: ConformanceContext): void {
         await expect(broker.read(stream, 'g', 'c', { count: 0, blockMs: 0 })).rejects.toThrow(/options\.count/);
         await expect(broker.read(stream, 'g', '', { count: 1, blockMs: 0 })).rejects.toThrow(BrokerArgumentError);
         await expect(broker.read(stream, 'g', 'c', { count: 1, blockMs: -1 })).rejects.toThrow(/blockMs/);
+        await expect(broker.removeIdleConsumers(stream, 'g', -1)).rejects.toThrow(/idleMs/);
       }
       if (ctx.claims('RECLAIM_PENDING')) {
         await expect(broker.reclaim(stream, 'g', 'c', -5, 1)).rejects.toThrow(/minIdleMs/);

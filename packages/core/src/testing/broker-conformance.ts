@@ -4,6 +4,7 @@
  * checks that apply to it: `describeBrokerConformance('redis', () => new RedisBroker(...), { capabilities })`.
  */
 import { describe } from 'vitest';
+import { consumersConformance } from './broker-conformance-consumers.js';
 import { ConformanceContext, type BrokerConformanceOptions, type MakeBroker } from './broker-conformance-fixtures.js';
 import { deliveryConformance } from './broker-conformance-delivery.js';
 import { lifecycleConformance } from './broker-conformance-lifecycle.js';
@@ -17,5 +18,6 @@ export function describeBrokerConformance(name: string, makeBroker: MakeBroker, 
     lifecycleConformance(ctx);
     deliveryConformance(ctx);
     pendingConformance(ctx);
+    consumersConformance(ctx);
   });
 }

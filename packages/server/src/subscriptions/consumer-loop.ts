@@ -1,8 +1,9 @@
 /**
  * The read loop every subscription runs against the Broker port: join the consumer group, take
- * over messages a dead consumer left pending, read in blocking batches, hand each message to
- * the subscription's handler, ack on success, retry after `retry_delay_seconds` up to
- * `max_retries`, then dead-letter. Loop errors (an outage) back off and never end the loop.
+ * over messages a dead consumer left pending (then remove stopped consumers from the group),
+ * read in blocking batches, hand each message to the subscription's handler, ack on success,
+ * retry after `retry_delay_seconds` up to `max_retries`, then dead-letter. Loop errors (an
+ * outage) back off and never end the loop.
  */
 import { BrokerClosedError, type Broker, type Logger, type ReceivedMessage, type StreamSubscriptionConfig } from '@protean-ts/core';
 import { abortableSleep, backoffDelay } from './abortable-sleep.js';
@@ -88,6 +89,9 @@ export class ConsumerLoop implements Subscription {
     let joined = false;
     let failures = 0;
     let nextReclaimAt = 0;
+    // Stopped consumers are looked for once the start-up reclaim is done, and again whenever a
+    // reclaim took messages over (a consumer just stopped, and now has nothing pending).
+    let lookForStaleConsumers = true;
     while (!this.stopping) {
       try {
         if (!joined) {
@@ -105,7 +109,14 @@ export class ConsumerLoop implements Subscription {
           reclaimed = batch.length > 0;
           // A full batch means more may be waiting: look again right away.
           if (batch.length === batchSize) nextReclaimAt = 0;
-          if (reclaimed) this.log.info('took over messages left pending by a stopped consumer', { count: batch.length });
+          if (reclaimed) {
+            this.log.info('took over messages left pending by a stopped consumer', { count: batch.length });
+            lookForStaleConsumers = true;
+          }
+          if (lookForStaleConsumers && batch.length < batchSize) {
+            lookForStaleConsumers = false;
+            await this.removeStaleConsumers();
+          }
         }
         if (!reclaimed) batch = await broker.read(stream, group, consumer, { count: batchSize, blockMs: settings.blocking_timeout_ms });
         if (failures > 0) this.log.info('subscription recovered', { afterFailures: failures });
@@ -143,6 +154,22 @@ export class ConsumerLoop implements Subscription {
     } catch (err) {
       this.log.warn('taking over pending messages failed; reading new ones meanwhile', { error: err });
       return [];
+    }
+  }
+
+  /**
+   * Restarted workers join under new consumer names; the old names would stay in the group
+   * forever. Removes those silent for the reclaim idle time with nothing pending (the broker
+   * never removes one with pending messages). Removing a live but quiet consumer is harmless:
+   * it comes back with its next read. A failure is logged and the loop goes on.
+   */
+  private async removeStaleConsumers(): Promise<void> {
+    const { broker, stream, group, reclaimIdleMs } = this.options;
+    try {
+      const removed = await broker.removeIdleConsumers(stream, group, reclaimIdleMs);
+      if (removed.length) this.log.info('removed stopped consumers from the group', { consumers: removed, idleMs: reclaimIdleMs });
+    } catch (err) {
+      this.log.warn('removing stopped consumers from the group failed; they stay until the next start', { error: err });
     }
   }
 

@@ -63,6 +63,8 @@ export class InlineBroker extends BaseBroker {
     const state = target.group(group);
     const deadline = Date.now() + options.blockMs;
     for (;;) {
+      // Each wake-up counts as the consumer asking again, as with a blocked XREADGROUP.
+      state.seen(consumer);
       const delivered = this.deliver(target, state, consumer, options.count);
       const left = deadline - Date.now();
       if (delivered.length > 0 || left <= 0 || this.state === 'closed') return delivered;
@@ -88,6 +90,7 @@ export class InlineBroker extends BaseBroker {
     const state = target?.groups.get(group);
     if (!target || !state) return [];
     const now = Date.now();
+    state.seen(consumer, now);
     const claimed: ReceivedMessage[] = [];
     for (const [id, entry] of state.pending) {
       if (claimed.length >= count) break;
@@ -135,6 +138,10 @@ export class InlineBroker extends BaseBroker {
 
   protected override async doPurgeDeadLetters(stream: string): Promise<number> {
     return this.deadLetters.get(stream)?.clear() ?? 0;
+  }
+
+  protected override async doRemoveIdleConsumers(stream: string, group: string, idleMs: number): Promise<string[]> {
+    return this.streams.get(stream)?.groups.get(group)?.removeIdleConsumers(idleMs) ?? [];
   }
 
   protected override async doGroupStatus(stream: string, group: string): Promise<GroupStatus> {
