@@ -6,20 +6,24 @@
  * "sync", no broker, no server) on the same PostgreSQL.
  *
  *   npm run bench:e2e
- *   env: BENCH_ORDERS (2000, per fast phase), BENCH_WORKERS (1,2,4), BENCH_RATE (10 orders/s),
- *        BENCH_RATE_SECONDS (30, length of the fixed-rate phase), BENCH_CONCURRENCY (32)
+ *   env: BENCH_ORDERS (2000, per fast phase), BENCH_WORKERS (1,2,4), BENCH_ROUNDS (1),
+ *        BENCH_RATE (10 orders/s), BENCH_RATE_SECONDS (30, length of the fixed-rate phase),
+ *        BENCH_CONCURRENCY (32)
  *
  * Needs PostgreSQL on 127.0.0.1:5432 and Redis on 127.0.0.1:6379; every round uses a database
- * and a Redis prefix of its own and removes them.
+ * and a Redis prefix of its own and removes them. With several rounds, worker counts take turns
+ * (1, 2, 4, 1, 2, 4, …) so background load hits them alike, and medians are reported.
  */
 import { configureLogging } from '@protean-ts/core';
 import { plentifulSkus } from '../../examples/shop/test/support/order-load.js';
+import { percentile } from './percentiles.js';
 import type { PhaseResult } from './phase-result.js';
 import { serverRound, type RoundResult } from './server-round.js';
 import { syncBaseline } from './sync-baseline.js';
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 2000);
 const WORKERS = (process.env.BENCH_WORKERS ?? '1,2,4').split(',').map(Number);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 // Below what one worker sustains, so the fixed-rate phase shows latency without a queue.
 const RATE = Number(process.env.BENCH_RATE ?? 10);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 30);
@@ -31,30 +35,44 @@ const SKUS = plentifulSkus(500);
 const perSecond = (n: number) => `${n.toFixed(0).padStart(6)}/s`;
 const ms = (n: number) => `${n.toFixed(0).padStart(6)} ms`;
 const phase = (p: PhaseResult) => `${perSecond(p.throughput)} ${ms(p.p50)} ${ms(p.p99)}`;
+const median = (values: readonly number[]) => percentile(values, 50);
+
+/** The median of each figure over rounds. */
+function medianPhase(phases: readonly PhaseResult[]): PhaseResult {
+  return {
+    orders: phases[0]!.orders,
+    throughput: median(phases.map((p) => p.throughput)),
+    p50: median(phases.map((p) => p.p50)),
+    p99: median(phases.map((p) => p.p99)),
+  };
+}
 
 async function main(): Promise<void> {
   configureLogging({ level: 'warn' });
-  console.log(`bench/e2e: ${ORDERS} orders as fast as possible (client concurrency ${CONCURRENCY}), then ${RATE * RATE_SECONDS} at ${RATE}/s; workers ${WORKERS.join(', ')}`);
+  console.log(`bench/e2e: ${ORDERS} orders as fast as possible (client concurrency ${CONCURRENCY}), then ${RATE * RATE_SECONDS} at ${RATE}/s; workers ${WORKERS.join(', ')}; ${ROUNDS} round(s)`);
 
   const baseline = await syncBaseline(ORDERS, SKUS, CONCURRENCY);
   console.log(`in-process baseline (sync, no server): ${phase(baseline)}`);
 
-  const rounds: RoundResult[] = [];
-  for (const workers of WORKERS) {
-    const round = await serverRound({ workers, orders: ORDERS, rateOrders: RATE * RATE_SECONDS, skus: SKUS, concurrency: CONCURRENCY, rate: RATE, settleTimeoutMs: 900_000 });
-    rounds.push(round);
-    console.log(`server --workers ${workers}: fast ${phase(round.fast)} | ${RATE}/s ${phase(round.fixed)} | ${round.retries} handler retries`);
+  const results = new Map<number, RoundResult[]>(WORKERS.map((w) => [w, []]));
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const workers of WORKERS) {
+      const result = await serverRound({ workers, orders: ORDERS, rateOrders: RATE * RATE_SECONDS, skus: SKUS, concurrency: CONCURRENCY, rate: RATE, settleTimeoutMs: 900_000 });
+      results.get(workers)!.push(result);
+      console.log(`round ${round}, server --workers ${workers}: fast ${phase(result.fast)} | ${RATE}/s ${phase(result.fixed)} | ${result.retries} handler retries`);
+    }
   }
 
-  const one = rounds.find((r) => r.workers === 1);
+  const summary = WORKERS.map((workers) => ({ workers, fast: medianPhase(results.get(workers)!.map((r) => r.fast)), fixed: medianPhase(results.get(workers)!.map((r) => r.fixed)) }));
+  const one = summary.find((s) => s.workers === 1);
   console.log('');
-  console.log('                        as fast as possible             fixed rate ' + `${RATE}/s`.padEnd(8) + '     scaling   vs');
-  console.log('workers           orders/s     p50      p99         p50      p99         vs 1   baseline');
-  console.log(`in-process        ${phase(baseline)}`);
-  for (const r of rounds) {
-    const scaling = one ? (r.fast.throughput / one.fast.throughput).toFixed(2) : '-';
-    const vsBaseline = (r.fast.throughput / baseline.throughput).toFixed(2);
-    console.log(`${String(r.workers).padEnd(15)}   ${phase(r.fast)}   ${ms(r.fixed.p50)} ${ms(r.fixed.p99)}   ${scaling.padStart(6)}   ${vsBaseline.padStart(6)}`);
+  console.log(`medians of ${ROUNDS} round(s)   as fast as possible             at ${RATE}/s                  scaling    vs`);
+  console.log('workers                 orders/s      p50       p99        p50       p99      vs 1  baseline');
+  console.log(`in-process (sync)     ${phase(baseline)}`);
+  for (const s of summary) {
+    const scaling = one ? (s.fast.throughput / one.fast.throughput).toFixed(2) : '-';
+    const vsBaseline = (s.fast.throughput / baseline.throughput).toFixed(2);
+    console.log(`${String(s.workers).padEnd(20)}  ${phase(s.fast)}  ${ms(s.fixed.p50)} ${ms(s.fixed.p99)}    ${scaling.padStart(6)}    ${vsBaseline.padStart(6)}`);
   }
 }
 

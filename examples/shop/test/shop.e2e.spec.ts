@@ -57,7 +57,13 @@ describe.skipIf(!(await servicesUp(POSTGRES, REDIS)))(`the shop on ${WORKERS} wo
     expect(server.logs.some((l) => l.msg === 'worker crashed; restarting' && l.workerId === VICTIM)).toBe(true);
     expect(restarted.pid).not.toBe(victimPid);
 
-    await waitUntilSettled(shop.db, ORDERS, 420_000);
+    let reported = 0;
+    await waitUntilSettled(shop.db, ORDERS, 420_000, (progress) => {
+      // A line every 15 s, so a slow run shows where it is.
+      if (Date.now() - reported < 15_000) return;
+      reported = Date.now();
+      console.log(`shop e2e: ${JSON.stringify(progress)}`);
+    });
     const effects = await readEffects(shop.db);
 
     expect(differences(plans, skus, effects)).toEqual([]);
