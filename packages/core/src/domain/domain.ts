@@ -190,8 +190,15 @@ export class Domain {
     return this.runtime.uow(work);
   }
 
-  repositoryFor<T extends BaseAggregate>(aggregate: ClassRef<T>): Repository<T> {
-    return this.runtime.repositoryFor(aggregate);
+  /**
+   * `repositoryFor(Order)`: the repository of an aggregate (a registered custom one, when there
+   * is one, typed as the generic `Repository<Order>`). `repositoryFor(OrderRepository)`: that
+   * custom repository, typed as its class, with its own methods and the generic ones.
+   */
+  repositoryFor<R extends BaseRepository<any>>(repository: ClassRef<R>): R;
+  repositoryFor<T extends BaseAggregate>(aggregate: ClassRef<T>): Repository<T>;
+  repositoryFor(target: ClassRef): unknown {
+    return this.runtime.repositoryFor(target as ClassRef<BaseAggregate>);
   }
 
   /** Handles a command now and returns its handler's result, or (asynchronous) queues it and returns its message id. */

@@ -29,6 +29,8 @@ import type { NewOutboxRow } from '../ports/outbox-store.js';
 import { processCommand, type ProcessOptions } from '../processing/command-processor.js';
 import { handleMessage, type HandleMessageOptions, type HandleOutcome } from '../processing/message-handling.js';
 import { dispatchCommittedEvents } from '../processing/sync-event-dispatcher.js';
+import { BaseRepository } from '../elements/base-repository.js';
+import { RegistrationError } from '../errors/registration.error.js';
 import { buildCustomRepository } from '../repository/custom-repository.js';
 import { Repository } from '../repository/repository.js';
 import { outboxRowsForEvents } from '../uow/outbox-rows.js';
@@ -179,7 +181,34 @@ export class DomainRuntime {
     return uow?.host === this.unitHost ? uow : undefined;
   }
 
-  repositoryFor<T extends BaseAggregate>(aggregate: ClassRef<T>): Repository<T> {
+  /** A custom repository class gives that repository (typed as it); an aggregate class its repository. */
+  repositoryFor<R extends BaseRepository<any>>(repository: ClassRef<R>): R;
+  repositoryFor<T extends BaseAggregate>(aggregate: ClassRef<T>): Repository<T>;
+  repositoryFor(target: ClassRef): unknown {
+    if (target?.prototype instanceof BaseRepository) return this.customRepositoryFor(target as ClassRef<BaseRepository>);
+    return this.aggregateRepositoryFor(target as ClassRef<BaseAggregate>);
+  }
+
+  private customRepositoryFor(cls: ClassRef<BaseRepository>): BaseRepository {
+    const record = this.domain.registry.recordOf(cls);
+    if (record?.kind !== 'repository') {
+      throw new RegistrationError(`${cls.name} is not a registered repository of domain "${this.domain.name}"; decorate it with @domain.repository({ partOf: SomeAggregate })`);
+    }
+    const aggregate = record.options.partOf;
+    const repository = this.aggregateRepositoryFor(aggregate as ClassRef<BaseAggregate>);
+    if (!(repository instanceof cls)) {
+      const used = repository instanceof BaseRepository ? repository.constructor.name : 'the generic repository';
+      const provider = record.options.databaseProvider;
+      throw new RegistrationError(
+        `${cls.name} is registered for ${aggregate.name}, but ${aggregate.name} uses ${used}`
+          + (provider ? ` (${cls.name} is only for databaseProvider "${provider}")` : ` (registered for ${aggregate.name} first)`)
+          + `; get it with domain.repositoryFor(${aggregate.name}), or register one repository per aggregate and database`,
+      );
+    }
+    return repository;
+  }
+
+  private aggregateRepositoryFor<T extends BaseAggregate>(aggregate: ClassRef<T>): Repository<T> {
     this.require(`getting the repository of ${aggregate?.name}`);
     let repository = this.repositories.get(aggregate);
     if (!repository) {

@@ -1,10 +1,12 @@
 /**
- * The base of custom repositories: users add query methods, and reach the framework's
- * repository for the aggregate (unit-of-work aware get/add/query) through `this.repository`.
- * The runtime binds that repository when it creates the custom one.
+ * The base of custom repositories: users add query methods next to the generic ones (add, get,
+ * find, query, count, delete), which delegate to the framework's repository for the aggregate
+ * (unit-of-work aware), also reachable as `this.repository`. The runtime binds that repository
+ * when it creates the custom one; `domain.repositoryFor(OrderRepository)` returns it typed.
  */
 import type { BaseAggregate } from './base-aggregate.js';
 import type { Repository } from '../repository/repository.js';
+import type { Filter, QuerySpec } from '../ports/aggregate-dao.js';
 import { RegistrationError } from '../errors/registration.error.js';
 
 export const BIND_REPOSITORY: unique symbol = Symbol('protean:bindRepository');
@@ -16,9 +18,41 @@ export abstract class BaseRepository<T extends BaseAggregate = BaseAggregate> {
   /** The framework repository of `T`; available once the domain is initialized. */
   protected get repository(): Repository<T> {
     if (this.bound === undefined) {
-      throw new RegistrationError(`${this.constructor.name} is not bound to its aggregate repository yet; get it with domain.repositoryFor(...) after domain.init()`);
+      throw new RegistrationError(
+        `${this.constructor.name} is not bound to its aggregate repository yet; get it with domain.repositoryFor(${this.constructor.name}) after domain.init()`,
+      );
     }
     return this.bound;
+  }
+
+  // The generic methods, typed for `T`. A subclass may override any of them (and call super).
+
+  /** Inserts a new aggregate or updates a loaded one; see `Repository.add`. */
+  add(aggregate: T): Promise<T> {
+    return this.repository.add(aggregate);
+  }
+
+  /** The aggregate with this identity; ObjectNotFoundError when there is none. */
+  get(id: string): Promise<T> {
+    return this.repository.get(id);
+  }
+
+  /** The aggregate with this identity, or undefined. */
+  find(id: string): Promise<T | undefined> {
+    return this.repository.find(id);
+  }
+
+  query(spec?: QuerySpec<T>): Promise<T[]> {
+    return this.repository.query(spec);
+  }
+
+  count(filter?: Filter<T>): Promise<number> {
+    return this.repository.count(filter);
+  }
+
+  /** Deletes the aggregate (by instance or identity); false when it was not stored. */
+  delete(target: T | string): Promise<boolean> {
+    return this.repository.delete(target);
   }
 }
 

@@ -1,5 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configureLogging, ExpectedVersionError, InvalidQueryError, ObjectNotFoundError, UniqueViolationError, type MemoryProvider } from '../../src/index.js';
+import {
+  BaseAggregate,
+  BaseRepository,
+  configureLogging,
+  Domain,
+  ExpectedVersionError,
+  field,
+  InvalidQueryError,
+  ObjectNotFoundError,
+  RegistrationError,
+  UniqueViolationError,
+  type MemoryProvider,
+} from '../../src/index.js';
 import { makeShop, memoryConfig } from './fixtures/shop-domain.js';
 
 type Shop = ReturnType<typeof makeShop>;
@@ -136,5 +148,66 @@ describe('repository', () => {
     await custom.add(newOrder('Amy'));
     expect((await custom.byCustomer('Zed')).map((o) => o.customer)).toEqual(['Zed']);
     expect(await custom.count()).toBe(2);
+  });
+
+  it('gives the custom repository, typed as its class, for domain.repositoryFor(OrderRepository)', async () => {
+    const orders = shop.domain.repositoryFor(shop.OrderRepository);
+    expect(orders).toBe(repo());
+    const added = await orders.add(newOrder('Zed'));
+    expect((await orders.get(added.id)).customer).toBe('Zed');
+    expect((await orders.byCustomer('Zed')).map((o) => o.id)).toEqual([added.id]);
+    expect(await orders.delete(added)).toBe(true);
+    expect(await orders.find(added.id)).toBeUndefined();
+  });
+
+  it('uses a generic method the custom repository overrides, whose super reaches the framework one', async () => {
+    const domain = new Domain('Overrides');
+    @domain.aggregate()
+    class Note extends BaseAggregate {
+      @field.string({ required: true }) text!: string;
+    }
+    @domain.repository({ partOf: Note })
+    class Notes extends BaseRepository<Note> {
+      override async add(note: Note): Promise<Note> {
+        note.text = note.text.trim();
+        return super.add(note);
+      }
+    }
+    await domain.init({ config: memoryConfig() });
+    try {
+      const note = await domain.repositoryFor(Note).add(Note.create({ text: '  hello  ' }));
+      expect((await domain.repositoryFor(Notes).get(note.id)).text).toBe('hello');
+    } finally {
+      await domain.close();
+    }
+  });
+
+  it('says how to register a repository class it does not know', () => {
+    class StrayOrders extends BaseRepository {}
+    expect(() => shop.domain.repositoryFor(StrayOrders)).toThrow(RegistrationError);
+    expect(() => shop.domain.repositoryFor(StrayOrders)).toThrow(
+      'StrayOrders is not a registered repository of domain "Shop"; decorate it with @domain.repository({ partOf: SomeAggregate })',
+    );
+  });
+
+  it('refuses a custom repository class its aggregate does not use, naming the one it uses', async () => {
+    const domain = new Domain('TwoRepositories');
+    @domain.aggregate()
+    class Note extends BaseAggregate {
+      @field.string() text?: string;
+    }
+    @domain.repository({ partOf: Note })
+    class Notes extends BaseRepository<Note> {}
+    @domain.repository({ partOf: Note, databaseProvider: 'archive' })
+    class ArchivedNotes extends BaseRepository<Note> {}
+    await domain.init({ config: memoryConfig() });
+    try {
+      expect(domain.repositoryFor(Notes)).toBeInstanceOf(Notes);
+      expect(() => domain.repositoryFor(ArchivedNotes)).toThrow(
+        'ArchivedNotes is registered for Note, but Note uses Notes (ArchivedNotes is only for databaseProvider "archive")',
+      );
+    } finally {
+      await domain.close();
+    }
   });
 });
