@@ -75,6 +75,23 @@ describe('OutboxProcessor (memory store, inline broker)', () => {
     }
   });
 
+  it('with two lanes, each claims its share of messages_per_tick and per-key order still holds', async () => {
+    const keys = Array.from({ length: 10 }, (_, i) => `k${i}`);
+    await commit(...keys.flatMap((k) => [1, 2, 3, 4, 5].map((n) => rows.row(k, n))));
+    const limits: number[] = [];
+    const store = Object.create(provider.outbox) as typeof provider.outbox;
+    store.claimBatch = (request) => {
+      limits.push(request.limit);
+      return provider.outbox.claimBatch(request);
+    };
+    const relay = processor({ messages_per_tick: 4 }, { store, lanes: 2 });
+    await relay.start();
+    await waitFor(async () => (await byStatus('published')).length === 50, 5000, 'all rows');
+    expect(new Set(limits)).toEqual(new Set([2]));
+    const got = await delivered();
+    for (const key of keys) expect(got.filter((m) => m.partitionKey === rows.key(key)).map((m) => m.sequence)).toEqual([1, 2, 3, 4, 5]);
+  });
+
   it('a commit wakes a running processor without waiting for the poll', async () => {
     // The poll is a minute away: only the commit signal can explain a prompt publish.
     const relay = processor({ tick_interval: 60 });
