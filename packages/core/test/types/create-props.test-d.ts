@@ -89,6 +89,17 @@ describe('CreateProps', () => {
     Order.create({ customer: 'Ann' });
   });
 
+  it('makes a defaulted field optional only when declared with ? (docs/domain-model.md, defaulted fields)', () => {
+    Order.create({ customer: 'Ann' });
+    expectTypeOf(Order.create({ customer: 'Ann' }).status).toEqualTypeOf<'NEW' | 'DONE' | undefined>();
+    class Strict extends BaseAggregate {
+      @field.status({ values: ['NEW', 'DONE'], default: 'NEW' }) status!: 'NEW' | 'DONE';
+    }
+    // @ts-expect-error declared with `!`, it must be given even though its field has a default
+    Strict.create({});
+    expectTypeOf(Strict.create({ status: 'NEW' }).status).toEqualTypeOf<'NEW' | 'DONE'>();
+  });
+
   it('accepts readonly fields on messages', () => {
     OrderClosed.create({ orderId: 'o-1' });
     // @ts-expect-error orderId is a string
