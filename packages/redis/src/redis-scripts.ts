@@ -7,10 +7,11 @@ import type { ChainableCommander, Redis } from 'ioredis';
 // Makes a pending message reclaimable at once: same owner, delivery time set to the epoch, so
 // its idle time exceeds any `minIdleMs`. JUSTID keeps the delivery count for the real redelivery.
 const NACK = `
-local ok, pending = pcall(redis.call, 'XPENDING', KEYS[1], ARGV[1], ARGV[2], ARGV[2], 1)
-if not ok then
-  if string.find(pending.err, 'NOGROUP', 1, true) then return 0 end
-  return redis.error_reply(pending.err)
+-- redis.pcall returns the error as a table with .err; Lua's pcall would hand back a plain string.
+local pending = redis.pcall('XPENDING', KEYS[1], ARGV[1], ARGV[2], ARGV[2], 1)
+if pending.err then
+  if string.find(pending.err, 'NOGROUP', 1, true) or string.find(pending.err, 'no such key', 1, true) then return 0 end
+  return pending
 end
 if #pending == 0 then return 0 end
 redis.call('XCLAIM', KEYS[1], ARGV[1], pending[1][2], 0, ARGV[2], 'TIME', 0, 'JUSTID')

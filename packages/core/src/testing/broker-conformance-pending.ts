@@ -57,6 +57,16 @@ export function pendingConformance(ctx: ConformanceContext): void {
       await broker.nack(stream, 'g', '999-0');
       expect(await broker.reclaim(stream, 'g', 'c2', 0, 10)).toEqual([]);
     });
+
+    // Regression: the Redis nack script used Lua's pcall, whose error is a string, and threw on
+    // a group or stream that does not exist instead of doing nothing.
+    it('treats a nack on a missing stream or group as a no-op', async () => {
+      const broker = await ctx.open();
+      const stream = ctx.stream();
+      await expect(broker.nack(stream, 'no-such-group', '1-0')).resolves.toBeUndefined();
+      await delivered(broker, stream, 1);
+      await expect(broker.nack(stream, 'no-such-group', '1-0')).resolves.toBeUndefined();
+    });
   });
 
   describe.runIf(canReclaim)('reclaim', () => {
