@@ -9,7 +9,7 @@
  * Redis, and `protean-ts server --workers N` handles the events instead.
  */
 import { configureLogging } from '@protean-ts/core';
-import { Address, Checkout, DECLINED_CARD, domain, Money, OrderPlaced, OrderTimeline, orderRepository, Payment, ReceiveStock, StockItem, type Cart } from './domain.js';
+import { Address, Checkout, DECLINED_CARD, domain, Money, OrderPlaced, OrderRepository, OrderTimeline, Payment, ReceiveStock, StockItem, type Cart } from './domain.js';
 
 const deliveries = [
   { deliveryId: 'delivery-1', sku: 'CUP-ESPRESSO', name: 'Espresso cup', price: Money.of(6.5), quantity: 12 },
@@ -75,7 +75,7 @@ async function printTimeline(orderId: string): Promise<void> {
 }
 
 async function printSummary(): Promise<void> {
-  const byStatus = await orderRepository().countByStatus();
+  const byStatus = await domain.repositoryFor(OrderRepository).countByStatus();
   const payments = await domain.repositoryFor(Payment).query();
   const captured = payments.filter((p) => p.status === 'CAPTURED').reduce((sum, p) => sum.plus(p.amount), Money.zero());
   const outbox = await domain.providers.get('default')!.outbox.counts();

@@ -3,7 +3,7 @@ export { LineItem } from './line-item.js';
 export { Order, OrderLine, OrderPlaced, OrderConfirmed, OrderPaid, OrderCancelled, ORDER_STATUSES, type OrderStatus, type NewOrder } from './order.js';
 export { PlaceOrder } from './place-order.command.js';
 export { OrderCommands } from './order.command-handler.js';
-export { OrderRepository, orderRepository } from './order.repository.js';
+export { OrderRepository } from './order.repository.js';
 export { StockOutcomes } from './stock-outcomes.event-handler.js';
 export { PaymentOutcomes } from './payment-outcomes.event-handler.js';
 export { Checkout, type Cart } from './checkout.application-service.js';
