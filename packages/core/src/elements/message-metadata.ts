@@ -2,8 +2,8 @@
  * Builds the metadata of a message and attaches it. Used by `raise` for events and by the
  * runtime for commands; message instances are immutable, so stamping returns a copy.
  */
-import { randomUUID } from 'node:crypto';
 import type { MessageMetadata } from '../messages/envelope.js';
+import { newMessageId } from '../messages/message-id.js';
 import type { BaseMessage } from './base-message.js';
 import type { MessageContext, MessageTypeInfo } from './element-host.js';
 import { newState, STATE, stateOf } from './element-state.js';
@@ -22,7 +22,8 @@ export interface MetadataInput {
 export function buildMessageMetadata(input: MetadataInput): MessageMetadata {
   return {
     headers: {
-      id: randomUUID(),
+      // Time-ordered, so indexes keyed by message id grow at one edge (see message-id.ts).
+      id: newMessageId(),
       time: new Date().toISOString(),
       type: input.info.type,
       stream: input.stream,

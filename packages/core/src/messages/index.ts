@@ -6,3 +6,4 @@ export { serializeMessage, type SerializableMessage } from './serialize-message.
 export { deserializeMessage, type MessageTypeLookup, type DeserializeOptions } from './deserialize-message.js';
 export { stripEnvelope } from './strip-envelope.js';
 export { stampCommand } from './stamp-command.js';
+export { newMessageId } from './message-id.js';
