@@ -1,6 +1,5 @@
 /** The rows both relays move: the same envelope shape and size, `keys` aggregates round-robin. */
-import { randomUUID } from 'node:crypto';
-import type { MessageEnvelope, NewOutboxRow } from '@protean-ts/core';
+import { newMessageId, type MessageEnvelope, type NewOutboxRow } from '@protean-ts/core';
 
 export const BENCH_STREAM = 'bench::order';
 
@@ -21,7 +20,8 @@ export function benchEnvelope(messageId: string, partitionKey: string, sequence:
 
 /** Row `i` of a run: key `i % keys`, sequence growing per key. */
 export function benchRow(i: number, keys: number, targetBroker: string, tag: string): NewOutboxRow {
-  const messageId = randomUUID();
+  // The ids the framework gives messages (time-ordered UUIDv7), on both sides.
+  const messageId = newMessageId();
   const partitionKey = `bench::order-${tag}-${i % keys}`;
   const sequence = Math.floor(i / keys) + 1;
   return {
