@@ -48,8 +48,8 @@ describe.skipIf(!up)('outbox claim plan', () => {
   }
 
   /**
-   * The plan of the prepared statement once PostgreSQL switches it to a generic plan (the store
-   * prepares the claim; after five runs a generic plan may be chosen, blind to the values).
+   * The plan of a prepared statement once PostgreSQL switches it to a generic plan (the store
+   * prepares the mark; after five runs a generic plan may be chosen, blind to the values).
    */
   async function genericPlan(statement: { sql: string; params: unknown[] }): Promise<PlanNode[]> {
     // Prepared statements belong to the session, not the transaction: a fresh name each time, deallocated on the same connection.
@@ -70,8 +70,9 @@ describe.skipIf(!up)('outbox claim plan', () => {
 
   async function expectIndexDrivenClaim(cursor: string): Promise<void> {
     const statement = claimBatchSql(table, { workerId: 'w', targetBroker: 'default', limit: 100, lockMs: 30000 }, cursor);
+    // Only the planned form: the store does not prepare the claim (its generic plan was measured
+    // at ~1 s per claim after statistics from an empty table; see postgres-outbox-store.ts).
     expectIndexDriven(await plan(statement));
-    expectIndexDriven(await genericPlan(statement));
   }
 
   function expectIndexDriven(nodes: PlanNode[]): void {
