@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES, servicesUp } from '@protean-ts/core/testing';
 import { PostgresProvider } from '../src/index.js';
-import { toPositional } from '../src/connection/placeholders.js';
 import { claimBatchSql } from '../src/outbox/claim-batch.sql.js';
 import { cleanupBatchSql } from '../src/outbox/maintenance.sql.js';
 import { markPublishedSql } from '../src/outbox/settle-rows.sql.js';
@@ -30,7 +29,6 @@ describe.skipIf(!up)('outbox claim plan', () => {
   let db: TempDatabase;
   let provider: PostgresProvider;
   const table = '"public"."protean_outbox"';
-  let prepared = 0;
 
   beforeAll(async () => {
     db = await createTempDatabase('outbox_plan');
@@ -47,35 +45,8 @@ describe.skipIf(!up)('outbox claim plan', () => {
     return nodesOf(result.rows[0]!['QUERY PLAN'][0].Plan);
   }
 
-  /**
-   * The plan of a prepared statement once PostgreSQL switches it to a generic plan (the store
-   * prepares the mark; after five runs a generic plan may be chosen, blind to the values).
-   */
-  async function genericPlan(statement: { sql: string; params: unknown[] }): Promise<PlanNode[]> {
-    // Prepared statements belong to the session, not the transaction: a fresh name each time, deallocated on the same connection.
-    const name = `pt_plan_check_${++prepared}`;
-    const tx = await provider.begin();
-    try {
-      await tx.execute(`PREPARE ${name} AS ${toPositional(statement.sql)}`);
-      await tx.execute(`SET LOCAL plan_cache_mode = force_generic_plan`);
-      const literals = statement.params.map((v) => (typeof v === 'number' ? String(v) : `'${String(v).replace(/'/g, "''")}'`));
-      const result = await tx.execute<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) EXECUTE ${name}(${literals.join(', ')})`);
-      const nodes = nodesOf(result.rows[0]!['QUERY PLAN'][0].Plan);
-      await tx.execute(`DEALLOCATE ${name}`);
-      return nodes;
-    } finally {
-      await tx.rollback();
-    }
-  }
-
   async function expectIndexDrivenClaim(cursor: string): Promise<void> {
-    const statement = claimBatchSql(table, { workerId: 'w', targetBroker: 'default', limit: 100, lockMs: 30000 }, cursor);
-    // Only the planned form: the store does not prepare the claim (its generic plan was measured
-    // at ~1 s per claim after statistics from an empty table; see postgres-outbox-store.ts).
-    expectIndexDriven(await plan(statement));
-  }
-
-  function expectIndexDriven(nodes: PlanNode[]): void {
+    const nodes = await plan(claimBatchSql(table, { workerId: 'w', targetBroker: 'default', limit: 100, lockMs: 30000 }, cursor));
     const outboxScans = nodes.filter((n) => n['Relation Name'] === 'protean_outbox');
     expect(outboxScans.length).toBeGreaterThan(0);
     // Bitmap heap scans only appear under an index (the primary key for `id = ANY(...)`); a Seq Scan never may.
@@ -126,11 +97,9 @@ describe.skipIf(!up)('outbox claim plan', () => {
 
   it('regression (markPublished planned on a status index): settling claimed rows looks them up by primary key', async () => {
     const ids = (await provider.execute<{ id: string }>(`SELECT id::text AS id FROM ${table} ORDER BY id LIMIT 100`)).rows.map((r) => r.id);
-    // The store prepares the mark too: its generic plan must keep to the primary key as well.
-    for (const nodes of [await plan(markPublishedSql(table, 'w', ids)), await genericPlan(markPublishedSql(table, 'w', ids))]) {
-      const scans = nodes.filter((n) => n['Relation Name'] === 'protean_outbox');
-      expect(scans.filter((n) => n['Index Name']).map((n) => n['Index Name'])).toEqual(['protean_outbox_pkey']);
-      expect(scans.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
-    }
+    const nodes = await plan(markPublishedSql(table, 'w', ids));
+    const scans = nodes.filter((n) => n['Relation Name'] === 'protean_outbox');
+    expect(scans.filter((n) => n['Index Name']).map((n) => n['Index Name'])).toEqual(['protean_outbox_pkey']);
+    expect(scans.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
   });
 });

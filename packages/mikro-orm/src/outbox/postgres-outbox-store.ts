@@ -17,7 +17,7 @@ import {
   type OutboxStore,
   type ProviderTransaction,
 } from '@protean-ts/core';
-import type { ExecuteOptions, SqlDatabase, SqlExecutor } from '../sql-executor.js';
+import type { SqlDatabase, SqlExecutor } from '../sql-executor.js';
 import { appendRowsSql } from './append-rows.sql.js';
 import { claimBatchSql } from './claim-batch.sql.js';
 import { InvalidOutboxRequestError } from './invalid-outbox-request.error.js';
@@ -26,16 +26,6 @@ import { mapOutboxRow, type OutboxRecord } from './outbox-row-columns.js';
 import { OUTBOX_CHANNEL, OUTBOX_TABLE } from './outbox-table.js';
 import { markFailedSql, markPublishedSql, releaseSql } from './settle-rows.sql.js';
 import { compareKeys } from './compare-keys.js';
-
-/**
- * The append and the settling statements have fixed texts (every value is a parameter) and run
- * many times a second, so they are prepared: PostgreSQL parses and plans them once per connection;
- * their plans are primary-key lookups or a plain insert whatever the values. The claim is NOT
- * prepared: after five runs PostgreSQL may switch a prepared statement to a generic plan, and the
- * claim's generic plan, chosen while the table was nearly empty, took ~1 s per claim once 20,000
- * rows arrived (measured: 104 rows/s against 10,900 planned each time; bench/README.md, outbox).
- */
-const PREPARED: ExecuteOptions = { prepare: true };
 
 export class PostgresOutboxStore implements OutboxStore {
   /** `"schema"."protean_outbox"`. */
@@ -54,7 +44,7 @@ export class PostgresOutboxStore implements OutboxStore {
     validateOutboxRows(rows);
     const { sql, params } = appendRowsSql(this.table, rows);
     try {
-      await executor.execute(sql, params, PREPARED);
+      await executor.execute(sql, params);
     } catch (error) {
       throw duplicateMessage(error, rows) ?? error;
     }
@@ -64,7 +54,6 @@ export class PostgresOutboxStore implements OutboxStore {
     checkClaim(request);
     const cursor = this.cursors.get(request.targetBroker) ?? '';
     const { sql, params } = claimBatchSql(this.table, request, cursor);
-    // Planned on every run, for the values at hand: see PREPARED.
     const result = await this.db.execute<OutboxRecord>(sql, params);
     const rows = result.rows.map(mapOutboxRow);
     this.cursors.set(request.targetBroker, nextCursor(cursor, rows, request.limit));
@@ -75,7 +64,7 @@ export class PostgresOutboxStore implements OutboxStore {
   async markPublished(workerId: string, ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0;
     const { sql, params } = markPublishedSql(this.table, workerId, ids);
-    return (await this.db.execute(sql, params, PREPARED)).rows.length;
+    return (await this.db.execute(sql, params)).rows.length;
   }
 
   async markFailed(workerId: string, failures: readonly FailureUpdate[]): Promise<number> {
@@ -86,13 +75,13 @@ export class PostgresOutboxStore implements OutboxStore {
       }
     });
     const { sql, params } = markFailedSql(this.table, workerId, failures);
-    return (await this.db.execute(sql, params, PREPARED)).rows.length;
+    return (await this.db.execute(sql, params)).rows.length;
   }
 
   async release(workerId: string, ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0;
     const { sql, params } = releaseSql(this.table, workerId, ids);
-    return (await this.db.execute(sql, params, PREPARED)).rows.length;
+    return (await this.db.execute(sql, params)).rows.length;
   }
 
   async cleanup(options: { publishedBefore: Date; abandonedBefore: Date; batchSize: number }): Promise<{ published: number; abandoned: number }> {
