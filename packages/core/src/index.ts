@@ -90,3 +90,4 @@ export { validateOutboxRows } from './adapters/memory/outbox-row-checks.js';
 export type * from './ports/aggregate-dao.js';
 export type * from './ports/database-provider.js';
 export type * from './ports/outbox-store.js';
+export { retryOnConflict, isConcurrencyConflict, DEFAULT_CONFLICT_RETRY, type ConflictRetryPolicy } from './processing/retry-on-conflict.js';

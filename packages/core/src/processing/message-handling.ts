@@ -9,6 +9,7 @@ import { HandlerNotFoundError } from '../errors/handler-not-found.error.js';
 import type { ClassRef } from '../fields/field-definition.js';
 import type { MessageEnvelope } from '../messages/envelope.js';
 import { contextOf, invokeHandler } from './handler-invocation.js';
+import { retryOnConflict } from './retry-on-conflict.js';
 
 export interface HandleMessageOptions {
   /** Run only this handler class (the subscription's); other handlers of the type are left alone. */
@@ -40,7 +41,7 @@ export async function handleMessage(host: MessageHandlingHost, envelope: Message
   for (const binding of bindings) {
     for (const method of kind === 'COMMAND' ? binding.methods.slice(0, 1) : binding.methods) {
       try {
-        await host.freshUnitOfWork(() => invokeHandler(binding.cls, method, message), context);
+        await retryOnConflict(() => host.freshUnitOfWork(() => invokeHandler(binding.cls, method, message), context));
       } catch (error) {
         if (bindings.length === 1 && binding.methods.length === 1) throw error;
         failures.push(error);

@@ -1,12 +1,14 @@
 /**
  * `event_processing = "sync"`: after a unit of work commits, each committed event goes to every
  * in-process event handler of its type, each call in a unit of work of its own. A failing
- * handler is logged and does not undo the commit or stop the other handlers.
+ * handler is logged and does not undo the commit or stop the other handlers; one that lost an
+ * optimistic-concurrency race runs again first (retry-on-conflict.ts).
  */
 import type { BaseEvent } from '../elements/base-event.js';
 import type { HandlerBinding } from '../domain/registry.js';
 import type { Logger } from '../logging/logger.js';
 import { contextOf, invokeHandler } from './handler-invocation.js';
+import { retryOnConflict } from './retry-on-conflict.js';
 import type { MessageContext } from '../elements/element-host.js';
 
 export interface SyncDispatchHost {
@@ -24,7 +26,11 @@ export async function dispatchCommittedEvents(host: SyncDispatchHost, events: re
       if (binding.record.kind !== 'eventHandler') continue;
       for (const method of binding.methods) {
         try {
-          await host.freshUnitOfWork(() => invokeHandler(binding.cls, method, event), contextOf(metadata));
+          await retryOnConflict(
+            () => host.freshUnitOfWork(() => invokeHandler(binding.cls, method, event), contextOf(metadata)),
+            (attempt, conflict) =>
+              host.log.debug('event handler lost a version race; running it again', { handler: `${binding.cls.name}.${method}`, attempt, error: conflict }),
+          );
         } catch (error) {
           host.log.error('event handler failed; the events are committed and other handlers still run', {
             handler: `${binding.cls.name}.${method}`,
