@@ -6,12 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { WAREHOUSE_DELIVERIES_STREAM } from '../src/domain.js';
 import { differences } from './support/expected-effects.js';
 import { planOrders, plentifulSkus, seedCatalogue, sendOrders } from './support/order-load.js';
 import { createProductionShop, type ProductionShop } from './support/production-shop.js';
 import { readEffects, waitUntilSettled } from './support/shop-effects.js';
 import { shopCli, startShopServer, type ShopServer } from './support/shop-server.js';
 import { readStreamBacklog } from './support/stream-backlog.js';
+import { warehouseDelivery } from './support/warehouse-message.js';
 
 const ORDERS = 5_000;
 const WORKERS = 3;
@@ -39,8 +41,10 @@ describe.skipIf(!(await servicesUp(POSTGRES, REDIS)))(`the shop on ${WORKERS} wo
     const victimPid = server.workerPids().get(VICTIM)!;
     let killed = false;
     // The warehouse system announces a delivery, twice, on its own stream: counted once.
-    const delivery = JSON.stringify({ delivery_id: 'e2e-delivery-1', sku: 'NEW-ARRIVAL', units: 500, product_name: 'New arrival', unit_price_cents: 1250 });
-    for (let i = 0; i < 2; i++) await shop.redis.client.xadd(`${shop.redis.prefix}warehouse.deliveries`, '*', 'envelope', delivery);
+    const delivery = { delivery_id: 'e2e-delivery-1', sku: 'NEW-ARRIVAL', units: 500, product_name: 'New arrival', unit_price_cents: 1250 };
+    for (let i = 0; i < 2; i++) {
+      await shop.redis.client.xadd(`${shop.redis.prefix}${WAREHOUSE_DELIVERIES_STREAM}`, '*', 'envelope', JSON.stringify(warehouseDelivery(delivery)));
+    }
 
     await sendOrders(plans, {
       concurrency: 16,

@@ -8,20 +8,23 @@ import { domain } from '../shop.js';
 import { Money } from '../shared/money.js';
 import { ReceiveStock } from './receive-stock.command.js';
 
-/** What the warehouse publishes: `{ delivery_id, sku, units, product_name?, unit_price_cents? }`. */
+/**
+ * The warehouse publishes envelopes like every broker message (`{ data, metadata: { headers:
+ * { id, type } } }`), with `data` = `{ delivery_id, sku, units, product_name?, unit_price_cents? }`.
+ */
 export const WAREHOUSE_DELIVERIES_STREAM = 'warehouse.deliveries';
 
 @domain.subscriber({ stream: WAREHOUSE_DELIVERIES_STREAM })
 export class WarehouseDeliveries extends BaseSubscriber {
   async receive(payload: Record<string, unknown>): Promise<void> {
-    await domain.process(ReceiveStock.create(translate(payload)));
+    await domain.process(ReceiveStock.create(translate(payload.data)));
   }
 }
 
-function translate(payload: Record<string, unknown>): CreateProps<ReceiveStock> {
-  const { delivery_id: deliveryId, sku, units, product_name: name, unit_price_cents: cents } = payload;
+function translate(data: unknown): CreateProps<ReceiveStock> {
+  const { delivery_id: deliveryId, sku, units, product_name: name, unit_price_cents: cents } = (data ?? {}) as Record<string, unknown>;
   if (typeof deliveryId !== 'string' || typeof sku !== 'string' || typeof units !== 'number') {
-    throw new ValidationError({ payload: ['a delivery needs delivery_id (string), sku (string) and units (number)'] }, 'WarehouseDeliveries');
+    throw new ValidationError({ data: ['a delivery needs delivery_id (string), sku (string) and units (number)'] }, 'WarehouseDeliveries');
   }
   return {
     deliveryId,

@@ -1,6 +1,5 @@
 /** Tracking: each order's timeline, a read model kept from the Order stream. */
-export { OrderTimeline } from './order-timeline.js';
+export { OrderTimeline, type TimelineStepAt } from './order-timeline.js';
 export { TimelineEntry, type TimelineStep } from './timeline-entry.js';
 export { OrderTimelineProjector } from './order-timeline.projector.js';
-export { EarlierEventPending } from './earlier-event-pending.error.js';
 export { streamPosition } from './stream-position.js';

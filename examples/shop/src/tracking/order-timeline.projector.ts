@@ -1,13 +1,12 @@
 /**
  * Keeps each order's timeline from the Order stream. Deliveries are at-least-once and, with
- * several workers, two events of one order can be handled at once, so each event is placed by
- * its stream position: one already recorded is skipped, one that arrives ahead of its
- * predecessor is refused (the server retries it shortly).
+ * several workers, two events of one order can be handled at once by different processes, so
+ * each event is placed by its stream position: the timeline ignores one it has, and holds one
+ * that overtook its predecessor until that arrives (see OrderTimeline.record).
  */
 import { BaseEventHandler, handle, type BaseEvent } from '@protean-ts/core';
 import { domain } from '../shop.js';
 import { Order, OrderCancelled, OrderConfirmed, OrderPaid, OrderPlaced } from '../orders/order.js';
-import { EarlierEventPending } from './earlier-event-pending.error.js';
 import { OrderTimeline } from './order-timeline.js';
 import { streamPosition } from './stream-position.js';
 import type { TimelineStep } from './timeline-entry.js';
@@ -38,11 +37,9 @@ export class OrderTimelineProjector extends BaseEventHandler {
 
 async function record(event: BaseEvent, orderId: string, step: TimelineStep, note: string): Promise<void> {
   const timelines = domain.repositoryFor(OrderTimeline);
-  const timeline = (await timelines.find(orderId)) ?? OrderTimeline.create({ orderId, entries: [] });
-  const position = streamPosition(event);
-  const expected = timeline.nextPosition();
-  if (position < expected) return;
-  if (position > expected) throw new EarlierEventPending(event._metadata!.headers.stream, expected, position);
-  timeline.append(step, note, position, new Date(event._metadata!.headers.time));
-  await timelines.add(timeline);
+  const timeline = (await timelines.find(orderId)) ?? OrderTimeline.start(orderId);
+  const occurredAt = new Date(event._metadata!.headers.time);
+  // Two deliveries racing to start one timeline both insert it; the loser's unit of work fails
+  // on the duplicate id and its retry finds the timeline.
+  if (timeline.record({ step, note, position: streamPosition(event), occurredAt })) await timelines.add(timeline);
 }

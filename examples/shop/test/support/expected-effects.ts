@@ -36,10 +36,11 @@ export function differences(plans: readonly PlannedOrder[], skus: readonly strin
     if (order?.status !== want.status) report(`order ${id} (${outcome}): status ${order?.status}, expected ${want.status}`);
     if (order && order.total !== total) report(`order ${id}: total ${order.total}, expected ${total}`);
 
-    const timeline = effects.timelines.get(plan.orderId) ?? [];
-    const steps = timeline.map((e) => e.step);
+    const timeline = effects.timelines.get(plan.orderId) ?? { entries: [], waiting: [] };
+    const steps = timeline.entries.map((e) => e.step);
     if (steps.join() !== want.steps.join()) report(`order ${id} (${outcome}): timeline ${steps.join(' → ') || '(none)'}, expected ${want.steps.join(' → ')}`);
-    const disorder = orderProblem(timeline);
+    if (timeline.waiting.length) report(`order ${id}: ${timeline.waiting.map((e) => e.step).join(', ')} still waiting for an earlier step`);
+    const disorder = orderProblem(timeline.entries);
     if (disorder) report(`order ${id}: ${disorder}`);
 
     const reservation = effects.reservations.get(plan.orderId);

@@ -15,7 +15,7 @@ export interface StoredTimelineEntry {
 
 export interface ShopEffects {
   orders: Map<string, { status: string; reason: string | null; total: number }>;
-  timelines: Map<string, StoredTimelineEntry[]>;
+  timelines: Map<string, { entries: StoredTimelineEntry[]; waiting: StoredTimelineEntry[] }>;
   reservations: Map<string, { status: string; items: { sku: string; quantity: number }[] }>;
   payments: Map<string, { status: string; amount: number }>;
   stock: Map<string, { onHand: number; reserved: number }>;
@@ -25,7 +25,7 @@ export interface ShopEffects {
 export async function readEffects(db: TempDatabase): Promise<ShopEffects> {
   const [orders, timelines, reservations, payments, stock, outbox] = await Promise.all([
     db.query<{ id: string; status: string; cancellation_reason: string | null; total_amount: string }>('SELECT id, status, cancellation_reason, total_amount FROM "order"'),
-    db.query<{ order_id: string; entries: StoredTimelineEntry[] }>('SELECT order_id, entries FROM order_timeline'),
+    db.query<{ order_id: string; entries: StoredTimelineEntry[]; waiting: StoredTimelineEntry[] }>('SELECT order_id, entries, waiting FROM order_timeline'),
     db.query<{ order_id: string; status: string; items: { sku: string; quantity: number }[] }>('SELECT order_id, status, items FROM reservation'),
     db.query<{ order_id: string; status: string; amount_amount: string }>('SELECT order_id, status, amount_amount FROM payment'),
     db.query<{ sku: string; on_hand: string; reserved: string }>('SELECT sku, on_hand, reserved FROM stock_item'),
@@ -33,7 +33,7 @@ export async function readEffects(db: TempDatabase): Promise<ShopEffects> {
   ]);
   return {
     orders: new Map(orders.map((o) => [o.id, { status: o.status, reason: o.cancellation_reason, total: Number(o.total_amount) }])),
-    timelines: new Map(timelines.map((t) => [t.order_id, t.entries])),
+    timelines: new Map(timelines.map((t) => [t.order_id, { entries: t.entries, waiting: t.waiting }])),
     reservations: new Map(reservations.map((r) => [r.order_id, { status: r.status, items: r.items }])),
     payments: new Map(payments.map((p) => [p.order_id, { status: p.status, amount: Number(p.amount_amount) }])),
     stock: new Map(stock.map((s) => [s.sku, { onHand: Number(s.on_hand), reserved: Number(s.reserved) }])),
