@@ -19,6 +19,7 @@ import { createTempDatabase, type TempDatabase } from './support/temp-database.j
 const REPO = fileURLToPath(new URL('../../..', import.meta.url));
 const GUIDE = path.join(REPO, 'docs/getting-started.md');
 const TSX_CLI = path.join(REPO, 'node_modules/tsx/dist/cli.mjs');
+const TSC_CLI = path.join(REPO, 'node_modules/typescript/bin/tsc');
 
 function newProject(): string {
   const folder = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'coffee-bar-')));
@@ -36,6 +37,15 @@ function writeFiles(folder: string, files: Map<string, string>): void {
     fs.mkdirSync(path.dirname(path.join(folder, relative)), { recursive: true });
     fs.writeFileSync(path.join(folder, relative), content);
   }
+}
+
+/** `npx tsc` (with the source condition, so @protean-ts/* resolve to this checkout's sources) */
+function typecheck(folder: string): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [TSC_CLI, '-p', 'tsconfig.json', '--customConditions', '@protean-ts/source'], { cwd: folder });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, output })));
 }
 
 /** `npx tsx src/main.ts` */
@@ -73,6 +83,7 @@ describe('docs/getting-started.md', () => {
     projects.push(folder);
     writeFiles(folder, filesAt(files, 'first'));
 
+    expect(await typecheck(folder)).toEqual({ code: 0, output: '' });
     const main = await runMain(folder);
     expect(main.stderr).not.toContain('"level":"error"');
     expect(main.stdout).toMatch(/^barista: one flat white for Ada\norder [0-9a-f-]{36}: SERVED\n$/);
