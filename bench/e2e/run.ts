@@ -16,7 +16,7 @@
  */
 import { configureLogging } from '@protean-ts/core';
 import { plentifulSkus } from '../../examples/shop/test/support/order-load.js';
-import { percentile } from './percentiles.js';
+import { median } from './percentiles.js';
 import type { PhaseResult } from './phase-result.js';
 import { serverRound, type RoundResult } from './server-round.js';
 import { syncBaseline } from './sync-baseline.js';
@@ -35,7 +35,6 @@ const SKUS = plentifulSkus(500);
 const perSecond = (n: number) => `${n.toFixed(0).padStart(6)}/s`;
 const ms = (n: number) => `${n.toFixed(0).padStart(6)} ms`;
 const phase = (p: PhaseResult) => `${perSecond(p.throughput)} ${ms(p.p50)} ${ms(p.p99)}`;
-const median = (values: readonly number[]) => percentile(values, 50);
 
 /** The median of each figure over rounds. */
 function medianPhase(phases: readonly PhaseResult[]): PhaseResult {
