@@ -69,6 +69,8 @@ describe.skipIf(!(await servicesUp(POSTGRES, REDIS)))(`the shop on ${WORKERS} wo
       console.log(`shop e2e: ${JSON.stringify(progress)}`);
     });
     const effects = await readEffects(shop.db);
+    // What the killed worker had read but not acknowledged was taken over by the others.
+    expect(server.logs.some((l) => l.msg === 'took over messages left pending by a stopped consumer')).toBe(true);
 
     expect(differences(plans, skus, effects)).toEqual([]);
     // Settled means every outbox row was published; none failed or was abandoned.
