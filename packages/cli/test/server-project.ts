@@ -75,7 +75,7 @@ await domain.close();
 const TSCONFIG = {
   compilerOptions: {
     target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true,
-    experimentalDecorators: true, emitDecoratorMetadata: true, useDefineForClassFields: false, allowImportingTsExtensions: true, noEmit: true,
+    experimentalDecorators: true, useDefineForClassFields: false, allowImportingTsExtensions: true, noEmit: true,
   },
   include: ['/**/*'],
 };

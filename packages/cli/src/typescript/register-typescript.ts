@@ -15,10 +15,13 @@ import { fallbackTsconfig, findNearestTsconfig } from './find-tsconfig.js';
 const REGISTERED = Symbol.for('protean-ts.cli.typescript-registered');
 type Registry = { [REGISTERED]?: string };
 
-/** Options the framework's decorators rely on, whatever the user's tsconfig says. */
+/**
+ * Options the framework's decorators rely on, whatever the user's tsconfig says. Not
+ * `emitDecoratorMetadata`: fields declare their kind, and emitting `design:type` breaks forward
+ * field references (`address?: Address` with Address declared later).
+ */
 export const REQUIRED_COMPILER_OPTIONS = {
   experimentalDecorators: true,
-  emitDecoratorMetadata: true,
   useDefineForClassFields: false,
 } as const;
 

@@ -26,7 +26,11 @@ export interface EngineOptions {
   /** Options for `domain.init()` when the domain is not initialized yet. */
   init?: InitOptions;
   logger?: Logger;
-  /** How often each subscription looks for messages a dead consumer left pending. Default 30 s. */
+  /**
+   * How often each subscription looks for messages a dead consumer left pending. Default: half
+   * the broker's `claim_idle_ms` (1 s to 30 s), so a message becomes reclaimable and is taken
+   * over within about 1.5 × claim_idle_ms.
+   */
   reclaimIntervalMs?: number;
   /** Test mode's polling: interval and consecutive idle checks. Default 200 ms × 3. */
   drain?: { intervalMs: number; quietChecks: number };
@@ -154,7 +158,7 @@ export class Engine {
       settings: server.stream_subscription,
       batchSize: server.messages_per_tick,
       tickIntervalMs: server.tick_interval * 1000,
-      reclaimIntervalMs: this.options.reclaimIntervalMs ?? 30_000,
+      reclaimIntervalMs: this.options.reclaimIntervalMs ?? Math.min(30_000, Math.max(1_000, broker.claimIdleMs / 2)),
       logger: this.log.child({ handler: entry.cls.name }, 'subscription'),
     };
     const sub =
