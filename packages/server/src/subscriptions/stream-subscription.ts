@@ -8,28 +8,13 @@ import {
   ChecksumMismatchError,
   MalformedEnvelopeError,
   UnknownMessageTypeError,
-  type Broker,
   type ClassRef,
-  type Domain,
-  type Logger,
-  type StreamSubscriptionConfig,
 } from '@protean-ts/core';
 import { ConsumerLoop } from './consumer-loop.js';
+import { consumerLoopBase, type SubscriptionOptions } from './subscription-options.js';
 
-export interface StreamSubscriptionOptions {
-  domain: Domain;
+export interface StreamSubscriptionOptions extends SubscriptionOptions {
   handler: ClassRef;
-  /** The consumer group: the handler's `subscriptionName`. */
-  group: string;
-  /** The stream category (`shop::order`) or command stream (`shop::order:command`). */
-  stream: string;
-  broker: Broker;
-  consumer: string;
-  settings: StreamSubscriptionConfig;
-  batchSize: number;
-  tickIntervalMs: number;
-  reclaimIntervalMs: number;
-  logger: Logger;
 }
 
 /** Errors no retry can fix: the message is dead-lettered on the first failure. */
@@ -43,19 +28,9 @@ export function createStreamSubscription(options: StreamSubscriptionOptions): Co
   // (and without deserializing them, so a stream shared with another domain does no harm).
   const handles = new Set(domain.registry.handlerMethodsOf(handler).keys());
   return new ConsumerLoop({
-    name: options.group,
+    ...consumerLoopBase(options),
     kind: 'stream',
-    broker: options.broker,
-    stream: options.stream,
-    group: options.group,
-    consumer: options.consumer,
-    settings: options.settings,
-    batchSize: options.batchSize,
-    tickIntervalMs: options.tickIntervalMs,
-    reclaimIdleMs: options.broker.claimIdleMs,
-    reclaimIntervalMs: options.reclaimIntervalMs,
     isPermanent: isPermanentMessageError,
-    logger: options.logger,
     handle: async (message) => {
       const type = message.envelope?.metadata?.headers?.type;
       if (typeof type === 'string' && !handles.has(type)) return 'skipped';

@@ -1,0 +1,38 @@
+/**
+ * What every subscription kind (handler streams and raw broker subscribers) is built from, and
+ * the part of a ConsumerLoop's options that follows from it, so the kinds differ only in how
+ * they handle a message.
+ */
+import type { Broker, Domain, Logger, StreamSubscriptionConfig } from '@protean-ts/core';
+import type { ConsumerLoopOptions } from './consumer-loop.js';
+
+export interface SubscriptionOptions {
+  domain: Domain;
+  /** The consumer group: the handler's or subscriber's subscription name. */
+  group: string;
+  /** The stream category (`shop::order`), command stream (`shop::order:command`) or broker stream. */
+  stream: string;
+  broker: Broker;
+  consumer: string;
+  settings: StreamSubscriptionConfig;
+  batchSize: number;
+  tickIntervalMs: number;
+  reclaimIntervalMs: number;
+  logger: Logger;
+}
+
+export function consumerLoopBase(options: SubscriptionOptions): Omit<ConsumerLoopOptions, 'kind' | 'handle' | 'isPermanent'> {
+  return {
+    name: options.group,
+    broker: options.broker,
+    stream: options.stream,
+    group: options.group,
+    consumer: options.consumer,
+    settings: options.settings,
+    batchSize: options.batchSize,
+    tickIntervalMs: options.tickIntervalMs,
+    reclaimIdleMs: options.broker.claimIdleMs,
+    reclaimIntervalMs: options.reclaimIntervalMs,
+    logger: options.logger,
+  };
+}
