@@ -7,3 +7,4 @@ export { RowFactory, conformanceEnvelope } from './outbox-conformance-fixtures.j
 export { sampleBrokerEnvelope } from './broker-conformance-fixtures.js';
 export { describeAggregateDaoConformance, type DaoConformanceHarness } from './aggregate-dao-conformance.js';
 export { conformanceModel } from './dao-conformance-model.js';
+export { freePort, startRedisServer, stopProcess, type RedisServerOptions } from './redis-server-process.js';
