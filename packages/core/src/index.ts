@@ -80,7 +80,7 @@ export { AsyncCommandsNeedOutboxError } from './errors/async-commands-need-outbo
 export * from './messages/index.js';
 export { currentUnitOfWork } from './uow/uow-storage.js';
 export { UnitOfWork, type UnitOfWorkHost, type TrackedAggregate } from './uow/unit-of-work.js';
-export { outboxRowsForEvents, SEQUENCE_SPAN, type AggregateEvents } from './uow/outbox-rows.js';
+export { outboxRowsForEvents, type AggregateEvents } from './uow/outbox-rows.js';
 export { Repository, type RepositoryHost } from './repository/repository.js';
 export { DomainRuntime, type InitOptions } from './domain/runtime.js';
 export type { ProcessOptions } from './processing/command-processor.js';

@@ -12,7 +12,7 @@ import { AggregateMapping } from './dao/aggregate-mapping.js';
 import { AutoCommitAggregateDao } from './dao/auto-commit-dao.js';
 import { PostgresAggregateDao } from './dao/postgres-aggregate-dao.js';
 import { MappingError } from './mapping.error.js';
-import { OUTBOX_TABLE, PostgresOutboxStore, setupOutboxTable } from './outbox/index.js';
+import { OUTBOX_POSITIONS_TABLE, OUTBOX_TABLE, PostgresOutboxStore, setupOutboxTable } from './outbox/index.js';
 import { PostgresTransaction } from './postgres-transaction.js';
 import { readPostgresSettings, type PostgresSettings } from './postgres-settings.js';
 import { qualifiedName } from './schema/column-naming.js';
@@ -172,7 +172,7 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
   }
 
   private tablesOf(schemas: AggregateSchema[]): string[] {
-    return [...schemas.flatMap((schema) => tablesOf(this.mappingFor(schema).model).map((t) => t.tableName)), OUTBOX_TABLE];
+    return [...schemas.flatMap((schema) => tablesOf(this.mappingFor(schema).model).map((t) => t.tableName)), OUTBOX_TABLE, OUTBOX_POSITIONS_TABLE];
   }
 
   private schemaManager(): SchemaManager {

@@ -62,6 +62,8 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
             max_retries: nonNegativeInt,
             retry_delay_seconds: nonNegative,
             enable_dlq: { kind: 'boolean' },
+            concurrency: positiveInt,
+            gap_timeout_seconds: nonNegative,
           },
         },
         health: {
@@ -71,6 +73,10 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
       },
     },
     enable_outbox: { kind: 'boolean' },
+    inbox: {
+      kind: 'table',
+      keys: { enabled: { kind: 'boolean' }, database: { kind: 'string' }, retention_hours: nonNegative },
+    },
     outbox: {
       kind: 'table',
       keys: {

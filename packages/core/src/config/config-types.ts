@@ -14,6 +14,19 @@ export interface StreamSubscriptionConfig {
   max_retries: number;
   retry_delay_seconds: number;
   enable_dlq: boolean;
+  /** Partition keys one subscription handles at once in one process. */
+  concurrency: number;
+  /** How long a key's message waits for a predecessor that has not arrived before it is passed. */
+  gap_timeout_seconds: number;
+}
+
+/** The inbox: what subscriptions record, in the handler's transaction, to skip redeliveries. */
+export interface InboxConfig {
+  enabled: boolean;
+  /** The `[databases.<name>]` holding the inbox tables (checkpoints per subscription and key). */
+  database: string;
+  /** Per-message records (messages without a position) and passed-position records are deleted after this long. */
+  retention_hours: number;
 }
 
 export interface ServerConfig {
@@ -60,4 +73,5 @@ export interface DomainConfig {
   server: ServerConfig;
   enable_outbox: boolean;
   outbox: OutboxConfig;
+  inbox: InboxConfig;
 }

@@ -28,10 +28,13 @@ const DEFAULTS: DomainConfig = {
       max_retries: 3,
       retry_delay_seconds: 1,
       enable_dlq: true,
+      concurrency: 32,
+      gap_timeout_seconds: 60,
     },
     health: { host: '127.0.0.1', port: 8080 },
   },
   enable_outbox: false,
+  inbox: { enabled: true, database: 'default', retention_hours: 168 },
   outbox: {
     broker: 'default',
     external_brokers: [],

@@ -117,6 +117,14 @@ function checkCrossKeys(config: DomainConfig, providers: KnownProviders, problem
       }
     });
   }
+  const inbox = isPlainObject(config.inbox) ? config.inbox : undefined;
+  const databases = isPlainObject(config.databases) ? Object.keys(config.databases) : [];
+  if (inbox && inbox.enabled !== false && typeof inbox.database === 'string' && !databases.includes(inbox.database)) {
+    problems.push({
+      path: 'inbox.database',
+      message: `database "${inbox.database}" is not configured; name one of [databases.*] (${databases.join(', ') || 'none'}) or set inbox.enabled = false`,
+    });
+  }
   const retry = outbox && isPlainObject(outbox.retry) ? outbox.retry : undefined;
   if (retry && typeof retry.base_delay_seconds === 'number' && typeof retry.max_backoff_seconds === 'number'
     && retry.max_backoff_seconds < retry.base_delay_seconds) {

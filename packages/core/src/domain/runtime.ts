@@ -264,7 +264,7 @@ export class DomainRuntime {
     outboxRowsFor: (aggregate: BaseAggregate, schema: AggregateSchema, events: readonly BaseEvent[]): NewOutboxRow[] => {
       if (!this.outboxEnabled) return [];
       const category = this.domain.registry.streamCategoryOf(schema.aggregate);
-      return outboxRowsForEvents({ aggregateStream: `${category}-${aggregate.id}`, version: aggregate._version, events }, this.config.outbox);
+      return outboxRowsForEvents({ aggregateStream: `${category}-${aggregate.id}`, events }, this.config.outbox);
     },
   };
 

@@ -19,8 +19,21 @@ export interface MessageHeaders {
 
 export interface EnvelopeInfo {
   specversion: '1.0';
-  /** sha256 of the canonical JSON of `data` and `metadata` minus this checksum. Empty in stripped envelopes. */
+  /** sha256 of the canonical JSON of `data` and `metadata` minus this checksum and `position`. Empty in stripped envelopes. */
   checksum?: string;
+  /**
+   * Where the message sits in its partition, assigned by the outbox when the row is written (so
+   * it is not covered by the checksum): subscriptions handle a key's messages in this order.
+   */
+  position?: MessagePosition;
+}
+
+/** A message's place among the messages of one partition key (an aggregate's stream) on one broker. */
+export interface MessagePosition {
+  /** The partition key: the aggregate's stream (`shop::order-42`), or a command stream. */
+  key: string;
+  /** 1 for the key's first message on this broker, then +1 per message, without gaps. */
+  sequence: number;
 }
 
 export interface DomainMeta {

@@ -7,3 +7,4 @@ export { deserializeMessage, type MessageTypeLookup, type DeserializeOptions } f
 export { stripEnvelope } from './strip-envelope.js';
 export { stampCommand } from './stamp-command.js';
 export { newMessageId } from './message-id.js';
+export { withPosition, positionOf } from './with-position.js';

@@ -13,10 +13,8 @@ export interface NewOutboxRow {
   messageId: string;
   /** Stream the message is published to (`<category>-<id>` or the category, per broker routing). */
   streamName: string;
-  /** Rows of one key are published in `sequence` order; the aggregate's stream name. */
+  /** Rows of one key are published in the order they were appended; the aggregate's stream name. */
   partitionKey: string;
-  /** Increasing within `partitionKey`. */
-  sequence: number;
   messageType: string;
   envelope: MessageEnvelope;
   /** `[brokers.<name>]` key this row is relayed to. */
@@ -30,6 +28,12 @@ export interface NewOutboxRow {
 export interface OutboxRow extends NewOutboxRow {
   /** Store-assigned id (bigint as string on SQL stores). */
   id: string;
+  /**
+   * Store-assigned at append: 1, 2, 3… per (`targetBroker`, `partitionKey`) in commit order, without
+   * gaps, and stamped into the envelope as `metadata.envelope.position`, so consumers can tell a
+   * key's next message from a duplicate or an early one.
+   */
+  sequence: number;
   status: OutboxStatus;
   retryCount: number;
   nextRetryAt: Date | null;

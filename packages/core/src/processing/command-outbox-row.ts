@@ -6,21 +6,12 @@ import type { OutboxConfig } from '../config/config-types.js';
 import type { MessageEnvelope } from '../messages/envelope.js';
 import type { NewOutboxRow } from '../ports/outbox-store.js';
 
-let lastSequence = 0;
-
-/** Grows across calls in this process (microsecond-scaled time), so a stream's rows keep their order. */
-function nextSequence(): number {
-  lastSequence = Math.max(lastSequence + 1, Date.now() * 1000);
-  return lastSequence;
-}
-
 export function commandOutboxRow(envelope: MessageEnvelope, outbox: Pick<OutboxConfig, 'broker' | 'retry'>): NewOutboxRow {
   const { headers, domain } = envelope.metadata;
   return {
     messageId: headers.id,
     streamName: `${domain.streamCategory}:command`,
     partitionKey: headers.stream,
-    sequence: nextSequence(),
     messageType: headers.type,
     envelope,
     targetBroker: outbox.broker,

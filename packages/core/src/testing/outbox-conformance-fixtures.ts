@@ -37,6 +37,7 @@ export class RowFactory {
     return `${this.prefix}-${name}`;
   }
 
+  /** `sequence` is the one the store should assign (rows of a key appended in order); it labels the envelope. */
   row(key: string, sequence: number, overrides: Partial<NewOutboxRow> = {}): NewOutboxRow {
     const messageId = randomUUID();
     const partitionKey = this.key(key);
@@ -44,7 +45,6 @@ export class RowFactory {
       messageId,
       streamName: 'conformance::thing',
       partitionKey,
-      sequence,
       messageType: 'Conformance.ThingHappened.v1',
       envelope: conformanceEnvelope(messageId, partitionKey, sequence),
       targetBroker: this.broker,

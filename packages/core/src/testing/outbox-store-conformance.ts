@@ -61,7 +61,7 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
 
     describe('append', () => {
       it('rows appear only when the transaction commits, with every field kept', async () => {
-        const row = rows.row('a', 7, { priority: 2, correlationId: 'corr-1', causationId: 'cause-1' });
+        const row = rows.row('a', 1, { priority: 2, correlationId: 'corr-1', causationId: 'cause-1' });
         const tx = await provider.begin();
         await store.append(tx, [row]);
         expect(await mine()).toHaveLength(0);
@@ -72,7 +72,7 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
           messageId: row.messageId,
           streamName: row.streamName,
           partitionKey: row.partitionKey,
-          sequence: 7,
+          sequence: 1,
           messageType: row.messageType,
           targetBroker: rows.broker,
           maxRetries: 3,
@@ -87,7 +87,10 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
           lockedUntil: null,
           publishedAt: null,
         });
-        expect(stored!.envelope).toEqual(row.envelope);
+        expect(stored!.envelope).toEqual({
+          ...row.envelope,
+          metadata: { ...row.envelope.metadata, envelope: { ...row.envelope.metadata.envelope, position: { key: row.partitionKey, sequence: 1 } } },
+        });
         expect(typeof stored!.id).toBe('string');
         expect(stored!.createdAt).toBeInstanceOf(Date);
         expect(Math.abs(stored!.createdAt.getTime() - Date.now())).toBeLessThan(60000);
@@ -113,7 +116,7 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
         const tx = await provider.begin();
         let failed = false;
         try {
-          await store.append(tx, [{ ...row, sequence: 2 }]);
+          await store.append(tx, [{ ...row }]);
           await tx.commit();
         } catch {
           failed = true;
@@ -162,10 +165,32 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
         expect(keysOf(await claim('w1'))).toEqual(['a3']);
       });
 
-      it('orders by sequence within a key, not by append order', async () => {
-        await append(rows.row('a', 20));
-        await append(rows.row('a', 10));
-        expect(keysOf(await claim('w1'))).toEqual(['a10']);
+      it('numbers the rows of each key 1, 2, 3… per broker in commit order, without gaps, and stamps the position into the envelope', async () => {
+        await append(rows.row('a', 1), rows.row('b', 1), rows.row('a', 2));
+        const rolledBack = await provider.begin();
+        await store.append(rolledBack, [rows.row('a', 99)]);
+        await rolledBack.rollback();
+        await append(rows.row('a', 3), rows.row('a', 4, { targetBroker: `${rows.broker}-external` }));
+        const all = await store.list({ limit: 100000 });
+        const positions = (broker: string, key: string) =>
+          all.filter((row) => row.targetBroker === broker && row.partitionKey === rows.key(key)).sort((x, y) => x.sequence - y.sequence)
+            .map((row) => [row.sequence, row.envelope.metadata.envelope.position?.sequence, row.envelope.metadata.envelope.position?.key === row.partitionKey]);
+        expect(positions(rows.broker, 'a')).toEqual([[1, 1, true], [2, 2, true], [3, 3, true]]);
+        expect(positions(rows.broker, 'b')).toEqual([[1, 1, true]]);
+        expect(positions(`${rows.broker}-external`, 'a')).toEqual([[1, 1, true]]);
+      });
+
+      it('concurrent appends to one key get consecutive sequences in commit order', async () => {
+        const txs = await Promise.all(Array.from({ length: 3 }, () => provider.begin()));
+        const committed: number[] = [];
+        await Promise.all(txs.map(async (tx, i) => {
+          await store.append(tx, [rows.row('a', i + 1, { correlationId: `c${i}` })]);
+          await tx.commit();
+          committed.push(i);
+        }));
+        const stored = (await mine()).sort((x, y) => x.sequence - y.sequence);
+        expect(stored.map((row) => row.sequence)).toEqual([1, 2, 3]);
+        expect(stored.map((row) => row.correlationId)).toEqual(committed.map((i) => `c${i}`));
       });
 
       it('a failed row waiting for its retry holds back the rest of its key; an abandoned one does not', async () => {

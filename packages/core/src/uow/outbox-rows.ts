@@ -1,8 +1,8 @@
 /**
  * Turns the events one aggregate raised in a unit of work into outbox rows: one per event for
  * the outbox's broker, plus one per external broker (with the stripped envelope) for events
- * registered `published: true`. Rows of one aggregate share its stream name as partition key
- * and carry a sequence that keeps growing across commits.
+ * registered `published: true`. Rows of one aggregate share its stream name as partition key;
+ * the store numbers them (gapless, per key and broker) when it writes them.
  */
 import type { BaseEvent } from '../elements/base-event.js';
 import type { OutboxConfig } from '../config/config-types.js';
@@ -10,34 +10,21 @@ import type { NewOutboxRow } from '../ports/outbox-store.js';
 import { serializeMessage } from '../messages/serialize-message.js';
 import { stripEnvelope } from '../messages/strip-envelope.js';
 
-/**
- * Room for events per commit in the sequence: `version * SPAN + index`. Every commit that
- * carries events saves the aggregate, so its version (and with it the sequence) only grows.
- */
-export const SEQUENCE_SPAN = 1_000_000;
-
 export interface AggregateEvents {
   /** `<category>-<id>` of the aggregate: the partition key of its rows. */
   aggregateStream: string;
-  /** The aggregate's version as saved in this unit of work. */
-  version: number;
   events: readonly BaseEvent[];
 }
 
 export function outboxRowsForEvents(input: AggregateEvents, outbox: Pick<OutboxConfig, 'broker' | 'external_brokers' | 'retry'>): NewOutboxRow[] {
-  if (input.events.length >= SEQUENCE_SPAN) {
-    throw new RangeError(`${input.aggregateStream} raised ${input.events.length} events in one unit of work; at most ${SEQUENCE_SPAN - 1} are supported`);
-  }
-  const base = Math.max(0, input.version) * SEQUENCE_SPAN;
   const rows: NewOutboxRow[] = [];
-  input.events.forEach((event, index) => {
+  for (const event of input.events) {
     const envelope = serializeMessage(event);
     const { headers, domain } = envelope.metadata;
     const row: NewOutboxRow = {
       messageId: headers.id,
       streamName: domain.streamCategory,
       partitionKey: input.aggregateStream,
-      sequence: base + index,
       messageType: headers.type,
       envelope,
       targetBroker: outbox.broker,
@@ -52,6 +39,6 @@ export function outboxRowsForEvents(input: AggregateEvents, outbox: Pick<OutboxC
         if (broker !== outbox.broker) rows.push({ ...row, envelope: stripped, targetBroker: broker });
       }
     }
-  });
+  }
   return rows;
 }

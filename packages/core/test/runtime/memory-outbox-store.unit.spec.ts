@@ -35,9 +35,9 @@ describe('memory outbox store specifics', () => {
   it('names the bad field of an invalid row', async () => {
     const provider = new MemoryProvider('default');
     const tx = await provider.begin();
-    const row = { ...new RowFactory().row('k', 1), sequence: -1 };
+    const row = { ...new RowFactory().row('k', 1), maxRetries: -1 };
     await expect(provider.outbox.append(tx, [row])).rejects.toThrow(InvalidOutboxRowError);
-    await expect(provider.outbox.append(tx, [{ ...row, sequence: 1, partitionKey: '' }])).rejects.toThrow(/partitionKey must be a non-empty string/);
+    await expect(provider.outbox.append(tx, [{ ...row, maxRetries: 1, partitionKey: '' }])).rejects.toThrow(/partitionKey must be a non-empty string/);
   });
 
   it('stores a copy: changing the appended row or a listed row does not change the store', async () => {

@@ -1,13 +1,15 @@
 /**
- * One statement writes all rows of a commit and queues the NOTIFY that wakes the processors.
- * PostgreSQL delivers a NOTIFY only when its transaction commits, so a listener never hears of
- * rows it cannot see yet, and a rollback wakes nobody.
+ * One statement numbers and writes all rows of a commit and queues the NOTIFY that wakes the
+ * processors. Each (broker, key) counter row is bumped by its number of rows and stays locked
+ * until commit, so sequences are gapless and follow commit order; the sequence is stamped into
+ * the envelope's `position` too. PostgreSQL delivers a NOTIFY only when its transaction commits,
+ * so a listener never hears of rows it cannot see yet, and a rollback wakes nobody.
  */
 import type { NewOutboxRow } from '@protean-ts/core';
 import { OUTBOX_CHANNEL } from './outbox-table.js';
 import { SqlParams, type SqlValue } from './sql-params.js';
 
-export function appendRowsSql(table: string, rows: readonly NewOutboxRow[]): { sql: string; params: SqlValue[] } {
+export function appendRowsSql(table: string, positionsTable: string, rows: readonly NewOutboxRow[]): { sql: string; params: SqlValue[] } {
   const p = new SqlParams();
   // The rows travel as one jsonb document: one parameter whatever the batch size.
   const payload = JSON.stringify(
@@ -15,7 +17,6 @@ export function appendRowsSql(table: string, rows: readonly NewOutboxRow[]): { s
       message_id: row.messageId,
       stream_name: row.streamName,
       partition_key: row.partitionKey,
-      sequence: row.sequence,
       message_type: row.messageType,
       data: row.envelope.data,
       metadata: row.envelope.metadata,
@@ -26,17 +27,38 @@ export function appendRowsSql(table: string, rows: readonly NewOutboxRow[]): { s
       causation_id: row.causationId ?? null,
     })),
   );
-  const sql = `WITH inserted AS (
+  const sql = `WITH r AS MATERIALIZED (
+  SELECT * FROM ROWS FROM (jsonb_to_recordset(${p.add(payload)}::jsonb) AS (message_id text, stream_name text,
+    partition_key text, message_type text, data jsonb, metadata jsonb, target_broker text,
+    max_retries integer, priority integer, correlation_id text, causation_id text))
+    WITH ORDINALITY AS r(message_id, stream_name, partition_key, message_type, data, metadata,
+      target_broker, max_retries, priority, correlation_id, causation_id, ord)
+),
+counts AS (
+  SELECT target_broker, partition_key COLLATE "C" AS partition_key, count(*)::bigint AS n FROM r GROUP BY 1, 2
+),
+bumped AS (
+  -- Sorted, so two commits touching the same keys lock their counters in the same order.
+  INSERT INTO ${positionsTable} AS c (target_broker, partition_key, last_sequence)
+  SELECT target_broker, partition_key, n FROM counts ORDER BY target_broker, partition_key
+  ON CONFLICT (target_broker, partition_key) DO UPDATE SET last_sequence = c.last_sequence + excluded.last_sequence
+  RETURNING c.target_broker, c.partition_key, c.last_sequence
+),
+numbered AS (
+  SELECT r.*, b.last_sequence - k.n + row_number() OVER (PARTITION BY r.target_broker, r.partition_key ORDER BY r.ord) AS sequence
+  FROM r
+  JOIN counts k ON k.target_broker = r.target_broker AND k.partition_key = r.partition_key
+  JOIN bumped b ON b.target_broker = r.target_broker AND b.partition_key = r.partition_key
+),
+inserted AS (
   INSERT INTO ${table} (message_id, stream_name, partition_key, sequence, message_type, data, metadata,
     target_broker, max_retries, priority, correlation_id, causation_id)
-  SELECT r.message_id, r.stream_name, r.partition_key, r.sequence, r.message_type, r.data, r.metadata,
-    r.target_broker, r.max_retries, r.priority, r.correlation_id, r.causation_id
-  FROM ROWS FROM (jsonb_to_recordset(${p.add(payload)}::jsonb) AS (message_id text, stream_name text,
-    partition_key text, sequence bigint, message_type text, data jsonb, metadata jsonb, target_broker text,
-    max_retries integer, priority integer, correlation_id text, causation_id text))
-    WITH ORDINALITY AS r(message_id, stream_name, partition_key, sequence, message_type, data, metadata,
-      target_broker, max_retries, priority, correlation_id, causation_id, ord)
-  ORDER BY r.ord
+  SELECT n.message_id, n.stream_name, n.partition_key, n.sequence, n.message_type, n.data,
+    n.metadata || jsonb_build_object('envelope', COALESCE(n.metadata->'envelope', '{}'::jsonb)
+      || jsonb_build_object('position', jsonb_build_object('key', n.partition_key, 'sequence', n.sequence))),
+    n.target_broker, n.max_retries, n.priority, n.correlation_id, n.causation_id
+  FROM numbered n
+  ORDER BY n.ord
   RETURNING 1
 )
 SELECT pg_notify(${p.add(OUTBOX_CHANNEL)}, ${p.add(table)}) WHERE EXISTS (SELECT 1 FROM inserted)`;

@@ -2,7 +2,7 @@
  * The DDL of the outbox table and its indexes. Idempotent (IF NOT EXISTS everywhere), so
  * `db setup` and `db setup-outbox` can run any number of times.
  */
-import { OUTBOX_TABLE } from './outbox-table.js';
+import { OUTBOX_POSITIONS_TABLE, OUTBOX_TABLE } from './outbox-table.js';
 
 /**
  * Statements creating the table `qualifiedTable` (e.g. `"public"."protean_outbox"`).
@@ -21,9 +21,19 @@ import { OUTBOX_TABLE } from './outbox-table.js';
  * `partition_key` uses the "C" collation: byte order is cheap to compare and is the order the
  * store's round-robin cursor reproduces in JavaScript. `updated_at` is the time of the last status
  * change; abandoned rows are kept for their retention counted from it.
+ *
+ * `positionsTable` holds one counter row per (broker, key). Appending locks it until commit, so a
+ * key's rows are numbered 1, 2, 3… in commit order with no gap left by a rollback. It is never
+ * cleaned up with the rows: a sequence given once is never given again.
  */
-export function outboxDdl(qualifiedTable: string): string[] {
+export function outboxDdl(qualifiedTable: string, positionsTable: string): string[] {
   return [
+    `CREATE TABLE IF NOT EXISTS ${positionsTable} (
+  target_broker text NOT NULL,
+  partition_key text COLLATE "C" NOT NULL,
+  last_sequence bigint NOT NULL,
+  PRIMARY KEY (target_broker, partition_key)
+)`,
     `CREATE TABLE IF NOT EXISTS ${qualifiedTable} (
   id bigserial PRIMARY KEY,
   message_id text NOT NULL,

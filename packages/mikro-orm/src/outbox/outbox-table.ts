@@ -5,6 +5,9 @@
 
 export const OUTBOX_TABLE = 'protean_outbox';
 
+/** The last sequence given per (target broker, partition key): rows are numbered from it, gapless. */
+export const OUTBOX_POSITIONS_TABLE = 'protean_outbox_positions';
+
 /** NOTIFY channel `append` signals on; the payload is the qualified table name. */
 export const OUTBOX_CHANNEL = 'protean_outbox';
 

@@ -23,26 +23,29 @@ import { claimBatchSql } from './claim-batch.sql.js';
 import { InvalidOutboxRequestError } from './invalid-outbox-request.error.js';
 import { cleanupBatchSql, countsSql, listSql, retrySql } from './maintenance.sql.js';
 import { mapOutboxRow, type OutboxRecord } from './outbox-row-columns.js';
-import { OUTBOX_CHANNEL, OUTBOX_TABLE } from './outbox-table.js';
+import { OUTBOX_CHANNEL, OUTBOX_POSITIONS_TABLE, OUTBOX_TABLE } from './outbox-table.js';
 import { markFailedSql, markPublishedSql, releaseSql } from './settle-rows.sql.js';
 import { compareKeys } from './compare-keys.js';
 
 export class PostgresOutboxStore implements OutboxStore {
   /** `"schema"."protean_outbox"`. */
   readonly table: string;
+  /** `"schema"."protean_outbox_positions"`: the per-key sequence counters. */
+  readonly positionsTable: string;
   // Where the next claim of each broker starts its walk over partition keys: round-robin, so
   // every key with work is visited within one lap however many keys there are.
   private readonly cursors = new Map<string, string>();
 
   constructor(private readonly db: SqlDatabase) {
     this.table = db.qualify(OUTBOX_TABLE);
+    this.positionsTable = db.qualify(OUTBOX_POSITIONS_TABLE);
   }
 
   async append(tx: ProviderTransaction, rows: readonly NewOutboxRow[]): Promise<void> {
     const executor = this.transactionExecutor(tx);
     if (rows.length === 0) return;
     validateOutboxRows(rows);
-    const { sql, params } = appendRowsSql(this.table, rows);
+    const { sql, params } = appendRowsSql(this.table, this.positionsTable, rows);
     try {
       await executor.execute(sql, params);
     } catch (error) {

@@ -20,6 +20,7 @@ import type {
 import { MemoryTransaction } from './memory-transaction.js';
 import { OutboxPartitions } from './memory-outbox-partitions.js';
 import { validateOutboxRows } from './outbox-row-checks.js';
+import { withPosition } from '../../messages/with-position.js';
 
 /** A row plus the time of its last status change (abandoned rows are cleaned up by it). */
 interface StoredRow extends OutboxRow {
@@ -40,6 +41,8 @@ export class MemoryOutboxStore implements OutboxStore {
   /** `uniqueKey` of every stored row, for the (message, broker) uniqueness check. */
   private readonly messageKeys = new Set<string>();
   private nextId = 1;
+  /** Last sequence given per `<broker> <key>`: positions are never reused, like the SQL counter table. */
+  private readonly lastSequences = new Map<string, number>();
   private readonly listeners = new Set<() => void>();
 
   constructor(
@@ -63,8 +66,11 @@ export class MemoryOutboxStore implements OutboxStore {
     const createdAt = new Date(this.now());
     for (const row of rows) {
       const id = String(this.nextId++);
+      const sequence = this.nextSequence(row);
       const stored: StoredRow = {
         ...row,
+        envelope: withPosition(row.envelope, { key: row.partitionKey, sequence }),
+        sequence,
         id,
         status: 'pending',
         retryCount: 0,
@@ -85,6 +91,13 @@ export class MemoryOutboxStore implements OutboxStore {
     }
     // Like NOTIFY, listeners run after the commit returns, never inside it.
     setImmediate(() => this.notify());
+  }
+
+  private nextSequence(row: NewOutboxRow): number {
+    const counter = `${row.targetBroker} ${row.partitionKey}`;
+    const sequence = (this.lastSequences.get(counter) ?? 0) + 1;
+    this.lastSequences.set(counter, sequence);
+    return sequence;
   }
 
   async claimBatch(request: ClaimRequest): Promise<OutboxRow[]> {
