@@ -4,7 +4,7 @@
  * aggregates it stores, and is the pool-level `SqlDatabase` (execute, LISTEN) the outbox uses.
  */
 import { TransactionStateError, fieldsOf } from '@protean-ts/core';
-import type { AggregateDao, AggregateSchema, DatabaseProvider, DatabaseSettings, OutboxStore, ProviderTransaction, SchemaReport } from '@protean-ts/core';
+import type { AggregateDao, AggregateSchema, DatabaseProvider, DatabaseSettings, InboxStore, OutboxStore, ProviderTransaction, SchemaReport } from '@protean-ts/core';
 import { ConnectionPool } from './connection/connection-pool.js';
 import { NotificationHub } from './connection/notification-hub.js';
 import { StatementRunner } from './connection/statement-runner.js';
@@ -12,6 +12,7 @@ import { AggregateMapping } from './dao/aggregate-mapping.js';
 import { AutoCommitAggregateDao } from './dao/auto-commit-dao.js';
 import { PostgresAggregateDao } from './dao/postgres-aggregate-dao.js';
 import { MappingError } from './mapping.error.js';
+import { inboxDdl, INBOX_CHECKPOINTS_TABLE, INBOX_MESSAGES_TABLE, INBOX_PASSED_TABLE, INBOX_TABLES, PostgresInboxStore } from './inbox/index.js';
 import { OUTBOX_POSITIONS_TABLE, OUTBOX_TABLE, PostgresOutboxStore, setupOutboxTable } from './outbox/index.js';
 import { PostgresTransaction } from './postgres-transaction.js';
 import { readPostgresSettings, type PostgresSettings } from './postgres-settings.js';
@@ -34,6 +35,7 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
   /** Table name → the element that owns it, across every aggregate of this provider. */
   private readonly tableOwners = new Map<string, string>();
   private outboxStore: PostgresOutboxStore | undefined;
+  private inboxStore: PostgresInboxStore | undefined;
   /** Set by close(): nothing reopens the pool behind the caller's back until connect(). */
   private closed = false;
 
@@ -58,6 +60,12 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
   get outbox(): OutboxStore {
     this.outboxStore ??= new PostgresOutboxStore(this);
     return this.outboxStore;
+  }
+
+  /** The `protean_inbox_*` tables of this database. */
+  get inbox(): InboxStore {
+    this.inboxStore ??= new PostgresInboxStore(this);
+    return this.inboxStore;
   }
 
   /** Opens the pool and checks the database answers; a `DatabaseConnectionError` when it does not. */
@@ -118,9 +126,19 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
     return { created: [...report.created, ...outbox.created], existing: [...report.existing, ...outbox.existing] };
   }
 
+  /** The outbox and the inbox tables: what the server's relay and subscriptions need. */
   async setupOutbox(): Promise<SchemaReport> {
     await this.schemaManager().ensureNamespace();
-    return setupOutboxTable(this);
+    const report = await setupOutboxTable(this);
+    const existing = new Set<string>();
+    for (const table of INBOX_TABLES) {
+      const found = await this.execute<{ present: boolean }>('SELECT to_regclass(?) IS NOT NULL AS present', [this.qualify(table)]);
+      if (found.rows[0]?.present === true) existing.add(table);
+    }
+    const tables = { checkpoints: this.qualify(INBOX_CHECKPOINTS_TABLE), passed: this.qualify(INBOX_PASSED_TABLE), messages: this.qualify(INBOX_MESSAGES_TABLE) };
+    for (const statement of inboxDdl(tables)) await this.execute(statement);
+    for (const table of INBOX_TABLES) (existing.has(table) ? report.existing : report.created).push(table);
+    return report;
   }
 
   /** Drops the tables of these aggregates and the outbox table. */
@@ -172,7 +190,7 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
   }
 
   private tablesOf(schemas: AggregateSchema[]): string[] {
-    return [...schemas.flatMap((schema) => tablesOf(this.mappingFor(schema).model).map((t) => t.tableName)), OUTBOX_TABLE, OUTBOX_POSITIONS_TABLE];
+    return [...schemas.flatMap((schema) => tablesOf(this.mappingFor(schema).model).map((t) => t.tableName)), OUTBOX_TABLE, OUTBOX_POSITIONS_TABLE, ...INBOX_TABLES];
   }
 
   private schemaManager(): SchemaManager {

@@ -25,6 +25,8 @@ import { stampCommand } from '../messages/stamp-command.js';
 import type { AggregateSchema } from '../ports/aggregate-dao.js';
 import type { Broker } from '../ports/broker.js';
 import type { DatabaseProvider } from '../ports/database-provider.js';
+import type { InboxEntry, InboxStore, InboxVerdict } from '../ports/inbox-store.js';
+import { TransactionStateError } from '../errors/transaction-state.error.js';
 import type { NewOutboxRow } from '../ports/outbox-store.js';
 import { processCommand, type ProcessOptions } from '../processing/command-processor.js';
 import { handleMessage, type HandleMessageOptions, type HandleOutcome } from '../processing/message-handling.js';
@@ -250,10 +252,24 @@ export class DomainRuntime {
         handlersFor: (type) => this.domain.handlersFor(type),
         deserialize: (e) => deserializeMessage(this.domain, e),
         freshUnitOfWork: (work, context) => this.freshUnitOfWork(work, context),
+        ...(this.inbox ? { enterInbox: (entry: InboxEntry) => this.enterInbox(entry) } : {}),
       },
       envelope,
       options,
     );
+  }
+
+  /** The inbox subscriptions record handled messages in; null when `[inbox] enabled = false`. */
+  get inbox(): InboxStore | null {
+    const config = this.require('using the inbox');
+    return config.inbox.enabled ? this.provider(config.inbox.database).inbox : null;
+  }
+
+  private async enterInbox(entry: InboxEntry): Promise<InboxVerdict> {
+    const uow = this.activeUnitOfWork();
+    if (!uow) throw new TransactionStateError('The inbox can only be entered inside a unit of work');
+    const database = this.require('using the inbox').inbox.database;
+    return this.provider(database).inbox.enter(await uow.transactionFor(database), entry);
   }
 
   // --- hosts handed to the unit of work and repositories ---------------------------------------

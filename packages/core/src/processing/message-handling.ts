@@ -2,28 +2,45 @@
  * `domain.handleMessage(envelope)`: what stream subscriptions call for each delivered message.
  * It deserializes the envelope (checksum checked) and runs the registered handlers of its type,
  * each in its own unit of work; `handler` limits the run to one handler class (one subscription).
+ * With `inbox`, the subscription's inbox is consulted first in that unit of work: the handler
+ * runs only when the message is its key's next (or a late one), and the record of it commits
+ * with the handler's effects.
  */
 import type { HandlerBinding } from '../domain/registry.js';
 import type { MessageContext } from '../elements/element-host.js';
 import { HandlerNotFoundError } from '../errors/handler-not-found.error.js';
 import type { ClassRef } from '../fields/field-definition.js';
 import type { MessageEnvelope } from '../messages/envelope.js';
+import { positionOf } from '../messages/with-position.js';
+import type { InboxEntry, InboxVerdict } from '../ports/inbox-store.js';
 import { contextOf, invokeHandler } from './handler-invocation.js';
 import { retryOnConflict } from './retry-on-conflict.js';
 
 export interface HandleMessageOptions {
   /** Run only this handler class (the subscription's); other handlers of the type are left alone. */
   handler?: ClassRef;
+  /** Consult and update this subscription's inbox in the handler's unit of work (needs `handler`). */
+  inbox?: { subscription: string; brokerMessageId: string; jumpGap?: boolean };
 }
 
-/** `skipped`: no handler here handles this message (the subscription acks it without work). */
-export type HandleOutcome = 'handled' | 'skipped';
+/**
+ * - `handled`: the handler ran and committed.
+ * - `skipped`: no handler here handles this message (the subscription acks it without work).
+ * With an inbox, also:
+ * - `handled-late`: it ran, out of order: its position had been passed (gap timeout, replay).
+ * - `duplicate`: handled before (a redelivery); nothing ran.
+ * - `early`: a predecessor of its key has not been handled yet; nothing ran, try again later.
+ * - `dead-lettered-before`: this delivery was dead-lettered already; nothing ran.
+ */
+export type HandleOutcome = 'handled' | 'skipped' | 'handled-late' | 'duplicate' | 'early' | 'dead-lettered-before';
 
 export interface MessageHandlingHost {
   readonly domainName: string;
   handlersFor(type: string): readonly HandlerBinding[];
   deserialize(envelope: MessageEnvelope): unknown;
   freshUnitOfWork(work: () => Promise<unknown>, context: Partial<MessageContext>): Promise<unknown>;
+  /** Runs the inbox check in the active unit of work; absent when the inbox is off. */
+  enterInbox?: (entry: InboxEntry) => Promise<InboxVerdict>;
 }
 
 export async function handleMessage(host: MessageHandlingHost, envelope: MessageEnvelope, options: HandleMessageOptions = {}): Promise<HandleOutcome> {
@@ -37,6 +54,9 @@ export async function handleMessage(host: MessageHandlingHost, envelope: Message
   if (bindings.length === 0) return 'skipped';
 
   const context = contextOf(envelope.metadata);
+  if (options.inbox && host.enterInbox && bindings.length === 1) {
+    return handleOnce(host, bindings[0]!, kind === 'COMMAND' ? bindings[0]!.methods.slice(0, 1) : bindings[0]!.methods, message, envelope, options.inbox, context);
+  }
   const failures: unknown[] = [];
   for (const binding of bindings) {
     for (const method of kind === 'COMMAND' ? binding.methods.slice(0, 1) : binding.methods) {
@@ -51,4 +71,32 @@ export async function handleMessage(host: MessageHandlingHost, envelope: Message
   if (failures.length === 1) throw failures[0];
   if (failures.length > 1) throw new AggregateError(failures, `${failures.length} handlers of ${type} failed`);
   return 'handled';
+}
+
+/**
+ * One handler class, all its methods for the type in one unit of work together with the inbox
+ * record, so the message counts as handled exactly when its effects commit.
+ */
+async function handleOnce(
+  host: MessageHandlingHost,
+  binding: HandlerBinding,
+  methods: readonly string[],
+  message: unknown,
+  envelope: MessageEnvelope,
+  inbox: NonNullable<HandleMessageOptions['inbox']>,
+  context: Partial<MessageContext>,
+): Promise<HandleOutcome> {
+  let verdict: InboxVerdict = { kind: 'next' };
+  const entry: InboxEntry = { ...inbox, position: positionOf(envelope), messageId: envelope.metadata.headers.id };
+  await retryOnConflict(() =>
+    host.freshUnitOfWork(async () => {
+      verdict = await host.enterInbox!(entry);
+      if (verdict.kind !== 'next' && verdict.kind !== 'late') return;
+      for (const method of methods) await invokeHandler(binding.cls, method, message);
+    }, context),
+  );
+  const outcomes: Record<InboxVerdict['kind'], HandleOutcome> = {
+    next: 'handled', late: 'handled-late', duplicate: 'duplicate', early: 'early', 'dead-lettered': 'dead-lettered-before',
+  };
+  return outcomes[(verdict as InboxVerdict).kind];
 }

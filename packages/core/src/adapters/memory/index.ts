@@ -6,4 +6,5 @@ registerDatabaseProvider('memory', (name, settings) => new MemoryProvider(name, 
 
 export { MemoryProvider } from './memory-provider.js';
 export { MemoryOutboxStore } from './memory-outbox-store.js';
+export { MemoryInboxStore } from './memory-inbox-store.js';
 export { MemoryTransaction } from './memory-transaction.js';

@@ -8,6 +8,7 @@ import { TransactionStateError } from '../../errors/transaction-state.error.js';
 import type { AggregateDao, AggregateSchema } from '../../ports/aggregate-dao.js';
 import type { DatabaseProvider, DatabaseSettings, ProviderTransaction, SchemaReport } from '../../ports/database-provider.js';
 import { MemoryAggregateDao } from './memory-aggregate-dao.js';
+import { MemoryInboxStore } from './memory-inbox-store.js';
 import { MemoryOutboxStore } from './memory-outbox-store.js';
 import { MemoryTables } from './memory-tables.js';
 import { MemoryTransaction } from './memory-transaction.js';
@@ -18,6 +19,7 @@ export class MemoryProvider implements DatabaseProvider {
   readonly kind = 'memory';
   readonly managed: boolean;
   readonly outbox: MemoryOutboxStore;
+  readonly inbox: MemoryInboxStore;
   private readonly tables = new MemoryTables();
   private closed = false;
 
@@ -27,6 +29,7 @@ export class MemoryProvider implements DatabaseProvider {
   ) {
     this.managed = settings.managed ?? true;
     this.outbox = new MemoryOutboxStore(name);
+    this.inbox = new MemoryInboxStore(name);
   }
 
   async connect(): Promise<void> {
@@ -80,7 +83,10 @@ export class MemoryProvider implements DatabaseProvider {
   }
 
   private applyCommit(tx: MemoryTransaction): void {
+    // Inbox moves are checked before anything is applied, so a conflict leaves nothing behind.
+    for (const write of tx.inboxWrites) write.check();
     this.tables.applyWrites(tx.writes);
+    for (const write of tx.inboxWrites) write.apply();
     this.outbox.insertCommitted(tx.outboxRows);
   }
 

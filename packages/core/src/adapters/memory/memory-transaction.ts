@@ -7,6 +7,7 @@
 import { TransactionStateError } from '../../errors/transaction-state.error.js';
 import type { ProviderTransaction } from '../../ports/database-provider.js';
 import type { NewOutboxRow } from '../../ports/outbox-store.js';
+import type { StagedInboxWrite } from './memory-inbox-store.js';
 import type { MemoryRecord } from './memory-tables.js';
 
 /** A staged insert/update; `baseVersion` is the committed version it was based on (null when absent). */
@@ -32,6 +33,7 @@ export class MemoryTransaction implements ProviderTransaction {
   /** Table name → id → staged write, in the order first written. */
   readonly writes = new Map<string, Map<string, StagedWrite>>();
   readonly outboxRows: NewOutboxRow[] = [];
+  readonly inboxWrites: StagedInboxWrite[] = [];
   private state: TransactionState = 'active';
 
   constructor(
@@ -80,5 +82,6 @@ export class MemoryTransaction implements ProviderTransaction {
     this.state = 'rolled back';
     this.writes.clear();
     this.outboxRows.length = 0;
+    this.inboxWrites.length = 0;
   }
 }

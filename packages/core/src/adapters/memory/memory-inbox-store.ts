@@ -1,0 +1,153 @@
+/**
+ * The inbox of the memory provider, with the PostgreSQL semantics: `enter` decides against the
+ * committed checkpoints and stages the move in the transaction; the provider checks staged moves
+ * again at commit (a concurrent unit may have moved the key meanwhile: that is a version conflict,
+ * and the rerun finds the message a duplicate) and applies them with the unit's other writes.
+ */
+import { ExpectedVersionError } from '../../errors/expected-version.error.js';
+import type { MessagePosition } from '../../messages/envelope.js';
+import type { ProviderTransaction } from '../../ports/database-provider.js';
+import type { InboxCleanup, InboxEntry, InboxStore, InboxVerdict, PositionPass } from '../../ports/inbox-store.js';
+import { MemoryTransaction } from './memory-transaction.js';
+
+interface PassedRecord {
+  reason: string;
+  brokerMessageId: string | null;
+  at: number;
+}
+
+/** A checkpoint move or message record staged by `enter`, checked and applied at commit. */
+export interface StagedInboxWrite {
+  /** Throws ExpectedVersionError when the committed state no longer allows the write. */
+  check(): void;
+  apply(): void;
+}
+
+/** Positions recorded per jump over a gap; more are jumped over but not recorded. */
+const MAX_RECORDED_GAP = 1000;
+
+export class MemoryInboxStore implements InboxStore {
+  private readonly checkpoints = new Map<string, number>();
+  private readonly passed = new Map<string, PassedRecord>();
+  private readonly messages = new Map<string, number>();
+
+  constructor(
+    private readonly providerName: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async enter(tx: ProviderTransaction, entry: InboxEntry): Promise<InboxVerdict> {
+    const staging = this.own(tx);
+    staging.assertActive('record a handled message in the inbox');
+    const { subscription, position } = entry;
+    if (!position) return this.enterById(staging, subscription, entry.messageId);
+    const cpKey = checkpointKey(subscription, position.key);
+    const current = this.checkpoints.get(cpKey) ?? null;
+    const next = current === null ? position.sequence === 1 : current === position.sequence - 1;
+    if (next || (entry.jumpGap && (current === null || current < position.sequence))) {
+      staging.inboxWrites.push(this.moveTo(subscription, position, current, entry.jumpGap === true));
+      return { kind: 'next' };
+    }
+    if (current !== null && current >= position.sequence) {
+      const passedKey = positionKey(subscription, position.key, position.sequence);
+      const passed = this.passed.get(passedKey);
+      if (!passed) return { kind: 'duplicate', checkpoint: current };
+      if (passed.reason === 'dead-lettered' && passed.brokerMessageId === entry.brokerMessageId) return { kind: 'dead-lettered' };
+      staging.inboxWrites.push({
+        check: () => {
+          if (!this.passed.has(passedKey)) throw new ExpectedVersionError('inbox passed position', passedKey, position.sequence, null);
+        },
+        apply: () => this.passed.delete(passedKey),
+      });
+      return { kind: 'late', passedAs: passed.reason };
+    }
+    return { kind: 'early', checkpoint: current };
+  }
+
+  async pass(subscription: string, passes: readonly PositionPass[]): Promise<boolean[]> {
+    return passes.map((pass) => {
+      const cpKey = checkpointKey(subscription, pass.key);
+      const current = this.checkpoints.get(cpKey) ?? null;
+      const next = current === null ? pass.sequence === 1 : current === pass.sequence - 1;
+      if (!next) return false;
+      this.checkpoints.set(cpKey, pass.sequence);
+      if (pass.reason !== undefined) {
+        this.passed.set(positionKey(subscription, pass.key, pass.sequence), { reason: pass.reason, brokerMessageId: pass.brokerMessageId ?? null, at: this.now() });
+      }
+      return true;
+    });
+  }
+
+  async checkpoint(subscription: string, key: string): Promise<number | null> {
+    return this.checkpoints.get(checkpointKey(subscription, key)) ?? null;
+  }
+
+  async cleanup(options: InboxCleanup): Promise<number> {
+    const before = options.before.getTime();
+    let removed = 0;
+    for (const records of [this.passed, this.messages] as Map<string, { at: number } | number>[]) {
+      for (const [key, value] of records) {
+        if (removed >= options.batchSize) return removed;
+        const at = typeof value === 'number' ? value : value.at;
+        if (at < before) {
+          records.delete(key);
+          removed += 1;
+        }
+      }
+    }
+    return removed;
+  }
+
+  /** Forgets everything (the provider's truncate): sequences restart with the outbox's. */
+  clear(): void {
+    this.checkpoints.clear();
+    this.passed.clear();
+    this.messages.clear();
+  }
+
+  private enterById(staging: MemoryTransaction, subscription: string, messageId: string): InboxVerdict {
+    const key = checkpointKey(subscription, messageId);
+    if (this.messages.has(key)) return { kind: 'duplicate', checkpoint: null };
+    staging.inboxWrites.push({
+      check: () => {
+        if (this.messages.has(key)) throw new ExpectedVersionError('inbox message', key, -1, 0);
+      },
+      apply: () => this.messages.set(key, this.now()),
+    });
+    return { kind: 'next' };
+  }
+
+  private moveTo(subscription: string, position: MessagePosition, from: number | null, jump: boolean): StagedInboxWrite {
+    const cpKey = checkpointKey(subscription, position.key);
+    return {
+      check: () => {
+        const current = this.checkpoints.get(cpKey) ?? null;
+        if (current !== from) throw new ExpectedVersionError('inbox checkpoint', cpKey, from ?? -1, current);
+      },
+      apply: () => {
+        this.checkpoints.set(cpKey, position.sequence);
+        if (!jump) return;
+        const first = (from ?? 0) + 1;
+        const last = Math.min(position.sequence - 1, first + MAX_RECORDED_GAP - 1);
+        for (let sequence = first; sequence <= last; sequence++) {
+          this.passed.set(positionKey(subscription, position.key, sequence), { reason: 'gap timed out', brokerMessageId: null, at: this.now() });
+        }
+      },
+    };
+  }
+
+  private own(tx: ProviderTransaction): MemoryTransaction {
+    if (!(tx instanceof MemoryTransaction) || tx.providerName !== this.providerName) {
+      throw new TypeError(`The inbox of memory database "${this.providerName}" was given a transaction of "${tx?.providerName ?? 'unknown'}"`);
+    }
+    return tx;
+  }
+}
+
+function checkpointKey(subscription: string, key: string): string {
+  return `${subscription}\u0000${key}`;
+}
+
+function positionKey(subscription: string, key: string, sequence: number): string {
+  return `${subscription}\u0000${key}\u0000${sequence}`;
+}

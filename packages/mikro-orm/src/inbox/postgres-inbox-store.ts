@@ -1,0 +1,93 @@
+/**
+ * The PostgreSQL `InboxStore`: checkpoints live next to the aggregates (the `[inbox] database`)
+ * and move inside the handler's transaction, so a handler's effects and the record that it ran
+ * commit together; a redelivery then finds its position taken and is skipped.
+ */
+import { TransactionStateError, type InboxCleanup, type InboxEntry, type InboxStore, type InboxVerdict, type PositionPass, type ProviderTransaction } from '@protean-ts/core';
+import type { SqlDatabase, SqlExecutor } from '../sql-executor.js';
+import {
+  advanceSql,
+  checkpointSql,
+  cleanupSql,
+  jumpSql,
+  lookupSql,
+  passSql,
+  recordMessageSql,
+  takePassedSql,
+} from './inbox-statements.sql.js';
+import { INBOX_CHECKPOINTS_TABLE, INBOX_MESSAGES_TABLE, INBOX_PASSED_TABLE, type InboxTableNames } from './inbox-tables.js';
+
+export class PostgresInboxStore implements InboxStore {
+  readonly tables: InboxTableNames;
+
+  constructor(private readonly db: SqlDatabase) {
+    this.tables = {
+      checkpoints: db.qualify(INBOX_CHECKPOINTS_TABLE),
+      passed: db.qualify(INBOX_PASSED_TABLE),
+      messages: db.qualify(INBOX_MESSAGES_TABLE),
+    };
+  }
+
+  async enter(tx: ProviderTransaction, entry: InboxEntry): Promise<InboxVerdict> {
+    const sql = this.transactionExecutor(tx);
+    const { subscription, position } = entry;
+    if (!position) {
+      const recorded = await run(sql, recordMessageSql(this.tables, subscription, entry.messageId));
+      return recorded.length ? { kind: 'next' } : { kind: 'duplicate', checkpoint: null };
+    }
+    const move = entry.jumpGap ? jumpSql : advanceSql;
+    if ((await run(sql, move(this.tables, subscription, position.key, position.sequence))).length) return { kind: 'next' };
+    const [found] = await run<{ checkpoint: string | null; reason: string | null; broker_message_id: string | null }>(
+      sql,
+      lookupSql(this.tables, subscription, position.key, position.sequence),
+    );
+    const checkpoint = found?.checkpoint == null ? null : Number(found.checkpoint);
+    if (checkpoint === null || checkpoint < position.sequence) {
+      // The predecessor committed between the two statements: it is our turn after all.
+      if (checkpoint === position.sequence - 1 && (await run(sql, advanceSql(this.tables, subscription, position.key, position.sequence))).length) {
+        return { kind: 'next' };
+      }
+      return { kind: 'early', checkpoint };
+    }
+    if (!found?.reason) return { kind: 'duplicate', checkpoint };
+    if (found.reason === 'dead-lettered' && found.broker_message_id === entry.brokerMessageId) return { kind: 'dead-lettered' };
+    const taken = await run(sql, takePassedSql(this.tables, subscription, position.key, position.sequence));
+    return taken.length ? { kind: 'late', passedAs: found.reason } : { kind: 'duplicate', checkpoint };
+  }
+
+  async pass(subscription: string, passes: readonly PositionPass[]): Promise<boolean[]> {
+    if (passes.length === 0) return [];
+    const moved = new Set((await run<{ key: string }>(this.db, passSql(this.tables, subscription, passes))).map((row) => row.key));
+    return passes.map((pass) => moved.has(pass.key));
+  }
+
+  async checkpoint(subscription: string, key: string): Promise<number | null> {
+    const [row] = await run<{ checkpoint: string }>(this.db, checkpointSql(this.tables, subscription, key));
+    return row ? Number(row.checkpoint) : null;
+  }
+
+  async cleanup(options: InboxCleanup): Promise<number> {
+    let removed = 0;
+    for (const [table, column] of [[this.tables.passed, 'passed_at'], [this.tables.messages, 'handled_at']] as const) {
+      const [row] = await run<{ n: number }>(this.db, cleanupSql(table, column, options.before, options.batchSize - removed));
+      removed += row?.n ?? 0;
+      if (removed >= options.batchSize) break;
+    }
+    return removed;
+  }
+
+  private transactionExecutor(tx: ProviderTransaction): SqlExecutor {
+    const executor = tx as ProviderTransaction & Partial<SqlExecutor>;
+    if (typeof executor?.execute !== 'function' || tx.providerName !== this.db.providerName) {
+      throw new TransactionStateError(
+        `The inbox of PostgreSQL database "${this.db.providerName}" was given a transaction of "${tx?.providerName ?? 'unknown'}"; ` +
+          'record handled messages in a transaction opened by this provider, so the record commits with the handler',
+      );
+    }
+    return executor as SqlExecutor;
+  }
+}
+
+async function run<R = Record<string, unknown>>(executor: SqlExecutor, statement: { sql: string; params: unknown[] }): Promise<R[]> {
+  return (await executor.execute<R>(statement.sql, statement.params)).rows;
+}
