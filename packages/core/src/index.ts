@@ -92,3 +92,4 @@ export type * from './ports/database-provider.js';
 export type * from './ports/outbox-store.js';
 export { retryOnConflict, isConcurrencyConflict, DEFAULT_CONFLICT_RETRY, type ConflictRetryPolicy } from './processing/retry-on-conflict.js';
 export type * from './ports/inbox-store.js';
+export { PermanentError, markPermanent, isPermanentError } from './errors/permanent-error.js';

@@ -29,7 +29,8 @@ import type { InboxEntry, InboxStore, InboxVerdict } from '../ports/inbox-store.
 import { TransactionStateError } from '../errors/transaction-state.error.js';
 import type { NewOutboxRow } from '../ports/outbox-store.js';
 import { processCommand, type ProcessOptions } from '../processing/command-processor.js';
-import { handleMessage, type HandleMessageOptions, type HandleOutcome } from '../processing/message-handling.js';
+import { handleMessage, runOnceInInbox, type HandleMessageOptions, type HandleOutcome } from '../processing/message-handling.js';
+import { contextOf } from '../processing/handler-invocation.js';
 import { dispatchCommittedEvents } from '../processing/sync-event-dispatcher.js';
 import { BaseRepository } from '../elements/base-repository.js';
 import { RegistrationError } from '../errors/registration.error.js';
@@ -256,6 +257,24 @@ export class DomainRuntime {
       },
       envelope,
       options,
+    );
+  }
+
+  /**
+   * Runs `work` (a raw subscriber's `receive`) for a delivered envelope in a fresh unit of work,
+   * once: through the subscription's inbox when it is on, like `handleMessage` does for handlers.
+   */
+  async runOnce(envelope: MessageEnvelope, inbox: NonNullable<HandleMessageOptions['inbox']>, work: () => Promise<unknown>): Promise<HandleOutcome> {
+    this.require('handling a message');
+    return runOnceInInbox(
+      {
+        freshUnitOfWork: (w, context) => this.freshUnitOfWork(w, context),
+        ...(this.inbox ? { enterInbox: (entry: InboxEntry) => this.enterInbox(entry) } : {}),
+      },
+      envelope,
+      inbox,
+      contextOf(envelope?.metadata?.domain ? envelope.metadata : undefined),
+      work,
     );
   }
 

@@ -77,7 +77,7 @@ export async function handleMessage(host: MessageHandlingHost, envelope: Message
  * One handler class, all its methods for the type in one unit of work together with the inbox
  * record, so the message counts as handled exactly when its effects commit.
  */
-async function handleOnce(
+function handleOnce(
   host: MessageHandlingHost,
   binding: HandlerBinding,
   methods: readonly string[],
@@ -86,17 +86,39 @@ async function handleOnce(
   inbox: NonNullable<HandleMessageOptions['inbox']>,
   context: Partial<MessageContext>,
 ): Promise<HandleOutcome> {
+  return runOnceInInbox(host, envelope, inbox, context, async () => {
+    for (const method of methods) await invokeHandler(binding.cls, method, message);
+  });
+}
+
+/**
+ * Runs `work` in a fresh unit of work after entering the inbox in it: only when the message is
+ * its key's next (or late), so the inbox record and the work's effects commit together. A lost
+ * version race runs the whole unit again.
+ */
+export async function runOnceInInbox(
+  host: Pick<MessageHandlingHost, 'freshUnitOfWork' | 'enterInbox'>,
+  envelope: MessageEnvelope,
+  inbox: NonNullable<HandleMessageOptions['inbox']>,
+  context: Partial<MessageContext>,
+  work: () => Promise<unknown>,
+): Promise<HandleOutcome> {
+  const enter = host.enterInbox;
+  if (!enter) {
+    await retryOnConflict(() => host.freshUnitOfWork(work, context));
+    return 'handled';
+  }
   let verdict: InboxVerdict = { kind: 'next' };
   const entry: InboxEntry = { ...inbox, position: positionOf(envelope), messageId: envelope.metadata.headers.id };
   await retryOnConflict(() =>
     host.freshUnitOfWork(async () => {
-      verdict = await host.enterInbox!(entry);
-      if (verdict.kind !== 'next' && verdict.kind !== 'late') return;
-      for (const method of methods) await invokeHandler(binding.cls, method, message);
+      verdict = await enter(entry);
+      if (verdict.kind === 'next' || verdict.kind === 'late') await work();
     }, context),
   );
-  const outcomes: Record<InboxVerdict['kind'], HandleOutcome> = {
-    next: 'handled', late: 'handled-late', duplicate: 'duplicate', early: 'early', 'dead-lettered': 'dead-lettered-before',
-  };
-  return outcomes[(verdict as InboxVerdict).kind];
+  return VERDICT_OUTCOMES[(verdict as InboxVerdict).kind];
 }
+
+const VERDICT_OUTCOMES: Record<InboxVerdict['kind'], HandleOutcome> = {
+  next: 'handled', late: 'handled-late', duplicate: 'duplicate', early: 'early', 'dead-lettered': 'dead-lettered-before',
+};

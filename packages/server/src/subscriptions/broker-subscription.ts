@@ -4,7 +4,7 @@
  * consumer group named after the subscriber and hands each raw envelope to `receive`, inside a
  * unit of work so anything the subscriber changes or raises is committed with the outbox.
  */
-import { retryOnConflict, type BaseSubscriber, type ClassRef } from '@protean-ts/core';
+import type { BaseSubscriber, ClassRef } from '@protean-ts/core';
 import { ConsumerLoop } from './consumer-loop.js';
 import { consumerLoopBase, type SubscriptionOptions } from './subscription-options.js';
 
@@ -17,16 +17,13 @@ export function createBrokerSubscription(options: BrokerSubscriptionOptions): Co
   return new ConsumerLoop({
     ...consumerLoopBase(options),
     kind: 'broker',
-    handle: async (message) => {
-      // Like handlers: a lost version race runs again in a fresh unit of work (reloading state).
-      await retryOnConflict(() =>
-        domain.runtime.freshUnitOfWork(async () => {
-          // A fresh instance per message, like handlers: no state leaks between messages.
-          const instance = new subscriber();
-          await instance.receive(message.envelope as unknown as Record<string, unknown>);
-        }),
-      );
-      return 'handled';
-    },
+    // Like handlers: once per message through the inbox (by position, or by message id for
+    // foreign producers), and a lost version race runs again in a fresh unit of work.
+    handle: (message, { jumpGap }) =>
+      domain.runtime.runOnce(message.envelope, { subscription: options.group, brokerMessageId: message.id, jumpGap }, async () => {
+        // A fresh instance per message, like handlers: no state leaks between messages.
+        const instance = new subscriber();
+        await instance.receive(message.envelope as unknown as Record<string, unknown>);
+      }),
   });
 }

@@ -1,16 +1,28 @@
 /**
  * The read loop every subscription runs against the Broker port: join the consumer group, take
  * over messages a dead consumer left pending (then remove stopped consumers from the group),
- * read in blocking batches, hand each message to the subscription's handler, ack on success,
- * retry after `retry_delay_seconds` up to `max_retries`, then dead-letter. Loop errors (an
+ * read ahead in blocking batches while up to `concurrency` partition keys are handled at once
+ * (KeyScheduler, MessageRunner), and give back what was only read when it stops. Loop errors (an
  * outage) back off and never end the loop.
  */
-import { BrokerClosedError, type Broker, type Logger, type ReceivedMessage, type StreamSubscriptionConfig } from '@protean-ts/core';
+import {
+  BrokerClosedError,
+  positionOf,
+  type Broker,
+  type HandleOutcome,
+  type InboxStore,
+  type Logger,
+  type ReceivedMessage,
+  type StreamSubscriptionConfig,
+} from '@protean-ts/core';
 import { abortableSleep, backoffDelay } from './abortable-sleep.js';
-import type { Subscription, SubscriptionState, SubscriptionStatus } from './subscription-status.js';
+import { AckBatcher } from './ack-batcher.js';
+import { KeyScheduler, type Queued } from './key-scheduler.js';
+import { errorText, MessageRunner, type HandleRequest } from './message-runner.js';
+import { PassBatcher } from './pass-batcher.js';
+import type { Subscription, SubscriptionCounters, SubscriptionState, SubscriptionStatus } from './subscription-status.js';
 
-/** What a handler did with a message: handled it, or saw it is not for it (acked, not run). */
-export type HandleOutcome = 'handled' | 'skipped';
+export { errorText } from './message-runner.js';
 
 export interface ConsumerLoopOptions {
   name: string;
@@ -20,9 +32,13 @@ export interface ConsumerLoopOptions {
   group: string;
   /** This process's consumer name within the group. */
   consumer: string;
-  handle: (message: ReceivedMessage) => Promise<HandleOutcome>;
+  handle: (message: ReceivedMessage, request: HandleRequest) => Promise<HandleOutcome>;
+  /** Moves the key past a message of a type this subscription does not handle, over a timed-out gap. */
+  jumpOver: (message: ReceivedMessage) => Promise<HandleOutcome>;
   settings: StreamSubscriptionConfig;
-  /** Messages per read. */
+  /** The inbox for order and duplicates; null when `[inbox] enabled = false`. */
+  inbox: InboxStore | null;
+  /** Messages per read, and the read-ahead bound: at most this many (plus reclaims) held at once. */
   batchSize: number;
   /** Pause after an empty read when the read could not block (`server.tick_interval`). */
   tickIntervalMs: number;
@@ -42,12 +58,38 @@ export class ConsumerLoop implements Subscription {
   private state: SubscriptionState = 'idle';
   private lastError: string | null = null;
   private loop: Promise<void> | null = null;
-  private inFlight: Promise<void> | null = null;
-  private readonly counters = { handled: 0, retried: 0, deadLettered: 0, leftPending: 0, skipped: 0 };
+  private stopped: Promise<void> | null = null;
+  private readonly counters: SubscriptionCounters = {
+    handled: 0, retried: 0, deadLettered: 0, leftPending: 0, skipped: 0, duplicates: 0, late: 0, waits: 0, gapsPassed: 0,
+  };
+  private readonly scheduler: KeyScheduler;
+  private readonly runner: MessageRunner;
+  /** Broker ids of messages taken over from a dead consumer (poison-pill check). */
+  private readonly reclaimedIds = new Set<string>();
 
   constructor(private readonly options: ConsumerLoopOptions) {
     this.name = options.name;
     this.log = options.logger.child({ subscription: options.name, stream: options.stream, group: options.group });
+    const { broker, stream, group, inbox } = options;
+    this.runner = new MessageRunner({
+      broker,
+      stream,
+      group,
+      settings: options.settings,
+      handle: options.handle,
+      jumpOver: options.jumpOver,
+      ...(options.isPermanent ? { isPermanent: options.isPermanent } : {}),
+      inbox: inbox ? { store: inbox, passes: new PassBatcher(inbox, group) } : null,
+      acks: new AckBatcher(broker, stream, group, this.log),
+      counters: this.counters,
+      signal: this.abort.signal,
+      log: this.log,
+    });
+    this.scheduler = new KeyScheduler(Math.max(1, options.settings.concurrency), async (item) => {
+      const result = await this.runner.run(item, this.reclaimedIds.has(item.message.id));
+      if (result.done) this.reclaimedIds.delete(item.message.id);
+      return result;
+    });
   }
 
   start(): void {
@@ -60,10 +102,9 @@ export class ConsumerLoop implements Subscription {
     });
   }
 
-  async stop(): Promise<void> {
-    if (this.state !== 'stopped') this.state = 'stopping';
-    this.abort.abort();
-    await this.inFlight;
+  stop(): Promise<void> {
+    this.stopped ??= this.shutdown();
+    return this.stopped;
   }
 
   async finished(): Promise<void> {
@@ -72,7 +113,7 @@ export class ConsumerLoop implements Subscription {
 
   status(): SubscriptionStatus {
     const { name, kind, stream, group, broker } = this.options;
-    return { name, kind, stream, group, broker: broker.name, state: this.state, lastError: this.lastError, ...this.counters };
+    return { name, kind, stream, group, broker: broker.name, state: this.state, lastError: this.lastError, inFlight: this.scheduler.size, ...this.counters };
   }
 
   /** Whether an empty read already waited `blocking_timeout_ms`; if not, the loop pauses itself. */
@@ -82,6 +123,13 @@ export class ConsumerLoop implements Subscription {
 
   private get stopping(): boolean {
     return this.abort.signal.aborted;
+  }
+
+  private async shutdown(): Promise<void> {
+    if (this.state !== 'stopped') this.state = 'stopping';
+    this.abort.abort();
+    const left = await this.scheduler.stop();
+    await this.giveBack(left);
   }
 
   private async run(): Promise<void> {
@@ -98,32 +146,40 @@ export class ConsumerLoop implements Subscription {
           await broker.ensureGroup(stream, group);
           joined = true;
           if (!this.stopping) this.state = 'running';
-          this.log.info('subscription started', { consumer, broker: broker.name });
+          this.log.info('subscription started', { consumer, broker: broker.name, concurrency: settings.concurrency, inbox: this.options.inbox !== null });
         }
-        let batch: ReceivedMessage[] = [];
-        let reclaimed = false;
         if (Date.now() >= nextReclaimAt) {
           // Scheduled before the call: a reclaim that keeps failing must not starve the reads.
           nextReclaimAt = Date.now() + this.options.reclaimIntervalMs;
-          batch = await this.reclaim();
-          reclaimed = batch.length > 0;
+          const taken = await this.reclaim();
           // A full batch means more may be waiting: look again right away.
-          if (batch.length === batchSize) nextReclaimAt = 0;
-          if (reclaimed) {
-            this.log.info('took over messages left pending by a stopped consumer', { count: batch.length });
+          if (taken.length === batchSize) nextReclaimAt = 0;
+          if (taken.length > 0) {
+            this.log.info('took over messages left pending by a stopped consumer', { count: taken.length });
             lookForStaleConsumers = true;
+            // Taken over whatever the read-ahead holds: a key here may be waiting for one of them.
+            for (const message of taken) this.enqueue(message, true);
           }
-          if (lookForStaleConsumers && batch.length < batchSize) {
+          if (lookForStaleConsumers && taken.length < batchSize) {
             lookForStaleConsumers = false;
             await this.removeStaleConsumers();
           }
         }
-        if (!reclaimed) batch = await broker.read(stream, group, consumer, { count: batchSize, blockMs: settings.blocking_timeout_ms });
+        await this.scheduler.roomFor(batchSize, this.abort.signal, nextReclaimAt);
+        if (this.stopping) break;
+        if (this.scheduler.size >= batchSize) continue;
+        const room = Math.max(1, batchSize - this.scheduler.size);
+        const blockMs = Math.min(settings.blocking_timeout_ms, Math.max(0, nextReclaimAt - Date.now()));
+        const batch = await broker.read(stream, group, consumer, { count: room, blockMs });
         if (failures > 0) this.log.info('subscription recovered', { afterFailures: failures });
         failures = 0;
         this.lastError = null;
         if (!this.stopping) this.state = 'running';
-        await this.processBatch(batch, reclaimed);
+        if (this.stopping) {
+          await this.giveBack(batch);
+          break;
+        }
+        for (const message of batch) this.enqueue(message, false);
         if (batch.length === 0 && !this.readsBlock) await abortableSleep(Math.max(10, this.options.tickIntervalMs), this.abort.signal);
       } catch (err) {
         if (this.stopping) break;
@@ -142,8 +198,16 @@ export class ConsumerLoop implements Subscription {
         await abortableSleep(delayMs, this.abort.signal);
       }
     }
+    await this.stop();
     this.state = 'stopped';
     this.log.info('subscription stopped', { ...this.counters });
+  }
+
+  private enqueue(message: ReceivedMessage, reclaimed: boolean): void {
+    // Without the inbox there is no order to keep: every message is its own key.
+    const position = this.options.inbox ? positionOf(message.envelope) : null;
+    const item: Queued = position ? { message, key: position.key, sequence: position.sequence } : { message, key: `#${message.id}`, sequence: 0 };
+    if (this.scheduler.add(item) && reclaimed) this.reclaimedIds.add(message.id);
   }
 
   /** Pending messages of dead consumers; a failure is logged and the loop goes on reading new ones. */
@@ -173,102 +237,10 @@ export class ConsumerLoop implements Subscription {
     }
   }
 
-  private async processBatch(batch: readonly ReceivedMessage[], reclaimed: boolean): Promise<void> {
-    for (let i = 0; i < batch.length; i++) {
-      if (this.stopping) {
-        await this.giveBack(batch.slice(i));
-        return;
-      }
-      const work = this.process(batch[i]!, reclaimed);
-      this.inFlight = work;
-      try {
-        await work;
-      } finally {
-        this.inFlight = null;
-      }
-    }
-  }
-
-  /** One message through the handler with retries; never throws for a handler failure. */
-  private async process(message: ReceivedMessage, reclaimed: boolean): Promise<void> {
-    const { settings, broker, stream, group } = this.options;
-    const ids = messageFields(message);
-    const maxAttempts = settings.max_retries + 1;
-    if (reclaimed && message.deliveryCount > maxAttempts) {
-      // Each delivery already had its own retries; a message whose consumers keep dying is a poison pill.
-      const reason = `delivered ${message.deliveryCount} times without an ack: the consumer handling it stopped each time`;
-      return this.giveUp(message, reason, ids);
-    }
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const outcome = await this.options.handle(message);
-        this.counters[outcome === 'handled' ? 'handled' : 'skipped'] += 1;
-        await this.ackHandled(message, ids);
-        return;
-      } catch (err) {
-        const permanent = this.options.isPermanent?.(err) ?? false;
-        if (permanent || attempt >= maxAttempts) {
-          const why = permanent ? 'cannot be handled' : `failed ${attempt} times`;
-          this.log.error(`message ${why}`, { ...ids, attempt, error: err });
-          return this.giveUp(message, errorText(err, 4000), ids);
-        }
-        this.counters.retried += 1;
-        this.log.warn('handler failed; retrying', { ...ids, attempt, maxAttempts, retryInSeconds: settings.retry_delay_seconds, error: err });
-        await abortableSleep(settings.retry_delay_seconds * 1000, this.abort.signal);
-        if (this.stopping) {
-          // Shutting down between attempts: hand it back so another consumer takes it at once.
-          await broker.nack(stream, group, message.id).catch(() => undefined);
-          return;
-        }
-      }
-    }
-  }
-
-  private async ackHandled(message: ReceivedMessage, ids: Record<string, unknown>): Promise<void> {
-    const { broker, stream, group } = this.options;
-    try {
-      await broker.ack(stream, group, [message.id]);
-    } catch (err) {
-      // The handler's work is committed; the message comes back after the reclaim idle time (at-least-once).
-      this.log.warn('handled but the ack failed; the message will be delivered again', { ...ids, error: err });
-    }
-  }
-
-  /** Dead-letters when enabled; otherwise, or when that fails, leaves the message pending (not acked). */
-  private async giveUp(message: ReceivedMessage, error: string, ids: Record<string, unknown>): Promise<void> {
-    const { broker, stream, group, settings } = this.options;
-    if (!settings.enable_dlq) {
-      this.counters.leftPending += 1;
-      this.log.error('message left pending: dead-lettering is off; it is retried after the reclaim idle time', {
-        ...ids,
-        hint: 'set [server.stream_subscription] enable_dlq = true to move failing messages aside',
-      });
-      return;
-    }
-    try {
-      await broker.deadLetter(stream, group, message, error);
-      this.counters.deadLettered += 1;
-      this.log.error('message moved to the dead-letter stream', { ...ids, deadLetterStream: `${stream}:dlq` });
-    } catch (err) {
-      this.counters.leftPending += 1;
-      this.log.error('dead-lettering failed; the message stays pending and is not acked', { ...ids, error: err });
-    }
-  }
-
+  /** Read but not started: handed back so another consumer takes them at once. */
   private async giveBack(messages: readonly ReceivedMessage[]): Promise<void> {
     const { broker, stream, group } = this.options;
     for (const message of messages) await broker.nack(stream, group, message.id).catch(() => undefined);
     if (messages.length) this.log.info('stopping: handed unprocessed messages back to the group', { count: messages.length });
   }
-}
-
-function messageFields(message: ReceivedMessage): Record<string, unknown> {
-  const headers = message.envelope?.metadata?.headers;
-  return { brokerMessageId: message.id, messageId: headers?.id, messageType: headers?.type, deliveryCount: message.deliveryCount };
-}
-
-/** The error as stored with a dead letter: name, message and the top of the stack. */
-export function errorText(err: unknown, limit: number): string {
-  const text = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
-  return text.length > limit ? `${text.slice(0, limit)}…` : text;
 }

@@ -1,8 +1,9 @@
 /**
  * A stream subscription: one per event handler and per command handler. It reads the handler's
  * stream category through a consumer group named after the handler and runs each message with
- * `domain.handleMessage(envelope, { handler })`, in a unit of work of its own, so events the
- * handler raises go through the outbox too.
+ * `domain.handleMessage(envelope, { handler, inbox })`, in a unit of work of its own that also
+ * records the message in the inbox, so events the handler raises go through the outbox too and
+ * a redelivery is skipped.
  */
 import {
   ChecksumMismatchError,
@@ -31,10 +32,10 @@ export function createStreamSubscription(options: StreamSubscriptionOptions): Co
     ...consumerLoopBase(options),
     kind: 'stream',
     isPermanent: isPermanentMessageError,
-    handle: async (message) => {
+    handle: async (message, { jumpGap }) => {
       const type = message.envelope?.metadata?.headers?.type;
       if (typeof type === 'string' && !handles.has(type)) return 'skipped';
-      return domain.handleMessage(message.envelope, { handler });
+      return domain.handleMessage(message.envelope, { handler, inbox: { subscription: options.group, brokerMessageId: message.id, jumpGap } });
     },
   });
 }

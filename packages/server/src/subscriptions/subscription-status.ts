@@ -5,7 +5,26 @@
 
 export type SubscriptionState = 'idle' | 'starting' | 'running' | 'backing-off' | 'stopping' | 'stopped';
 
-export interface SubscriptionStatus {
+/** What a subscription did with the messages it read, since it started. */
+export interface SubscriptionCounters {
+  handled: number;
+  retried: number;
+  deadLettered: number;
+  /** Messages that stay pending because they failed and could not (or may not) be dead-lettered. */
+  leftPending: number;
+  /** Messages of types this handler does not handle (acked without work, in the key's order). */
+  skipped: number;
+  /** Redeliveries the inbox recognised as handled already (acked, not handled again). */
+  duplicates: number;
+  /** Messages handled after their position had been passed (out of order). */
+  late: number;
+  /** Times a message found its predecessor not handled yet and waited. */
+  waits: number;
+  /** Gaps let through after `gap_timeout_seconds` (logged at ERROR). */
+  gapsPassed: number;
+}
+
+export interface SubscriptionStatus extends SubscriptionCounters {
   name: string;
   /** `stream` (a handler reading a stream category) or `broker` (a subscriber of raw messages). */
   kind: 'stream' | 'broker';
@@ -15,19 +34,15 @@ export interface SubscriptionStatus {
   state: SubscriptionState;
   /** The last loop error (broker outage, a failed read), cleared by the next successful read. */
   lastError: string | null;
-  handled: number;
-  retried: number;
-  deadLettered: number;
-  /** Messages that stay pending because they failed and could not (or may not) be dead-lettered. */
-  leftPending: number;
-  skipped: number;
+  /** Messages read and not finished (running, queued behind their key, or waiting). */
+  inFlight: number;
 }
 
 /** The part every subscription has in common, for the Engine and health checks. */
 export interface Subscription {
   readonly name: string;
   start(): void;
-  /** Stops reading, lets the message in flight finish (handler and ack), and resolves. */
+  /** Stops reading, lets the messages being handled finish (handler and ack), gives the rest back, and resolves. */
   stop(): Promise<void>;
   /** Resolves when the read loop itself has ended (after `stop`, once a blocked read returns). */
   finished(): Promise<void>;

@@ -1,0 +1,230 @@
+/**
+ * One message of a subscription, start to end: run the handler (through the inbox, which decides
+ * whether it is the key's next, a duplicate or early), retry what may succeed later, dead-letter
+ * what cannot, and ack. A message that must wait for its predecessor tells the KeyScheduler when
+ * to try again; one that waited longer than `gap_timeout_seconds` is let through with an ERROR.
+ */
+import { isPermanentError, type Broker, type HandleOutcome, type InboxStore, type Logger, type ReceivedMessage, type StreamSubscriptionConfig } from '@protean-ts/core';
+import { abortableSleep } from './abortable-sleep.js';
+import type { AckBatcher } from './ack-batcher.js';
+import type { HeadResult, Queued } from './key-scheduler.js';
+import type { PassBatcher } from './pass-batcher.js';
+import type { SubscriptionCounters } from './subscription-status.js';
+
+export interface HandleRequest {
+  /** Take the message although its predecessors never came (the gap timed out). */
+  jumpGap: boolean;
+}
+
+export interface MessageRunnerOptions {
+  broker: Broker;
+  stream: string;
+  group: string;
+  settings: StreamSubscriptionConfig;
+  /** Runs the handler; `skipped` when this subscription does not handle the message's type. */
+  handle: (message: ReceivedMessage, request: HandleRequest) => Promise<HandleOutcome>;
+  /** Moves the key past a message without running the handler (a type it does not handle, timed out). */
+  jumpOver: (message: ReceivedMessage) => Promise<HandleOutcome>;
+  /** Errors no retry can fix (a malformed envelope, an unknown type): dead-lettered at once. */
+  isPermanent?: (error: unknown) => boolean;
+  /** The subscription's inbox, or null when `[inbox] enabled = false` (no order, no dedup). */
+  inbox: { store: InboxStore; passes: PassBatcher } | null;
+  acks: AckBatcher;
+  counters: SubscriptionCounters;
+  signal: AbortSignal;
+  log: Logger;
+}
+
+/** First pause before looking again for a missing predecessor; doubles up to the cap. */
+const FIRST_WAIT_MS = 5;
+const MAX_WAIT_MS = 250;
+
+interface WaitState {
+  since: number;
+  waits: number;
+}
+
+export class MessageRunner {
+  private readonly waiting = new Map<string, WaitState>();
+
+  constructor(private readonly options: MessageRunnerOptions) {}
+
+  /** Never throws: every outcome is done (acked, dead-lettered or left pending) or a wait. */
+  async run(item: Queued, reclaimed: boolean): Promise<HeadResult> {
+    try {
+      const result = await this.attempt(item, reclaimed);
+      if (result.done) this.waiting.delete(item.message.id);
+      return result;
+    } catch (error) {
+      // A failure outside the handler (the inbox's database is down): try again later.
+      this.options.log.warn('could not settle a message; trying again', { ...ids(item.message), error });
+      return { done: false, afterMs: 1000 };
+    }
+  }
+
+  private async attempt(item: Queued, reclaimed: boolean): Promise<HeadResult> {
+    const { message } = item;
+    const { settings, counters } = this.options;
+    const maxAttempts = settings.max_retries + 1;
+    if (reclaimed && message.deliveryCount > maxAttempts) {
+      // Each delivery already had its own retries; a message whose consumers keep dying is a poison pill.
+      return this.giveUp(item, `delivered ${message.deliveryCount} times without an ack: the consumer handling it stopped each time`);
+    }
+    const jumpGap = this.gapTimedOut(item);
+    for (let attempt = 1; ; attempt++) {
+      let outcome: HandleOutcome;
+      try {
+        outcome = await this.options.handle(message, { jumpGap });
+        if (outcome === 'skipped' && item.sequence > 0 && this.options.inbox) outcome = await this.passSkipped(item, jumpGap);
+      } catch (error) {
+        const permanent = (this.options.isPermanent?.(error) ?? false) || isPermanentError(error);
+        if (permanent || attempt >= maxAttempts) {
+          const why = permanent ? 'cannot be handled (an error retrying cannot fix)' : `failed ${attempt} times`;
+          this.options.log.error(`message ${why}`, { ...ids(message), attempt, error });
+          return this.giveUp(item, errorText(error, 4000));
+        }
+        counters.retried += 1;
+        this.options.log.warn('handler failed; retrying', { ...ids(message), attempt, maxAttempts, retryInSeconds: settings.retry_delay_seconds, error });
+        await abortableSleep(settings.retry_delay_seconds * 1000, this.options.signal);
+        if (this.options.signal.aborted) return { done: false, afterMs: 0 };
+        continue;
+      }
+      return this.settle(item, outcome, jumpGap);
+    }
+  }
+
+  private async settle(item: Queued, outcome: HandleOutcome, jumpGap: boolean): Promise<HeadResult> {
+    const { message } = item;
+    const { counters, log } = this.options;
+    switch (outcome) {
+      case 'early':
+        return this.waitForPredecessor(item);
+      case 'dead-lettered-before':
+        // Dead-lettered earlier, but the move to the dead letters did not finish: finish it.
+        return this.moveToDeadLetters(item, 'dead-lettered before; the earlier move did not complete');
+      case 'duplicate':
+        counters.duplicates += 1;
+        log.debug('duplicate delivery skipped: the inbox has it as handled', ids(message));
+        break;
+      case 'handled-late':
+        counters.handled += 1;
+        counters.late += 1;
+        log.warn('handled a message whose position had been passed (out of order)', ids(message));
+        break;
+      case 'skipped':
+        counters.skipped += 1;
+        break;
+      case 'handled':
+        counters.handled += 1;
+        break;
+    }
+    if (jumpGap && outcome !== 'duplicate') this.reportGapPassed(item);
+    await this.options.acks.ack(message.id);
+    return { done: true };
+  }
+
+  /** A type this handler ignores still takes its turn in the key's order. */
+  private async passSkipped(item: Queued, jumpGap: boolean): Promise<HandleOutcome> {
+    const { message } = item;
+    if (jumpGap) {
+      const outcome = await this.options.jumpOver(message);
+      return outcome === 'handled' ? 'skipped' : outcome;
+    }
+    const moved = await this.options.inbox!.passes.pass({ key: item.key, sequence: item.sequence });
+    if (moved) return 'skipped';
+    const checkpoint = await this.options.inbox!.store.checkpoint(this.options.group, item.key);
+    return checkpoint !== null && checkpoint >= item.sequence ? 'duplicate' : 'early';
+  }
+
+  private waitForPredecessor(item: Queued): HeadResult {
+    const state = this.waiting.get(item.message.id) ?? { since: Date.now(), waits: 0 };
+    state.waits += 1;
+    this.waiting.set(item.message.id, state);
+    this.options.counters.waits += 1;
+    const ceiling = Math.min(MAX_WAIT_MS, FIRST_WAIT_MS * 2 ** (state.waits - 1));
+    const untilTimeout = state.since + this.gapTimeoutMs - Date.now();
+    return { done: false, afterMs: Math.max(0, Math.min(untilTimeout, ceiling / 2 + (Math.random() * ceiling) / 2)) };
+  }
+
+  private get gapTimeoutMs(): number {
+    return this.options.settings.gap_timeout_seconds * 1000;
+  }
+
+  private gapTimedOut(item: Queued): boolean {
+    const state = this.waiting.get(item.message.id);
+    return state !== undefined && Date.now() - state.since >= this.gapTimeoutMs;
+  }
+
+  private reportGapPassed(item: Queued): void {
+    const state = this.waiting.get(item.message.id);
+    this.options.counters.gapsPassed += 1;
+    this.options.log.error('passed a gap: the predecessors of this message did not arrive within gap_timeout_seconds; handled it without them', {
+      ...ids(item.message),
+      key: item.key,
+      sequence: item.sequence,
+      waitedMs: state ? Date.now() - state.since : null,
+      hint: 'a predecessor that still arrives is handled then, out of order; raise [server.stream_subscription] gap_timeout_seconds if handlers are slower than that',
+    });
+  }
+
+  /**
+   * Dead-letters in the key's order: the key moves past the message (recorded as dead-lettered,
+   * so a replay is handled) and then the broker moves it aside. When dead-lettering is off, or
+   * the broker fails, the message stays pending and the key waits for it.
+   */
+  private async giveUp(item: Queued, error: string): Promise<HeadResult> {
+    const { message } = item;
+    const { settings, counters, log, inbox } = this.options;
+    if (!settings.enable_dlq) {
+      counters.leftPending += 1;
+      log.error('message left pending: dead-lettering is off; it is retried after the reclaim idle time', {
+        ...ids(message),
+        hint: 'set [server.stream_subscription] enable_dlq = true to move failing messages aside',
+      });
+      return { done: true };
+    }
+    if (inbox && item.sequence > 0) {
+      const pass = { key: item.key, sequence: item.sequence, reason: 'dead-lettered', messageId: headerId(message), brokerMessageId: message.id };
+      if (!(await inbox.store.pass(this.options.group, [pass]))[0]) {
+        const checkpoint = await inbox.store.checkpoint(this.options.group, item.key);
+        if (checkpoint === null || checkpoint < item.sequence) return this.waitForPredecessor(item);
+        // Handled by another delivery meanwhile: this one is a duplicate after all.
+        counters.duplicates += 1;
+        await this.options.acks.ack(message.id);
+        return { done: true };
+      }
+      log.error('the key moves past a dead-lettered message; its successors are handled', { ...ids(message), key: item.key, sequence: item.sequence });
+    }
+    return this.moveToDeadLetters(item, error);
+  }
+
+  private async moveToDeadLetters(item: Queued, error: string): Promise<HeadResult> {
+    const { message } = item;
+    const { broker, stream, group, counters, log } = this.options;
+    try {
+      await broker.deadLetter(stream, group, message, error);
+      counters.deadLettered += 1;
+      log.error('message moved to the dead-letter stream', { ...ids(message), deadLetterStream: `${stream}:dlq` });
+    } catch (err) {
+      counters.leftPending += 1;
+      log.error('dead-lettering failed; the message stays pending and is not acked', { ...ids(message), error: err });
+    }
+    return { done: true };
+  }
+}
+
+function headerId(message: ReceivedMessage): string | undefined {
+  const id = message.envelope?.metadata?.headers?.id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+export function ids(message: ReceivedMessage): Record<string, unknown> {
+  const headers = message.envelope?.metadata?.headers;
+  return { brokerMessageId: message.id, messageId: headers?.id, messageType: headers?.type, deliveryCount: message.deliveryCount };
+}
+
+/** The error as stored with a dead letter: name, message and the top of the stack. */
+export function errorText(err: unknown, limit: number): string {
+  const text = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
+  return text.length > limit ? `${text.slice(0, limit)}…` : text;
+}
