@@ -118,8 +118,8 @@ function checkCrossKeys(config: DomainConfig, providers: KnownProviders, problem
     });
   }
   const inbox = isPlainObject(config.inbox) ? config.inbox : undefined;
-  const databases = isPlainObject(config.databases) ? Object.keys(config.databases) : [];
-  if (inbox && inbox.enabled !== false && typeof inbox.database === 'string' && !databases.includes(inbox.database)) {
+  const databases = isPlainObject(config.databases) ? Object.keys(config.databases) : null;
+  if (databases && inbox && inbox.enabled !== false && typeof inbox.database === 'string' && !databases.includes(inbox.database)) {
     problems.push({
       path: 'inbox.database',
       message: `database "${inbox.database}" is not configured; name one of [databases.*] (${databases.join(', ') || 'none'}) or set inbox.enabled = false`,

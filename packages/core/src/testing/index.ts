@@ -8,3 +8,4 @@ export { sampleBrokerEnvelope } from './broker-conformance-fixtures.js';
 export { describeAggregateDaoConformance, type DaoConformanceHarness } from './aggregate-dao-conformance.js';
 export { conformanceModel } from './dao-conformance-model.js';
 export { freePort, startRedisServer, stopProcess, type RedisServerOptions } from './redis-server-process.js';
+export { describeInboxStoreConformance, type InboxConformanceHarness } from './inbox-store-conformance.js';
