@@ -125,6 +125,11 @@ export class KeyScheduler {
         const result = await this.processHead(head)
           .catch((): HeadResult => ({ done: false, afterMs: 1000 }))
           .finally(() => this.running.delete(key));
+        if (result.done) {
+          queue.shift();
+          this.queuedIds.delete(head.message.id);
+          this.signalRoom();
+        }
         if (this.stopped) return;
         if (!result.done) {
           this.waiting.set(key, setTimeout(() => {
@@ -133,9 +138,6 @@ export class KeyScheduler {
           }, result.afterMs));
           return;
         }
-        queue.shift();
-        this.queuedIds.delete(head.message.id);
-        this.signalRoom();
         if (queue.length === 0) {
           this.queues.delete(key);
           return;
