@@ -69,6 +69,12 @@ export interface GroupStatus {
   lag: number | null;
   /** False when the stream or the group does not exist yet (pending and lag are then 0). */
   exists: boolean;
+  /**
+   * Entries the group had not consumed (undelivered, or delivered and unacked) that the broker
+   * removed because the stream passed its hard length limit (Redis `maxlen_hard`), counted since
+   * the stream was created. Present only when some were lost.
+   */
+  lostToTrimming?: number;
 }
 
 export interface BrokerInfo {
