@@ -29,6 +29,7 @@ import { RedisDeadLetterQueue } from './redis-dead-letter-queue.js';
 import { envelopeFields, type RawEntry } from './redis-entry-codec.js';
 import { repliesOrThrow, type PipelineResults } from './redis-replies.js';
 import { readGroupStatus } from './redis-group-status.js';
+import { claimFromDeadConsumers, reportAlive } from './redis-liveness.js';
 import { nackPending, REDIS_SCRIPTS, removeIdleConsumers } from './redis-scripts.js';
 import { parseTrimReply, queueTrim, TrimSchedule, type TrimOutcome } from './redis-stream-trimming.js';
 import { decodeOrDeadLetter } from './redis-undecodable-entries.js';
@@ -53,7 +54,8 @@ export class RedisBroker extends BaseBroker {
     BrokerCapability.DEAD_LETTER_QUEUE |
     BrokerCapability.RECLAIM_PENDING |
     BrokerCapability.DURABLE |
-    BrokerCapability.DISTRIBUTED;
+    BrokerCapability.DISTRIBUTED |
+    BrokerCapability.LIVENESS;
 
   readonly streamPrefix: string;
   readonly maxlen: number;
@@ -211,6 +213,16 @@ export class RedisBroker extends BaseBroker {
     return decodeOrDeadLetter(stream, group, claimed, counts, this.deadLetters, this.log);
   }
 
+  protected override doReportAlive(consumer: string, ttlMs: number): Promise<void> {
+    return reportAlive(this.client, this.livenessKey, consumer, ttlMs);
+  }
+
+  protected override async doReclaimFromDeadConsumers(stream: string, group: string, consumer: string, count: number, minIdleMs: number): Promise<ReceivedMessage[]> {
+    const { entries, deliveryCounts } = await claimFromDeadConsumers(this.client, this.key(stream), this.livenessKey, group, consumer, count, minIdleMs);
+    if (entries.length === 0) return [];
+    return decodeOrDeadLetter(stream, group, entries, deliveryCounts, this.deadLetters, this.log);
+  }
+
   protected override async doDeadLetter(stream: string, group: string, message: ReceivedMessage, error: string): Promise<void> {
     await this.deadLetters.add(stream, group, message, error);
   }
@@ -295,6 +307,11 @@ export class RedisBroker extends BaseBroker {
     for (const id of ids) pipeline.call('XPENDING', this.key(stream), group, id, id, 1);
     const replies = repliesOrThrow((await pipeline.exec()) as PipelineResults, isRedisConnectionError);
     return replies.map((reply) => Number((reply as [string, string, number, number][])[0]?.[3] ?? 1));
+  }
+
+  /** The sorted set of consumers' liveness expiries, one per broker (consumer names are process-wide). */
+  private get livenessKey(): string {
+    return `${this.streamPrefix}protean:alive`;
   }
 
   /** The hash counting, per group, the entries of `stream` lost to the hard limit. */

@@ -4,6 +4,7 @@
  */
 import type { ChainableCommander, Redis } from 'ioredis';
 import { GROUP_STATUS_SCRIPT } from './redis-group-status.js';
+import { LIVENESS_SCRIPTS } from './redis-liveness.js';
 import { TRIM_STREAM_SCRIPT } from './redis-stream-trimming.js';
 
 // Makes a pending message reclaimable at once: same owner, delivery time set to the epoch, so
@@ -84,6 +85,7 @@ export const REDIS_SCRIPTS = {
   proteanRemoveIdleConsumers: { numberOfKeys: 1, lua: REMOVE_IDLE_CONSUMERS },
   proteanTrimStream: TRIM_STREAM_SCRIPT,
   proteanGroupStatus: GROUP_STATUS_SCRIPT,
+  ...LIVENESS_SCRIPTS,
 };
 
 interface ScriptClient {
