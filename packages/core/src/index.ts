@@ -20,13 +20,14 @@ export {
   type BrokerFactory,
   type BrokerInfo,
   type BrokerSettings,
+  type DeadConsumerReclaimOptions,
   type DeadLetter,
   type GroupStatus,
   type OutgoingMessage,
   type ReadOptions,
   type ReceivedMessage,
 } from './ports/broker.js';
-export { BaseBroker, DEFAULT_DEAD_LETTER_LIST_COUNT, DEFAULT_CLAIM_IDLE_MS, type BrokerState } from './ports/base-broker.js';
+export { BaseBroker, DEFAULT_DEAD_LETTER_LIST_COUNT, DEFAULT_CLAIM_IDLE_MS, DEFAULT_DEAD_CONSUMER_MIN_IDLE_MS, type BrokerState } from './ports/base-broker.js';
 export { BrokerSettingsReader, COMMON_BROKER_KEYS } from './ports/broker-settings-reader.js';
 export { BrokerUnavailableError } from './ports/broker-unavailable.error.js';
 export { BrokerArgumentError } from './ports/broker-argument.error.js';

@@ -5,4 +5,4 @@ import { RedisBroker } from './redis-broker.js';
 registerBroker('redis', (name, settings) => new RedisBroker(name, settings));
 
 export { RedisBroker } from './redis-broker.js';
-export { REDIS_DEFAULT_MAXLEN, REDIS_DEFAULT_CONNECT_TIMEOUT_MS, REDIS_SETTING_KEYS } from './redis-broker-settings.js';
+export { REDIS_DEFAULT_MAXLEN, REDIS_DEFAULT_MAXLEN_HARD, REDIS_DEFAULT_CONNECT_TIMEOUT_MS, REDIS_SETTING_KEYS } from './redis-broker-settings.js';

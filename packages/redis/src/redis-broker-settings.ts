@@ -2,13 +2,15 @@
  * The `[brokers.<name>]` table of a `provider = "redis"` broker, read and checked once, with
  * the URI kept alongside its masked form for logs and errors.
  */
-import { BrokerSettingsReader, maskUri, type BrokerSettings } from '@protean-ts/core';
+import { BrokerSettingsError, BrokerSettingsReader, maskUri, type BrokerSettings } from '@protean-ts/core';
 
-/** Entries kept per stream (approximate `MAXLEN ~`); 0 turns trimming off. */
+/** Soft target of entries per stream: entries beyond it are trimmed once every group acked them; 0 = never. */
 export const REDIS_DEFAULT_MAXLEN = 100_000;
+/** Length past which the oldest entries are trimmed even unconsumed (logged as lost); 0 = no limit. */
+export const REDIS_DEFAULT_MAXLEN_HARD = 0;
 export const REDIS_DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 
-export const REDIS_SETTING_KEYS = ['uri', 'stream_prefix', 'maxlen', 'connect_timeout_ms'] as const;
+export const REDIS_SETTING_KEYS = ['uri', 'stream_prefix', 'maxlen', 'maxlen_hard', 'connect_timeout_ms'] as const;
 
 export interface RedisBrokerSettings {
   uri: string;
@@ -17,6 +19,7 @@ export interface RedisBrokerSettings {
   secrets: string[];
   streamPrefix: string;
   maxlen: number;
+  maxlenHard: number;
   connectTimeoutMs: number;
 }
 
@@ -25,13 +28,19 @@ export function readRedisBrokerSettings(name: string, settings: BrokerSettings):
   reader.onlyKeys(REDIS_SETTING_KEYS);
   const url = reader.uri('uri', ['redis', 'rediss']);
   const uri = settings.uri as string;
+  const maxlen = reader.integer('maxlen', REDIS_DEFAULT_MAXLEN, 0);
+  const maxlenHard = reader.integer('maxlen_hard', REDIS_DEFAULT_MAXLEN_HARD, 0);
+  if (maxlenHard > 0 && maxlenHard < maxlen) {
+    throw new BrokerSettingsError(name, 'maxlen_hard', `must be 0 (no hard limit) or at least maxlen (${maxlen}), got ${maxlenHard}`);
+  }
   const secrets = url.password ? [...new Set([url.password, safeDecode(url.password)])] : [];
   return {
     uri,
     maskedUri: maskUri(uri),
     secrets,
     streamPrefix: reader.string('stream_prefix', ''),
-    maxlen: reader.integer('maxlen', REDIS_DEFAULT_MAXLEN, 0),
+    maxlen,
+    maxlenHard,
     connectTimeoutMs: reader.integer('connect_timeout_ms', REDIS_DEFAULT_CONNECT_TIMEOUT_MS, 1),
   };
 }

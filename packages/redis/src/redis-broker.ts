@@ -1,9 +1,11 @@
 /**
- * The Redis Streams broker (`provider = "redis"`): XADD with approximate MAXLEN trimming, batches
- * in one pipeline, consumer groups read with XREADGROUP on connections of their own when they
- * block, XAUTOCLAIM for abandoned messages and a `<stream>:dlq` dead-letter stream (where entries
- * read without a valid envelope go too, one by one, so they never hold up a batch). During an
- * outage every call fails at once with BrokerUnavailableError while ioredis reconnects behind it.
+ * The Redis Streams broker (`provider = "redis"`): plain XADD (batches in one pipeline) with a
+ * trim script now and then that removes only entries every consumer group acked (`maxlen` is the
+ * soft target, `maxlen_hard` the limit past which unconsumed entries go too, logged as lost),
+ * consumer groups read with XREADGROUP on connections of their own when they block, XAUTOCLAIM for
+ * abandoned messages and a `<stream>:dlq` dead-letter stream (where entries read without a valid
+ * envelope go too, one by one, so they never hold up a batch). During an outage every call fails
+ * at once with BrokerUnavailableError while ioredis reconnects behind it.
  */
 import { Redis, type RedisOptions } from 'ioredis';
 import {
@@ -26,7 +28,10 @@ import { explainRedisError, isRedisConnectionError, notReadyError } from './redi
 import { RedisDeadLetterQueue } from './redis-dead-letter-queue.js';
 import { envelopeFields, type RawEntry } from './redis-entry-codec.js';
 import { repliesOrThrow, type PipelineResults } from './redis-replies.js';
+import { readGroupStatus } from './redis-group-status.js';
+import { claimFromDeadConsumers, reportAlive } from './redis-liveness.js';
 import { nackPending, REDIS_SCRIPTS, removeIdleConsumers } from './redis-scripts.js';
+import { parseTrimReply, queueTrim, TrimSchedule, type TrimOutcome } from './redis-stream-trimming.js';
 import { decodeOrDeadLetter } from './redis-undecodable-entries.js';
 
 /** Reconnect back-off ceiling: a restarted Redis is picked up within this long. */
@@ -49,16 +54,19 @@ export class RedisBroker extends BaseBroker {
     BrokerCapability.DEAD_LETTER_QUEUE |
     BrokerCapability.RECLAIM_PENDING |
     BrokerCapability.DURABLE |
-    BrokerCapability.DISTRIBUTED;
+    BrokerCapability.DISTRIBUTED |
+    BrokerCapability.LIVENESS;
 
   readonly streamPrefix: string;
   readonly maxlen: number;
+  readonly maxlenHard: number;
   private readonly config: RedisBrokerSettings;
   private readonly client: Redis;
   private readonly pool: RedisBlockingPool;
   private readonly deadLetters: RedisDeadLetterQueue;
   private readonly log: Logger;
   private readonly knownStreams = new Set<string>();
+  private readonly trims: TrimSchedule;
   private lastConnectionError: Error | undefined;
   private down = false;
 
@@ -67,15 +75,32 @@ export class RedisBroker extends BaseBroker {
     this.config = readRedisBrokerSettings(name, settings);
     this.streamPrefix = this.config.streamPrefix;
     this.maxlen = this.config.maxlen;
+    this.maxlenHard = this.config.maxlenHard;
+    this.trims = new TrimSchedule(this.maxlen, this.maxlenHard);
     this.log = getLogger('broker.redis', { broker: name, uri: this.config.maskedUri });
     this.client = this.watch(new Redis(this.config.uri, this.options('commands')), true);
     this.pool = new RedisBlockingPool(() => this.watch(new Redis(this.config.uri, this.options('blocking')), false));
-    this.deadLetters = new RedisDeadLetterQueue(() => this.client, (stream) => this.key(stream), this.maxlen);
+    this.deadLetters = new RedisDeadLetterQueue(() => this.client, (stream) => this.key(stream));
   }
 
   /** The Redis key of a stream: `stream_prefix` + the stream name. */
   key(stream: string): string {
     return `${this.streamPrefix}${stream}`;
+  }
+
+  /**
+   * Trims `stream` now, as publishing does every so often: entries beyond `maxlen` that every
+   * group acked, then, past `maxlen_hard`, the oldest whatever their state (logged as lost).
+   */
+  async trimStream(stream: string): Promise<TrimOutcome> {
+    this.check.name('trimStream', 'stream', stream);
+    await this.connect();
+    return this.guard(`trim stream "${stream}"`, async () => {
+      const pipeline = this.client.pipeline();
+      queueTrim(pipeline, this.key(stream), this.lostKey(stream), this.maxlen, this.maxlenHard);
+      const [reply] = repliesOrThrow((await pipeline.exec()) as PipelineResults, isRedisConnectionError);
+      return this.reportTrim(stream, parseTrimReply(reply));
+    });
   }
 
   protected async doConnect(): Promise<void> {
@@ -94,17 +119,31 @@ export class RedisBroker extends BaseBroker {
   }
 
   protected async doPublish(message: OutgoingMessage): Promise<string> {
-    this.knownStreams.add(message.stream);
-    return (await this.client.call('XADD', this.key(message.stream), ...this.trim(), '*', ...envelopeFields(message.envelope))) as string;
+    const { stream, envelope } = message;
+    this.knownStreams.add(stream);
+    if (!this.trims.appended(stream, 1)) return (await this.client.call('XADD', this.key(stream), '*', ...envelopeFields(envelope))) as string;
+    // Due for a trim: it rides in the same round trip.
+    const pipeline = this.client.pipeline().call('XADD', this.key(stream), '*', ...envelopeFields(envelope));
+    queueTrim(pipeline, this.key(stream), this.lostKey(stream), this.maxlen, this.maxlenHard);
+    const [[error, id], trim] = ((await pipeline.exec()) ?? []) as [Error | null, unknown][];
+    if (error) throw error;
+    this.afterTrims([stream], [trim]);
+    return id as string;
   }
 
   protected override async doPublishBatch(messages: readonly OutgoingMessage[]): Promise<string[]> {
     const pipeline = this.client.pipeline();
+    const appended = new Map<string, number>();
     for (const { stream, envelope } of messages) {
       this.knownStreams.add(stream);
-      pipeline.call('XADD', this.key(stream), ...this.trim(), '*', ...envelopeFields(envelope));
+      appended.set(stream, (appended.get(stream) ?? 0) + 1);
+      pipeline.call('XADD', this.key(stream), '*', ...envelopeFields(envelope));
     }
-    const results = ((await pipeline.exec()) ?? []) as [Error | null, unknown][];
+    const due = [...appended].filter(([stream, count]) => this.trims.appended(stream, count)).map(([stream]) => stream);
+    for (const stream of due) queueTrim(pipeline, this.key(stream), this.lostKey(stream), this.maxlen, this.maxlenHard);
+    const all = ((await pipeline.exec()) ?? []) as [Error | null, unknown][];
+    this.afterTrims(due, all.slice(messages.length));
+    const results = all.slice(0, messages.length);
     const errors = results.map(([error]) => error).filter((error): error is Error => error !== null);
     if (errors.length === 0) return results.map(([, id]) => id as string);
     const outage = errors.find(isRedisConnectionError);
@@ -174,6 +213,16 @@ export class RedisBroker extends BaseBroker {
     return decodeOrDeadLetter(stream, group, claimed, counts, this.deadLetters, this.log);
   }
 
+  protected override doReportAlive(consumer: string, ttlMs: number): Promise<void> {
+    return reportAlive(this.client, this.livenessKey, consumer, ttlMs);
+  }
+
+  protected override async doReclaimFromDeadConsumers(stream: string, group: string, consumer: string, count: number, minIdleMs: number): Promise<ReceivedMessage[]> {
+    const { entries, deliveryCounts } = await claimFromDeadConsumers(this.client, this.key(stream), this.livenessKey, group, consumer, count, minIdleMs);
+    if (entries.length === 0) return [];
+    return decodeOrDeadLetter(stream, group, entries, deliveryCounts, this.deadLetters, this.log);
+  }
+
   protected override async doDeadLetter(stream: string, group: string, message: ReceivedMessage, error: string): Promise<void> {
     await this.deadLetters.add(stream, group, message, error);
   }
@@ -195,25 +244,8 @@ export class RedisBroker extends BaseBroker {
     return removeIdleConsumers(this.client, this.key(stream), group, idleMs);
   }
 
-  protected override async doGroupStatus(stream: string, group: string): Promise<GroupStatus> {
-    const key = this.key(stream);
-    let groups: unknown[][];
-    try {
-      groups = (await this.client.call('XINFO', 'GROUPS', key)) as unknown[][];
-    } catch (error) {
-      if (error instanceof Error && /no such key/i.test(error.message)) return { pending: 0, lag: 0, exists: false };
-      throw error;
-    }
-    const info = groups.map(replyPairs).find((g) => g.name === group);
-    if (!info) return { pending: 0, lag: 0, exists: false };
-    let lag = info.lag === null || info.lag === undefined ? null : Number(info.lag);
-    if (lag === null) {
-      // Redis cannot count the lag after trimming or deletions (and before 7.0); nothing is
-      // undelivered when the group has seen the stream's last id.
-      const streamInfo = replyPairs((await this.client.call('XINFO', 'STREAM', key)) as unknown[]);
-      if (streamInfo['last-generated-id'] === info['last-delivered-id']) lag = 0;
-    }
-    return { pending: Number(info.pending), lag, exists: true };
+  protected override doGroupStatus(stream: string, group: string): Promise<GroupStatus> {
+    return readGroupStatus(this.client, this.key(stream), this.lostKey(stream), group);
   }
 
   protected async doPing(): Promise<boolean> {
@@ -223,17 +255,18 @@ export class RedisBroker extends BaseBroker {
   protected async doInfo(): Promise<Record<string, unknown>> {
     const streams = [...this.knownStreams].sort();
     const pipeline = this.client.pipeline().info('server');
-    for (const stream of streams) pipeline.xlen(this.key(stream));
-    const [server, ...lengths] = repliesOrThrow((await pipeline.exec()) as PipelineResults, isRedisConnectionError);
+    for (const stream of streams) pipeline.xlen(this.key(stream)).hgetall(this.lostKey(stream));
+    const [server, ...perStream] = repliesOrThrow((await pipeline.exec()) as PipelineResults, isRedisConnectionError);
     const version = /redis_version:([^\r\n]+)/.exec(String(server))?.[1] ?? 'unknown';
     return {
       uri: this.config.maskedUri,
       serverVersion: version,
       streamPrefix: this.streamPrefix,
       maxlen: this.maxlen,
+      maxlenHard: this.maxlenHard,
       claimIdleMs: this.claimIdleMs,
       blockingConnections: this.pool.size,
-      streams: Object.fromEntries(streams.map((stream, i) => [stream, { length: Number(lengths[i]) }])),
+      streams: Object.fromEntries(streams.map((stream, i) => [stream, streamDetails(perStream[2 * i], perStream[2 * i + 1])])),
     };
   }
 
@@ -276,8 +309,36 @@ export class RedisBroker extends BaseBroker {
     return replies.map((reply) => Number((reply as [string, string, number, number][])[0]?.[3] ?? 1));
   }
 
-  private trim(): (string | number)[] {
-    return this.maxlen > 0 ? ['MAXLEN', '~', this.maxlen] : [];
+  /** The sorted set of consumers' liveness expiries, one per broker (consumer names are process-wide). */
+  private get livenessKey(): string {
+    return `${this.streamPrefix}protean:alive`;
+  }
+
+  /** The hash counting, per group, the entries of `stream` lost to the hard limit. */
+  private lostKey(stream: string): string {
+    return `${this.key(stream)}:lost`;
+  }
+
+  /** A trim that fails leaves the messages published (they were): logged, never thrown. */
+  private afterTrims(streams: readonly string[], results: readonly (readonly [Error | null, unknown] | undefined)[]): void {
+    streams.forEach((stream, i) => {
+      const [error, reply] = results[i] ?? [new Error('no reply'), null];
+      if (error) this.log.warn('could not trim stream; it is retried with later publishes', { stream, error: this.redact(error.message) });
+      else this.reportTrim(stream, parseTrimReply(reply));
+    });
+  }
+
+  private reportTrim(stream: string, outcome: TrimOutcome): TrimOutcome {
+    for (const { group, entries } of outcome.lost) {
+      this.log.error('stream passed its hard length limit: entries the consumer group had not consumed were trimmed and are lost to it', {
+        stream,
+        group,
+        lostEntries: entries,
+        maxlenHard: this.maxlenHard,
+        length: outcome.length,
+      });
+    }
+    return outcome;
   }
 
   private options(role: 'commands' | 'blocking'): RedisOptions {
@@ -313,9 +374,8 @@ export class RedisBroker extends BaseBroker {
   }
 }
 
-/** `[k1, v1, k2, v2, …]` (an XINFO reply) as an object. */
-function replyPairs(reply: unknown[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (let i = 0; i + 1 < reply.length; i += 2) out[String(reply[i])] = reply[i + 1];
-  return out;
+/** A stream's line in `info()`: its length, and the entries each group lost to the hard limit, if any. */
+function streamDetails(length: unknown, lost: unknown): Record<string, unknown> {
+  const losses = Object.entries((lost ?? {}) as Record<string, string>).map(([group, count]) => [group, Number(count)]);
+  return { length: Number(length), ...(losses.length > 0 ? { lostToTrimming: Object.fromEntries(losses) } : {}) };
 }

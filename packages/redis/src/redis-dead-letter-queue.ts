@@ -16,7 +16,6 @@ export class RedisDeadLetterQueue {
   constructor(
     private readonly client: () => Redis,
     private readonly streamKey: (stream: string) => string,
-    private readonly maxlen: number,
   ) {}
 
   key(stream: string): string {
@@ -47,7 +46,7 @@ export class RedisDeadLetterQueue {
     for (let start = 0; start < targets.length; start += REPLAY_CHUNK) {
       const pipeline = this.client().pipeline();
       for (const id of targets.slice(start, start + REPLAY_CHUNK)) {
-        queueReplay(pipeline, this.key(stream), this.streamKey(stream), id, this.maxlen);
+        queueReplay(pipeline, this.key(stream), this.streamKey(stream), id);
       }
       const replies = repliesOrThrow((await pipeline.exec()) as PipelineResults, isRedisConnectionError);
       replayed += replies.filter((reply) => reply !== null).length;

@@ -3,6 +3,9 @@
  * server, so concurrent consumers never see half of one.
  */
 import type { ChainableCommander, Redis } from 'ioredis';
+import { GROUP_STATUS_SCRIPT } from './redis-group-status.js';
+import { LIVENESS_SCRIPTS } from './redis-liveness.js';
+import { TRIM_STREAM_SCRIPT } from './redis-stream-trimming.js';
 
 // Makes a pending message reclaimable at once: same owner, delivery time set to the epoch, so
 // its idle time exceeds any `minIdleMs`. JUSTID keeps the delivery count for the real redelivery.
@@ -37,12 +40,8 @@ for i = 1, #fields, 2 do
 end
 if not hasEnvelope then return false end
 -- Added before it is deleted: when the XADD fails the script ends and the dead letter stays.
-local added
-if ARGV[2] == '0' then
-  added = redis.call('XADD', KEYS[2], '*', unpack(keep))
-else
-  added = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', unpack(keep))
-end
+-- No MAXLEN: trimming here could drop entries a group has not consumed; publishing trims.
+local added = redis.call('XADD', KEYS[2], '*', unpack(keep))
 redis.call('XDEL', KEYS[1], ARGV[1])
 return added
 `;
@@ -84,6 +83,9 @@ export const REDIS_SCRIPTS = {
   proteanReplay: { numberOfKeys: 2, lua: REPLAY },
   proteanDeadLetter: { numberOfKeys: 2, lua: DEAD_LETTER },
   proteanRemoveIdleConsumers: { numberOfKeys: 1, lua: REMOVE_IDLE_CONSUMERS },
+  proteanTrimStream: TRIM_STREAM_SCRIPT,
+  proteanGroupStatus: GROUP_STATUS_SCRIPT,
+  ...LIVENESS_SCRIPTS,
 };
 
 interface ScriptClient {
@@ -92,7 +94,7 @@ interface ScriptClient {
   proteanRemoveIdleConsumers(streamKey: string, group: string, idleMs: string): Promise<string[]>;
 }
 interface ScriptPipeline {
-  proteanReplay(dlqKey: string, streamKey: string, id: string, maxlen: string): ChainableCommander;
+  proteanReplay(dlqKey: string, streamKey: string, id: string): ChainableCommander;
 }
 
 /** 1 when the message was pending (and is now reclaimable), 0 when it was not. */
@@ -101,8 +103,8 @@ export function nackPending(client: Redis, streamKey: string, group: string, id:
 }
 
 /** Queues the replay of one dead letter; its reply is the new entry id, or null when it was gone or has no envelope. */
-export function queueReplay(pipeline: ChainableCommander, dlqKey: string, streamKey: string, id: string, maxlen: number): void {
-  (pipeline as unknown as ScriptPipeline).proteanReplay(dlqKey, streamKey, id, String(maxlen));
+export function queueReplay(pipeline: ChainableCommander, dlqKey: string, streamKey: string, id: string): void {
+  (pipeline as unknown as ScriptPipeline).proteanReplay(dlqKey, streamKey, id);
 }
 
 /** Adds the dead letter, then acks the message; when the add fails nothing is acked. */

@@ -9,6 +9,7 @@ describe('redis broker settings', () => {
     const broker = make({ uri: 'redis://127.0.0.1:6379' });
     expect(broker.streamPrefix).toBe('');
     expect(broker.maxlen).toBe(100_000);
+    expect(broker.maxlenHard).toBe(0);
     expect(broker.claimIdleMs).toBe(60_000);
     expect(broker.key('orders')).toBe('orders');
     await broker.close();
@@ -20,6 +21,15 @@ describe('redis broker settings', () => {
     expect(broker.maxlen).toBe(500);
     expect(broker.claimIdleMs).toBe(5_000);
     await broker.close();
+  });
+
+  it('accepts maxlen_hard of 0 (no hard limit) or at least maxlen, and says why otherwise', async () => {
+    const broker = make({ uri: 'redis://h', maxlen: 500, maxlen_hard: 2_000 });
+    expect(broker.maxlenHard).toBe(2_000);
+    await broker.close();
+    expect(() => make({ uri: 'redis://h', maxlen: 500, maxlen_hard: 100 })).toThrow(/maxlen_hard: must be 0 \(no hard limit\) or at least maxlen \(500\), got 100/);
+    expect(() => make({ uri: 'redis://h', maxlen_hard: -1 })).toThrow(/maxlen_hard: must be an integer >= 0/);
+    await make({ uri: 'redis://h', maxlen: 0, maxlen_hard: 10 }).close();
   });
 
   it('requires a uri and says what one looks like', () => {

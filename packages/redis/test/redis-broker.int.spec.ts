@@ -12,7 +12,7 @@ afterAll(() => (up ? deleteKeys(prefix) : undefined));
 
 describe.skipIf(!up)('redis broker', () => {
   describeBrokerConformance('redis', () => new RedisBroker('conformance', { provider: 'redis', uri: REDIS_URI, stream_prefix: prefix }), {
-    capabilities: ['PUBLISH', 'CONSUMER_GROUPS', 'ACK_NACK', 'BLOCKING_READ', 'DEAD_LETTER_QUEUE', 'RECLAIM_PENDING', 'DURABLE', 'DISTRIBUTED'],
+    capabilities: ['PUBLISH', 'CONSUMER_GROUPS', 'ACK_NACK', 'BLOCKING_READ', 'DEAD_LETTER_QUEUE', 'RECLAIM_PENDING', 'DURABLE', 'DISTRIBUTED', 'LIVENESS'],
   });
 
   describe('on the wire', () => {
@@ -98,6 +98,21 @@ describe.skipIf(!up)('redis broker', () => {
       expect(info.connected).toBe(true);
       expect(info.details).toMatchObject({ uri: REDIS_URI, streamPrefix: prefix, maxlen: 100_000, claimIdleMs: 60_000, streams: { info: { length: 1 } } });
       expect(String(info.details.serverVersion)).toMatch(/^\d+\.\d+/);
+    });
+
+    it('keeps liveness in one sorted set under the stream prefix, shared by every process, in Redis server time', async () => {
+      const worker = open();
+      const rescuer = open();
+      const stream = 'liveness-shared';
+      await worker.reportAlive('host-1-w1', 50);
+      const [seconds] = await redis.time();
+      const expiresAt = Number(await redis.zscore(`${prefix}protean:alive`, 'host-1-w1'));
+      expect(Math.abs(expiresAt - 50 - Number(seconds) * 1000)).toBeLessThan(2_000);
+      await worker.publish({ stream, envelope: sampleBrokerEnvelope(stream) });
+      const [message] = await worker.read(stream, 'g', 'host-1-w1', { count: 1, blockMs: 0 });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const [taken] = await rescuer.reclaimFromDeadConsumers(stream, 'g', 'host-2-w1', 10, { minIdleMs: 0 });
+      expect(taken).toStrictEqual({ ...message!, deliveryCount: 2 });
     });
 
     it('reads a dead-letter entry written by the broker back with its failure record intact', async () => {

@@ -84,6 +84,23 @@ describe.skipIf(!up)('redis broker: stream entries without a valid envelope', ()
     expect(letters.map((l) => [l.originalId, l.envelope, l.deliveryCount])).toEqual([[ids.foreign, null, 2], [ids.corrupt, null, 2]]);
   });
 
+  it('dead-letters undecodable entries taken over from a dead consumer, returning the valid ones', async () => {
+    const broker = open();
+    const stream = 'dead-consumer-mixed';
+    await broker.ensureGroup(stream, 'g');
+    const ids = await mixedStream(broker, stream);
+    // A worker reported alive, read all four outside protean-ts's decoding, and was killed.
+    await broker.reportAlive(`${prefix}killed`, 1);
+    await redis.xreadgroup('GROUP', 'g', `${prefix}killed`, 'COUNT', 10, 'STREAMS', broker.key(stream), '>');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+
+    const taken = await broker.reclaimFromDeadConsumers(stream, 'g', 'c2', 10, { minIdleMs: 0 });
+
+    expect(taken.map((m) => [m.id, m.deliveryCount])).toEqual([[ids.first, 2], [ids.last, 2]]);
+    expect(await pendingIds(broker, stream, 'g')).toEqual([ids.first, ids.last]);
+    expect((await broker.listDeadLetters(stream)).map((l) => [l.originalId, l.deliveryCount])).toEqual([[ids.foreign, 2], [ids.corrupt, 2]]);
+  });
+
   it('rejects envelopes that are JSON but lack what every broker call needs (data, metadata.headers.id and type)', async () => {
     const broker = open();
     const stream = 'not-an-envelope';

@@ -19,6 +19,7 @@ import {
   type BrokerCapabilityName,
   type BrokerInfo,
   type BrokerSettings,
+  type DeadConsumerReclaimOptions,
   type DeadLetter,
   type GroupStatus,
   type OutgoingMessage,
@@ -32,6 +33,8 @@ export type BrokerState = 'disconnected' | 'connected' | 'closed';
 export const DEFAULT_DEAD_LETTER_LIST_COUNT = 100;
 /** Default `claim_idle_ms`: a minute without an ack means the consumer is presumed dead. */
 export const DEFAULT_CLAIM_IDLE_MS = 60_000;
+/** Default `minIdleMs` of `reclaimFromDeadConsumers`: a consumer that read within a second is not robbed. */
+export const DEFAULT_DEAD_CONSUMER_MIN_IDLE_MS = 1_000;
 
 const PASS_THROUGH = [
   BrokerUnavailableError,
@@ -154,6 +157,32 @@ export abstract class BaseBroker implements Broker {
     await this.ready('reclaim', 'RECLAIM_PENDING');
     return this.guard(`reclaim pending messages on stream "${stream}" for group "${group}"`, () =>
       this.doReclaim(stream, group, consumer, minIdleMs, count),
+    );
+  }
+
+  async reportAlive(consumer: string, ttlMs: number): Promise<void> {
+    this.check.name('reportAlive', 'consumer', consumer);
+    this.check.count('reportAlive', 'ttlMs', ttlMs);
+    await this.ready('reportAlive', 'LIVENESS');
+    await this.guard(`report consumer "${consumer}" alive`, () => this.doReportAlive(consumer, ttlMs));
+  }
+
+  async reclaimFromDeadConsumers(
+    stream: string,
+    group: string,
+    consumer: string,
+    count: number,
+    options: DeadConsumerReclaimOptions = {},
+  ): Promise<ReceivedMessage[]> {
+    this.check.name('reclaimFromDeadConsumers', 'stream', stream);
+    this.check.name('reclaimFromDeadConsumers', 'group', group);
+    this.check.name('reclaimFromDeadConsumers', 'consumer', consumer);
+    this.check.count('reclaimFromDeadConsumers', 'count', count);
+    const minIdleMs = options?.minIdleMs ?? DEFAULT_DEAD_CONSUMER_MIN_IDLE_MS;
+    this.check.count('reclaimFromDeadConsumers', 'options.minIdleMs', minIdleMs, 0);
+    await this.ready('reclaimFromDeadConsumers', 'LIVENESS');
+    return this.guard(`reclaim messages of dead consumers on stream "${stream}" for group "${group}"`, () =>
+      this.doReclaimFromDeadConsumers(stream, group, consumer, count, minIdleMs),
     );
   }
 
@@ -280,6 +309,12 @@ export abstract class BaseBroker implements Broker {
   }
   protected doReclaim(_stream: string, _group: string, _consumer: string, _minIdleMs: number, _count: number): Promise<ReceivedMessage[]> {
     return this.lacks('RECLAIM_PENDING', 'reclaim');
+  }
+  protected doReportAlive(_consumer: string, _ttlMs: number): Promise<void> {
+    return this.lacks('LIVENESS', 'reportAlive');
+  }
+  protected doReclaimFromDeadConsumers(_stream: string, _group: string, _consumer: string, _count: number, _minIdleMs: number): Promise<ReceivedMessage[]> {
+    return this.lacks('LIVENESS', 'reclaimFromDeadConsumers');
   }
   protected doRemoveIdleConsumers(_stream: string, _group: string, _idleMs: number): Promise<string[]> {
     return this.lacks('CONSUMER_GROUPS', 'removeIdleConsumers');

@@ -18,6 +18,8 @@ export const BrokerCapability = {
   DURABLE: 1 << 6,
   /** Several processes can share it. */
   DISTRIBUTED: 1 << 7,
+  /** `reportAlive` and `reclaimFromDeadConsumers`: dead consumers are detected by a heartbeat. */
+  LIVENESS: 1 << 8,
 } as const;
 export type BrokerCapabilityName = keyof typeof BrokerCapability;
 
@@ -39,6 +41,14 @@ export interface ReadOptions {
   count: number;
   /** Wait up to this long for messages when the broker can block; 0 returns at once. */
   blockMs: number;
+}
+
+export interface DeadConsumerReclaimOptions {
+  /**
+   * A dead consumer's messages are taken only once it has also not read or claimed for this
+   * long (its idle time in the group), default `DEFAULT_DEAD_CONSUMER_MIN_IDLE_MS` (1 s).
+   */
+  minIdleMs?: number;
 }
 
 export interface DeadLetter {
@@ -69,6 +79,12 @@ export interface GroupStatus {
   lag: number | null;
   /** False when the stream or the group does not exist yet (pending and lag are then 0). */
   exists: boolean;
+  /**
+   * Entries the group had not consumed (undelivered, or delivered and unacked) that the broker
+   * removed because the stream passed its hard length limit (Redis `maxlen_hard`), counted since
+   * the stream was created. Present only when some were lost.
+   */
+  lostToTrimming?: number;
 }
 
 export interface BrokerInfo {
@@ -114,6 +130,21 @@ export interface Broker {
   nack(stream: string, group: string, id: string): Promise<void>;
   /** Takes over messages another consumer left pending longer than `minIdleMs`. */
   reclaim(stream: string, group: string, consumer: string, minIdleMs: number, count: number): Promise<ReceivedMessage[]>;
+  /**
+   * Liveness heartbeat: `consumer` (a process-wide consumer name, the same in every group and
+   * stream of this broker) is alive for the next `ttlMs`. Call it every ttlMs/3 or so; a
+   * consumer whose last report has expired counts as dead for `reclaimFromDeadConsumers`.
+   */
+  reportAlive(consumer: string, ttlMs: number): Promise<void>;
+  /**
+   * Takes over (for `consumer`) up to `count` pending messages of the group's dead consumers:
+   * those that reported alive at least once, whose last report has expired, and that have been
+   * idle in the group for `options.minIdleMs`. A consumer that never reported is never taken
+   * from here (the normal `reclaim` after `claim_idle_ms` covers it), nor is `consumer` itself.
+   * Returned like `reclaim`: oldest first per dead consumer, deliveryCount up by one, entries
+   * that cannot be decoded dead-lettered on the way. [] when the stream or group is missing.
+   */
+  reclaimFromDeadConsumers(stream: string, group: string, consumer: string, count: number, options?: DeadConsumerReclaimOptions): Promise<ReceivedMessage[]>;
   /** Moves a pending message to `<stream>:dlq` and acks it, atomically. */
   deadLetter(stream: string, group: string, message: ReceivedMessage, error: string): Promise<void>;
   listDeadLetters(stream: string, options?: { count?: number }): Promise<DeadLetter[]>;

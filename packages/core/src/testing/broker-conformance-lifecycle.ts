@@ -17,6 +17,7 @@ const USES: Partial<Record<BrokerCapabilityName, (broker: Broker, stream: string
   ACK_NACK: (b, s) => b.ack(s, 'g', ['1-0']),
   RECLAIM_PENDING: (b, s) => b.reclaim(s, 'g', 'c', 0, 1),
   DEAD_LETTER_QUEUE: (b, s) => b.listDeadLetters(s),
+  LIVENESS: (b) => b.reportAlive('c', 1_000),
 };
 
 export function lifecycleConformance(ctx: ConformanceContext): void {

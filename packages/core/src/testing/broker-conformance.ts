@@ -8,6 +8,7 @@ import { consumersConformance } from './broker-conformance-consumers.js';
 import { ConformanceContext, type BrokerConformanceOptions, type MakeBroker } from './broker-conformance-fixtures.js';
 import { deliveryConformance } from './broker-conformance-delivery.js';
 import { lifecycleConformance } from './broker-conformance-lifecycle.js';
+import { livenessConformance } from './broker-conformance-liveness.js';
 import { pendingConformance } from './broker-conformance-pending.js';
 
 export type { BrokerConformanceOptions, MakeBroker } from './broker-conformance-fixtures.js';
@@ -19,5 +20,6 @@ export function describeBrokerConformance(name: string, makeBroker: MakeBroker, 
     deliveryConformance(ctx);
     pendingConformance(ctx);
     consumersConformance(ctx);
+    livenessConformance(ctx);
   });
 }

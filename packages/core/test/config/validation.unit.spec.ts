@@ -136,10 +136,10 @@ describe('config validation', () => {
   });
 
   it('passes provider-specific keys through untouched', () => {
-    const toml = '[brokers.default]\nprovider = "redis"\nuri = "redis://localhost:6379/0"\nmaxlen = 10000\nclaim_idle_ms = 30000\n'
+    const toml = '[brokers.default]\nprovider = "redis"\nuri = "redis://localhost:6379/0"\nmaxlen = 10000\nmaxlen_hard = 50000\nclaim_idle_ms = 30000\n'
       + '[databases.default]\nprovider = "postgresql"\ndatabase_uri = "postgresql://localhost/shop"\nschema = "shop"';
     const { config, warnings } = loadConfig({ configPath: tomlFile(toml), env: {} });
-    expect(config.brokers.default).toEqual({ provider: 'redis', uri: 'redis://localhost:6379/0', maxlen: 10000, claim_idle_ms: 30000 });
+    expect(config.brokers.default).toEqual({ provider: 'redis', uri: 'redis://localhost:6379/0', maxlen: 10000, maxlen_hard: 50000, claim_idle_ms: 30000 });
     expect(config.databases.default!.schema).toBe('shop');
     expect(warnings).toEqual([]);
   });

@@ -15,7 +15,8 @@ import {
   type ReceivedMessage,
 } from '../../ports/broker.js';
 import { InlineDeadLetters } from './inline-dead-letters.js';
-import type { InlineGroup } from './inline-group.js';
+import type { InlineGroup, PendingEntry } from './inline-group.js';
+import { InlineLiveness } from './inline-liveness.js';
 import { InlineStream } from './inline-stream.js';
 
 /** Entries kept per stream before the oldest are dropped; `maxlen = 0` keeps all. */
@@ -29,11 +30,13 @@ export class InlineBroker extends BaseBroker {
     BrokerCapability.ACK_NACK |
     BrokerCapability.BLOCKING_READ |
     BrokerCapability.DEAD_LETTER_QUEUE |
-    BrokerCapability.RECLAIM_PENDING;
+    BrokerCapability.RECLAIM_PENDING |
+    BrokerCapability.LIVENESS;
 
   readonly maxlen: number;
   private readonly streams = new Map<string, InlineStream>();
   private readonly deadLetters = new Map<string, InlineDeadLetters>();
+  private readonly liveness = new InlineLiveness();
 
   constructor(name: string, settings: BrokerSettings = { provider: 'inline' }) {
     super(name, settings);
@@ -91,10 +94,33 @@ export class InlineBroker extends BaseBroker {
     if (!target || !state) return [];
     const now = Date.now();
     state.seen(consumer, now);
+    return this.claim(target, state, consumer, count, now, (entry) => now - entry.deliveredAt >= minIdleMs);
+  }
+
+  protected override async doReportAlive(consumer: string, ttlMs: number): Promise<void> {
+    this.liveness.report(consumer, ttlMs);
+  }
+
+  protected override async doReclaimFromDeadConsumers(stream: string, group: string, consumer: string, count: number, minIdleMs: number): Promise<ReceivedMessage[]> {
+    const target = this.streams.get(stream);
+    const state = target?.groups.get(group);
+    if (!target || !state) return [];
+    const now = Date.now();
+    const dead = new Set<string>();
+    for (const [name, seenAt] of state.consumers) {
+      if (name !== consumer && now - seenAt >= minIdleMs && this.liveness.isDead(name, now)) dead.add(name);
+    }
+    if (dead.size === 0) return [];
+    state.seen(consumer, now);
+    return this.claim(target, state, consumer, count, now, (entry) => dead.has(entry.consumer));
+  }
+
+  /** Hands up to `count` pending entries that `take` accepts to `consumer`, oldest first, counting the delivery. */
+  private claim(target: InlineStream, state: InlineGroup, consumer: string, count: number, now: number, take: (entry: PendingEntry) => boolean): ReceivedMessage[] {
     const claimed: ReceivedMessage[] = [];
     for (const [id, entry] of state.pending) {
       if (claimed.length >= count) break;
-      if (now - entry.deliveredAt < minIdleMs) continue;
+      if (!take(entry)) continue;
       const stored = target.at(entry.position);
       if (!stored) {
         // Trimmed while pending: nothing left to deliver (Redis 7's XAUTOCLAIM drops these too).
@@ -104,7 +130,7 @@ export class InlineBroker extends BaseBroker {
       entry.consumer = consumer;
       entry.deliveredAt = now;
       entry.deliveryCount += 1;
-      claimed.push({ id, stream, envelope: JSON.parse(stored.body), deliveryCount: entry.deliveryCount });
+      claimed.push({ id, stream: target.name, envelope: JSON.parse(stored.body), deliveryCount: entry.deliveryCount });
     }
     return claimed;
   }
