@@ -1,5 +1,5 @@
 /**
- * Creates the outbox table of one PostgreSQL database, for the provider's `setupSchema` (when the
+ * Creates the outbox table (and its per-key sequence counters) of one PostgreSQL database, for the provider's `setupSchema` (when the
  * outbox is on) and `setupOutbox`. Reports whether the table was created or already there.
  */
 import type { SchemaReport } from '@protean-ts/core';
@@ -8,10 +8,12 @@ import { outboxDdl } from './outbox-ddl.sql.js';
 import { OUTBOX_POSITIONS_TABLE, OUTBOX_TABLE } from './outbox-table.js';
 
 export async function setupOutboxTable(db: SqlExecutor): Promise<SchemaReport> {
-  const table = db.qualify(OUTBOX_TABLE);
-  const found = await db.execute<{ present: boolean }>('SELECT to_regclass(?) IS NOT NULL AS present', [table]);
-  const existed = found.rows[0]?.present === true;
+  const report: SchemaReport = { created: [], existing: [] };
+  for (const name of [OUTBOX_TABLE, OUTBOX_POSITIONS_TABLE]) {
+    const found = await db.execute<{ present: boolean }>('SELECT to_regclass(?) IS NOT NULL AS present', [db.qualify(name)]);
+    (found.rows[0]?.present === true ? report.existing : report.created).push(name);
+  }
   // Indexes are created even when the table existed, so an upgrade adds the ones it lacks.
-  for (const statement of outboxDdl(table, db.qualify(OUTBOX_POSITIONS_TABLE))) await db.execute(statement);
-  return existed ? { created: [], existing: [OUTBOX_TABLE] } : { created: [OUTBOX_TABLE], existing: [] };
+  for (const statement of outboxDdl(db.qualify(OUTBOX_TABLE), db.qualify(OUTBOX_POSITIONS_TABLE))) await db.execute(statement);
+  return report;
 }

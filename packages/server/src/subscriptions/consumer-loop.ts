@@ -18,6 +18,7 @@ import {
 import { abortableSleep, backoffDelay } from './abortable-sleep.js';
 import { AckBatcher } from './ack-batcher.js';
 import { KeyScheduler, type Queued } from './key-scheduler.js';
+import { DEAD_CONSUMER_CHECK_MS, Liveness } from './liveness.js';
 import { errorText, MessageRunner, type HandleRequest } from './message-runner.js';
 import { PassBatcher } from './pass-batcher.js';
 import type { Subscription, SubscriptionCounters, SubscriptionState, SubscriptionStatus } from './subscription-status.js';
@@ -66,6 +67,7 @@ export class ConsumerLoop implements Subscription {
   private readonly runner: MessageRunner;
   /** Broker ids of messages taken over from a dead consumer (poison-pill check). */
   private readonly reclaimedIds = new Set<string>();
+  private readonly liveness: Liveness;
 
   constructor(private readonly options: ConsumerLoopOptions) {
     this.name = options.name;
@@ -85,6 +87,7 @@ export class ConsumerLoop implements Subscription {
       signal: this.abort.signal,
       log: this.log,
     });
+    this.liveness = new Liveness(broker, options.consumer, this.log);
     this.scheduler = new KeyScheduler(Math.max(1, options.settings.concurrency), async (item) => {
       const result = await this.runner.run(item, this.reclaimedIds.has(item.message.id));
       if (result.done) this.reclaimedIds.delete(item.message.id);
@@ -128,6 +131,7 @@ export class ConsumerLoop implements Subscription {
   private async shutdown(): Promise<void> {
     if (this.state !== 'stopped') this.state = 'stopping';
     this.abort.abort();
+    this.liveness.stop();
     const left = await this.scheduler.stop();
     await this.giveBack(left);
   }
@@ -137,6 +141,7 @@ export class ConsumerLoop implements Subscription {
     let joined = false;
     let failures = 0;
     let nextReclaimAt = 0;
+    let nextDeadCheckAt = 0;
     // Stopped consumers are looked for once the start-up reclaim is done, and again whenever a
     // reclaim took messages over (a consumer just stopped, and now has nothing pending).
     let lookForStaleConsumers = true;
@@ -146,7 +151,18 @@ export class ConsumerLoop implements Subscription {
           await broker.ensureGroup(stream, group);
           joined = true;
           if (!this.stopping) this.state = 'running';
-          this.log.info('subscription started', { consumer, broker: broker.name, concurrency: settings.concurrency, inbox: this.options.inbox !== null });
+          this.liveness.start();
+          this.log.info('subscription started', { consumer, broker: broker.name, concurrency: settings.concurrency, inbox: this.options.inbox !== null, liveness: this.liveness.supported });
+        }
+        if (this.liveness.supported && Date.now() >= nextDeadCheckAt) {
+          nextDeadCheckAt = Date.now() + DEAD_CONSUMER_CHECK_MS;
+          const taken = await this.liveness.takeOverFromDead(stream, group, batchSize);
+          if (taken.length > 0) {
+            this.log.info('took over messages of a consumer that stopped reporting alive', { count: taken.length });
+            lookForStaleConsumers = true;
+            nextDeadCheckAt = 0;
+            for (const message of taken) this.enqueue(message, true);
+          }
         }
         if (Date.now() >= nextReclaimAt) {
           // Scheduled before the call: a reclaim that keeps failing must not starve the reads.
@@ -165,11 +181,13 @@ export class ConsumerLoop implements Subscription {
             await this.removeStaleConsumers();
           }
         }
-        await this.scheduler.roomFor(batchSize, this.abort.signal, nextReclaimAt);
+        // Housekeeping (takeovers) comes round even while the read-ahead is full or a read blocks.
+        const housekeepingAt = this.liveness.supported ? Math.min(nextReclaimAt, nextDeadCheckAt) : nextReclaimAt;
+        await this.scheduler.roomFor(batchSize, this.abort.signal, housekeepingAt);
         if (this.stopping) break;
         if (this.scheduler.size >= batchSize) continue;
         const room = Math.max(1, batchSize - this.scheduler.size);
-        const blockMs = Math.min(settings.blocking_timeout_ms, Math.max(0, nextReclaimAt - Date.now()));
+        const blockMs = Math.min(settings.blocking_timeout_ms, Math.max(0, housekeepingAt - Date.now()));
         const batch = await broker.read(stream, group, consumer, { count: room, blockMs });
         if (failures > 0) this.log.info('subscription recovered', { afterFailures: failures });
         failures = 0;
