@@ -65,8 +65,10 @@ export interface InboxStore {
   enter(tx: ProviderTransaction, entry: InboxEntry): Promise<InboxVerdict>;
   /**
    * Auto-commit: moves each key past its position when that position is the key's next (a
-   * sequence of 1 on a key without checkpoint counts as next). Returns, in input order, whether
-   * each moved; one that did not is early (or already passed: `checkpoint` tells).
+   * sequence of 1 on a key without checkpoint counts as next). A pass with a reason for a position
+   * passed before (a late message that failed again) renews that record. Returns, in input order,
+   * whether each moved (or was renewed); one that did not is early, or handled already
+   * (`checkpoint` tells).
    */
   pass(subscription: string, passes: readonly PositionPass[]): Promise<boolean[]>;
   /** The key's checkpoint for a subscription; null when none. */

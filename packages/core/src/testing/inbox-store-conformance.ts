@@ -119,6 +119,17 @@ export function describeInboxStoreConformance(name: string, harness: InboxConfor
       expect(await enter(entry(2, { brokerMessageId: '9-0' }))).toBe('duplicate');
     });
 
+    it('a late message that fails again is dead-lettered again: its passed record is renewed, not lost', async () => {
+      expect(await enter(entry(1))).toBe('next');
+      expect(await store.pass(subscription, [{ key, sequence: 1, reason: 'dead-lettered', brokerMessageId: '1-0' }])).toEqual([false]);
+      expect(await store.pass(subscription, [{ key, sequence: 2, reason: 'dead-lettered', brokerMessageId: '2-0' }])).toEqual([true]);
+      // The replay (delivery 9-0) is handled late and fails: the handler's transaction rolls back.
+      expect(await enter(entry(2, { brokerMessageId: '9-0' }), false)).toBe('late');
+      expect(await store.pass(subscription, [{ key, sequence: 2, reason: 'dead-lettered', brokerMessageId: '9-0' }])).toEqual([true]);
+      expect(await enter(entry(2, { brokerMessageId: '9-0' }))).toBe('dead-lettered');
+      expect(await enter(entry(2, { brokerMessageId: '10-0' }))).toBe('late');
+    });
+
     it('jumpGap takes a message over a gap; the positions jumped over are handled late if they come, once', async () => {
       expect(await enter(entry(1))).toBe('next');
       expect(await enter(entry(5))).toBe('early');

@@ -81,7 +81,8 @@ export function recordMessageSql(t: InboxTableNames, subscription: string, messa
 
 /**
  * Moves several keys past a position each, in one auto-commit statement, where that position is
- * the key's next; passes with a reason are recorded. Returns the keys that moved.
+ * the key's next; passes with a reason are recorded, and a position passed before (a late message
+ * failing again) has its record renewed. Returns the keys that moved or were renewed.
  */
 export function passSql(t: InboxTableNames, subscription: string, passes: readonly PositionPass[]): Statement {
   const payload = JSON.stringify(passes.map((p) => ({
@@ -100,6 +101,12 @@ export function passSql(t: InboxTableNames, subscription: string, passes: readon
   SELECT ?, i.key, 1 FROM input i WHERE i.sequence = 1
   ON CONFLICT DO NOTHING
   RETURNING partition_key
+), repassed AS (
+  -- A late message (its position passed before) that failed again: its record stays, renewed.
+  UPDATE ${t.passed} p SET reason = i.reason, message_id = i.message_id, broker_message_id = i.broker_message_id, passed_at = now()
+  FROM input i
+  WHERE p.subscription = ? AND p.partition_key = i.key COLLATE "C" AND p.sequence = i.sequence AND i.reason IS NOT NULL
+  RETURNING p.partition_key
 ), done AS (
   SELECT partition_key FROM moved UNION ALL SELECT partition_key FROM created
 ), recorded AS (
@@ -109,8 +116,8 @@ export function passSql(t: InboxTableNames, subscription: string, passes: readon
   WHERE i.reason IS NOT NULL
   ON CONFLICT DO NOTHING
 )
-SELECT partition_key AS key FROM done`,
-    params: [payload, subscription, subscription, subscription],
+SELECT partition_key AS key FROM done UNION ALL SELECT partition_key FROM repassed`,
+    params: [payload, subscription, subscription, subscription, subscription],
   };
 }
 

@@ -69,6 +69,12 @@ export class MemoryInboxStore implements InboxStore {
       const cpKey = checkpointKey(subscription, pass.key);
       const current = this.checkpoints.get(cpKey) ?? null;
       const next = current === null ? pass.sequence === 1 : current === pass.sequence - 1;
+      const passedKey = positionKey(subscription, pass.key, pass.sequence);
+      if (!next && pass.reason !== undefined && this.passed.has(passedKey)) {
+        // A late message (its position passed before) that failed again: its record stays, renewed.
+        this.passed.set(passedKey, { reason: pass.reason, brokerMessageId: pass.brokerMessageId ?? null, at: this.now() });
+        return true;
+      }
       if (!next) return false;
       this.checkpoints.set(cpKey, pass.sequence);
       if (pass.reason !== undefined) {
