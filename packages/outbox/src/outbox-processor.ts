@@ -11,6 +11,7 @@ import { planFailures } from './failure-updates.js';
 import { OutboxConfigError } from './outbox-config.error.js';
 import type { OutboxProcessorMetrics, OutboxProcessorState, OutboxProcessorTotals } from './outbox-processor-metrics.js';
 import { publishClaimed, type PublishOutcome } from './publish-claimed.js';
+import { publishPositionMarkers } from './position-markers.js';
 import { RateWindow } from './rate-window.js';
 import { Waker } from './waker.js';
 
@@ -294,6 +295,9 @@ export class OutboxProcessor {
     if (updated === null) return;
     result.lostLocks += planned.length - updated;
     this.noteLostLocks(planned.length - updated, 'recording a failure');
+    const abandoned = planned.filter((p) => p.update.abandon).map((p) => ({ row: p.row, error: p.update.error }));
+    // Only on the domain's own broker: external consumers are not protean subscriptions.
+    if (abandoned.length && this.targetBroker === this.config.broker) await publishPositionMarkers(this.broker, abandoned, this.log);
     for (const { row, update, attempt, delayMs } of planned) {
       const fields = { messageId: row.messageId, messageType: row.messageType, stream: row.streamName, attempt, maxAttempts: row.maxRetries, error: update.error };
       if (update.abandon) {

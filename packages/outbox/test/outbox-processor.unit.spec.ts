@@ -4,7 +4,7 @@
  * cleanup, metrics, stopping, and the factory.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { defaultConfig, InlineBroker, MemoryProvider, type NewOutboxRow, type OutboxRow } from '@protean-ts/core';
+import { defaultConfig, InlineBroker, MemoryProvider, passedRowOf, POSITION_PASSED_TYPE, type NewOutboxRow, type OutboxRow } from '@protean-ts/core';
 import { RowFactory } from '@protean-ts/core/testing';
 import { createOutboxProcessors, OutboxConfigError, OutboxProcessor } from '../src/index.js';
 import { captureLogs, outboxConfig, poisoned, waitFor, type CapturedLogs } from './support/processor-fixtures.js';
@@ -133,6 +133,20 @@ describe('OutboxProcessor (memory store, inline broker)', () => {
     expect(logs.records.some((r) => r.level === 'warn' && r.msg === 'message abandoned after 2 attempts' && r.messageId === bad.messageId)).toBe(true);
     await relay.tick();
     expect((await delivered()).map((m) => m.sequence)).toEqual([2]);
+  });
+
+  it('publishes a position marker in place of an abandoned message on the outbox broker, so consumers move its key on', async () => {
+    const bad = { ...poisoned(rows.row('a', 1)), maxRetries: 1 };
+    await commit(bad, rows.row('a', 2));
+    const relay = processor({ broker: broker.name });
+    await relay.tick();
+    await relay.tick();
+    const messages = await broker.read('conformance::thing', 'check', 'reader', { count: 100, blockMs: 0 });
+    const [marker, next] = messages.map((m) => m.envelope);
+    expect(marker!.metadata.headers.type).toBe(POSITION_PASSED_TYPE);
+    expect(marker!.metadata.envelope.position).toEqual({ key: rows.key('a'), sequence: 1 });
+    expect(passedRowOf(marker)).toMatchObject({ messageId: bad.messageId, reason: expect.stringContaining('abandoned in the outbox') });
+    expect(next!.metadata.envelope.position).toEqual({ key: rows.key('a'), sequence: 2 });
   });
 
   it('a closed broker is an outage: rows go back untouched and no attempt is consumed', async () => {

@@ -5,7 +5,7 @@
  * their key, other types keeping their turn, and a graceful stop handing back what was read.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PermanentError, ValidationError, type LogRecord } from '@protean-ts/core';
+import { PermanentError, positionOf, positionPassedEnvelope, ValidationError, type LogRecord } from '@protean-ts/core';
 import { Engine } from '../src/engine/engine.js';
 import { makeCounterDomain } from './support/counter-fixture.js';
 import { eventually } from './support/eventually.js';
@@ -131,6 +131,23 @@ describe('consumer guarantees (memory database, inline broker)', () => {
     expect(counter.probe.seen.get('a')).toEqual([2, 3, 1]);
     await eventually(drained);
     expect(tally().late).toBe(1);
+  });
+
+  it('a marker for a message the outbox abandoned moves its key past it at once; the message, retried later, is handled late', async () => {
+    await start();
+    const abandoned = counter.ticked('a', 2);
+    const marker = positionPassedEnvelope({
+      position: positionOf(abandoned)!, messageId: abandoned.metadata.headers.id, messageType: abandoned.metadata.headers.type,
+      streamCategory: counter.stream, reason: 'abandoned in the outbox: too large',
+    });
+    await publish(counter.ticked('a', 1), marker, counter.ticked('a', 3));
+    await eventually(() => counter.probe.seen.get('a')?.length === 2);
+    expect(counter.probe.seen.get('a')).toEqual([1, 3]);
+    expect(tally().passedAbandoned).toBe(1);
+    expect(tally().gapsPassed).toBe(0);
+    await publish(abandoned);
+    await eventually(() => counter.probe.seen.get('a')?.length === 3);
+    expect(counter.probe.seen.get('a')).toEqual([1, 3, 2]);
   });
 
   it('messages of types the handler does not handle keep their turn in the key', async () => {

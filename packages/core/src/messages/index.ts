@@ -8,3 +8,4 @@ export { stripEnvelope } from './strip-envelope.js';
 export { stampCommand } from './stamp-command.js';
 export { newMessageId } from './message-id.js';
 export { withPosition, positionOf } from './with-position.js';
+export { POSITION_PASSED_TYPE, positionPassedEnvelope, passedRowOf, type PassedRow } from './position-passed.js';

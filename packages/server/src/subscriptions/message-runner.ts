@@ -4,7 +4,7 @@
  * what cannot, and ack. A message that must wait for its predecessor tells the KeyScheduler when
  * to try again; one that waited longer than `gap_timeout_seconds` is let through with an ERROR.
  */
-import { isPermanentError, type Broker, type HandleOutcome, type InboxStore, type Logger, type ReceivedMessage, type StreamSubscriptionConfig } from '@protean-ts/core';
+import { isPermanentError, passedRowOf, type Broker, type HandleOutcome, type InboxStore, type Logger, type ReceivedMessage, type StreamSubscriptionConfig } from '@protean-ts/core';
 import { abortableSleep } from './abortable-sleep.js';
 import type { AckBatcher } from './ack-batcher.js';
 import type { HeadResult, Queued } from './key-scheduler.js';
@@ -70,6 +70,8 @@ export class MessageRunner {
       // Each delivery already had its own retries; a message whose consumers keep dying is a poison pill.
       return this.giveUp(item, `delivered ${message.deliveryCount} times without an ack: the consumer handling it stopped each time`);
     }
+    const marker = passedRowOf(message.envelope);
+    if (marker) return this.passAbandoned(item, marker);
     const jumpGap = this.gapTimedOut(item);
     for (let attempt = 1; ; attempt++) {
       let outcome: HandleOutcome;
@@ -134,6 +136,25 @@ export class MessageRunner {
     if (moved) return 'skipped';
     const checkpoint = await this.options.inbox!.store.checkpoint(this.options.group, item.key);
     return checkpoint !== null && checkpoint >= item.sequence ? 'duplicate' : 'early';
+  }
+
+  /** The outbox abandoned the message at this position: the key moves past it, recorded. */
+  private async passAbandoned(item: Queued, marker: { messageId: string; reason: string }): Promise<HeadResult> {
+    const { inbox, log, counters } = this.options;
+    if (inbox && item.sequence > 0) {
+      const pass = { key: item.key, sequence: item.sequence, reason: marker.reason, messageId: marker.messageId, brokerMessageId: item.message.id };
+      if (!(await inbox.store.pass(this.options.group, [pass]))[0]) {
+        const checkpoint = await inbox.store.checkpoint(this.options.group, item.key);
+        if (checkpoint === null || checkpoint < item.sequence) return this.waitForPredecessor(item);
+      } else {
+        counters.passedAbandoned += 1;
+        log.error('the key moves past a message the outbox abandoned; its successors are handled', {
+          key: item.key, sequence: item.sequence, abandonedMessageId: marker.messageId, reason: marker.reason,
+        });
+      }
+    }
+    await this.options.acks.ack(item.message.id);
+    return { done: true };
   }
 
   private waitForPredecessor(item: Queued): HeadResult {

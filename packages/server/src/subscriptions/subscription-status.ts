@@ -22,6 +22,8 @@ export interface SubscriptionCounters {
   waits: number;
   /** Gaps let through after `gap_timeout_seconds` (logged at ERROR). */
   gapsPassed: number;
+  /** Positions passed because the outbox abandoned their message (a marker took its place). */
+  passedAbandoned: number;
 }
 
 export interface SubscriptionStatus extends SubscriptionCounters {
