@@ -5,6 +5,7 @@
 export { Engine, type EngineOptions } from './engine/engine.js';
 export { InfrastructureUnavailableError } from './engine/infrastructure-check.js';
 export { consumerName } from './engine/consumer-name.js';
+export { InboxJanitor, InboxNotSetUpError } from './engine/inbox-janitor.js';
 export { waitUntilDrained, type DrainProbe, type DrainResult, type DrainMonitorOptions } from './engine/drain-monitor.js';
 export { ConsumerLoop, errorText, type ConsumerLoopOptions } from './subscriptions/consumer-loop.js';
 export type { HandleRequest } from './subscriptions/message-runner.js';

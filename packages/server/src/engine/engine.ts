@@ -13,6 +13,7 @@ import { createStreamSubscription } from '../subscriptions/stream-subscription.j
 import { planSubscriptions, type PlannedSubscription } from '../subscriptions/subscription-plan.js';
 import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription-status.js';
 import { consumerName } from './consumer-name.js';
+import { InboxJanitor } from './inbox-janitor.js';
 import { waitUntilDrained, type DrainProbe, type DrainResult } from './drain-monitor.js';
 import { outboxProbe, subscriptionProbe } from './drain-probes.js';
 import { engineHealth } from './engine-health.js';
@@ -44,6 +45,7 @@ export class Engine {
   private state: EngineState = 'new';
   private processors: OutboxProcessor[] = [];
   private subscriptions: { sub: Subscription; broker: Broker }[] = [];
+  private inboxJanitor: InboxJanitor | null = null;
   private healthServer: HealthServer | null = null;
   private healthPort: number | null = null;
   private readonly stopping = new AbortController();
@@ -76,6 +78,7 @@ export class Engine {
     if (!domain.runtime.isReady) await domain.init(this.options.init);
     await checkInfrastructure(domain);
     const plan = planSubscriptions(domain);
+    await this.startInboxJanitor(plan.length > 0);
 
     const processors = createOutboxProcessors(domain, { workerId: this.consumer, logger: this.log.child({}, 'outbox') });
     for (const processor of processors) {
@@ -100,6 +103,14 @@ export class Engine {
     if (!domain.outboxEnabled) {
       this.log.warn('the outbox is off: nothing is published to brokers; set enable_outbox = true in domain.toml to relay events');
     }
+  }
+
+  private async startInboxJanitor(hasSubscriptions: boolean): Promise<void> {
+    const inbox = this.domain.runtime.inbox;
+    if (!inbox || !hasSubscriptions) return;
+    const { database, retention_hours: retentionHours } = this.domain.config.inbox;
+    this.inboxJanitor = new InboxJanitor(inbox, database, retentionHours, this.log.child({}, 'inbox'));
+    await this.inboxJanitor.start();
   }
 
   /** What this engine runs, by name (`outbox:<processor>`, `subscription:<group>`). */
@@ -189,6 +200,7 @@ export class Engine {
     await Promise.all(this.subscriptions.map(({ sub }) => sub.stop()));
     await Promise.all(this.processors.map((p) => p.stop().catch((err: unknown) => this.log.error('outbox processor failed to stop', { processor: p.name, error: err }))));
     await this.healthServer?.stop();
+    await this.inboxJanitor?.stop();
     // Closing the brokers wakes the reads still blocked in the loops; then the loops end.
     await this.domain.close().catch((err: unknown) => this.log.error('closing connections failed', { error: err }));
     await Promise.all(this.subscriptions.map(({ sub }) => sub.finished()));
