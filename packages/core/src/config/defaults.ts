@@ -30,6 +30,7 @@ const DEFAULTS: DomainConfig = {
       enable_dlq: true,
     },
     health: { host: '127.0.0.1', port: 8080 },
+    startup_timeout_seconds: 0,
   },
   enable_outbox: false,
   outbox: {

@@ -29,7 +29,11 @@ export interface DatabaseProvider {
   /** The outbox table of this database. */
   readonly outbox: OutboxStore;
 
-  /** Connects (pools) and checks the database answers; a clear error naming the masked URI when not. */
+  /**
+   * Connects (pools) and checks the database answers; a clear error naming the masked URI when
+   * not, with `retryable: true` when the database is merely unreachable for now (see
+   * `isRetryableConnectError`).
+   */
   connect(): Promise<void>;
   /** Starts a transaction. */
   begin(): Promise<ProviderTransaction>;
