@@ -30,9 +30,11 @@ export interface CliContext {
   loadDomain(): Promise<Domain>;
   /**
    * loadDomain() followed by `domain.init()`, passing --config, or the domain.toml whose `module`
-   * key named the domain (it may sit further up than the domain's own discovery reaches). Cached.
+   * key named the domain (it may sit further up than the domain's own discovery reaches). Cached:
+   * the first call's options apply. `connect: false` (the server) leaves databases and brokers
+   * unconnected, for the caller to connect (and wait for).
    */
-  initDomain(): Promise<Domain>;
+  initDomain(options?: { connect?: boolean }): Promise<Domain>;
   /**
    * The configuration as the domain would load it, without importing the domain: --config,
    * else discovery from the domain module's folder (when located), else from the working folder.
@@ -61,12 +63,12 @@ export function createCliContext(options: {
     locateDomain: () => requireDomainModule(locateOptions()),
     // Imported on first use: commands that never need the domain skip its module graph.
     loadDomain: () => (loaded ??= import('./load-domain.js').then(({ loadDomain }) => loadDomain(context.locateDomain()))),
-    initDomain: () =>
+    initDomain: (init = {}) =>
       (initialised ??= context.loadDomain().then(async (domain) => {
         const location = context.locateDomain();
         const explicit = options.globals().config;
         const configPath = explicit ? path.resolve(cwd, explicit) : location.source === 'module key' ? location.configFile : null;
-        await domain.init(configPath ? { configPath } : {});
+        await domain.init({ ...(configPath ? { configPath } : {}), ...(init.connect === false ? { connect: false } : {}) });
         return domain;
       })),
     loadConfig: () => {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { eventually } from './eventually.js';
 import { LogWatcher, type LogLine } from './log-watcher.js';
 import { runCli, startCli } from './run-cli.js';
 import { serverProject, type ServerProject } from './server-project.js';
@@ -20,16 +21,6 @@ function parentOf(pid: number): number {
   // /proc/<pid>/stat: "pid (comm) state ppid …"; comm may hold spaces, so split after the ')'.
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-}
-
-async function eventually<T>(check: () => Promise<T | null | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => null);
-    if (value !== null && value !== false) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 const isMsg = (msg: string, workerId?: number) => (r: LogLine) => r.msg === msg && (workerId === undefined || r.workerId === workerId);

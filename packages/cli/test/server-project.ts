@@ -97,6 +97,10 @@ export interface ServerProjectOptions {
   memory?: boolean;
   /** Extra TOML appended to domain.toml. */
   toml?: string;
+  /** The broker's uri in domain.toml; default the shared Redis. */
+  redisUri?: string;
+  /** `postgresql://user@host:port` the domain.toml points at (the database is still created on the shared server). */
+  databaseServerUri?: string;
 }
 
 export async function serverProject(options: ServerProjectOptions = {}): Promise<ServerProject> {
@@ -111,12 +115,12 @@ export async function serverProject(options: ServerProjectOptions = {}): Promise
     infrastructure = [
       '[databases.default]',
       'provider = "postgresql"',
-      `database_uri = "${SERVER_URI}/${databaseName}"`,
+      `database_uri = "${options.databaseServerUri ?? SERVER_URI}/${databaseName}"`,
       'pool_size = 4',
       '',
       '[brokers.default]',
       'provider = "redis"',
-      'uri = "redis://127.0.0.1:6379"',
+      `uri = "${options.redisUri ?? 'redis://127.0.0.1:6379'}"`,
       `stream_prefix = "${streamPrefix}"`,
       'claim_idle_ms = 2000',
       '',
@@ -144,6 +148,7 @@ export async function serverProject(options: ServerProjectOptions = {}): Promise
     options.toml ?? '',
   ].join('\n');
   const cwd = tempProject({ 'domain.ts': SHOP_DOMAIN, 'seed.ts': SEED, 'domain.toml': toml, 'tsconfig.json': JSON.stringify(TSCONFIG, null, 2) });
+  // What the test's own queries use: the shared server, whatever domain.toml points at.
   const databaseUri = databaseName ? `${SERVER_URI}/${databaseName}` : null;
 
   const query = async <R extends Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<R[]> => {

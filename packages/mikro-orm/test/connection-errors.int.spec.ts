@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
-import { BaseAggregate, Domain, field } from '@protean-ts/core';
+import { BaseAggregate, Domain, field, isRetryableConnectError } from '@protean-ts/core';
 import { DatabaseConnectionError, PostgresProvider, PostgresSettingsError } from '../src/index.js';
 import { SERVER_URI } from './support/temp-database.js';
 
@@ -37,6 +37,9 @@ describe('PostgreSQL connection errors', () => {
     expect(message).toMatch(/^\[databases\.orders\] cannot connect to PostgreSQL at postgresql:\/\/app:\*\*\*@127\.0\.0\.1:1\/shop: connection refused \(connect ECONNREFUSED 127\.0\.0\.1:1\); is PostgreSQL running/);
     expect(message).not.toContain(SECRET);
     expect((error as DatabaseConnectionError).maskedUri).toBe('postgresql://app:***@127.0.0.1:1/shop');
+    // Nothing listening may be a server still starting: worth waiting for.
+    expect((error as DatabaseConnectionError).retryable).toBe(true);
+    expect(isRetryableConnectError(error)).toBe(true);
   });
 
   it('fails init of a domain whose database is unreachable, with the same error', async () => {
@@ -59,6 +62,16 @@ describe('PostgreSQL connection errors', () => {
     const error = await connectError(`${SERVER_URI}/pt_missing_database_x`);
     expect(error).toBeInstanceOf(DatabaseConnectionError);
     expect((error as Error).message).toMatch(/database "pt_missing_database_x" does not exist; create it/);
+    // Waiting never creates it.
+    expect((error as DatabaseConnectionError).retryable).toBe(false);
+    expect(isRetryableConnectError(error)).toBe(false);
+  });
+
+  it.skipIf(!up)('a role that does not exist is a permanent error, not one to wait for', async () => {
+    const error = await connectError(`postgresql://pt_no_such_role_x@127.0.0.1:5432/postgres`);
+    expect(error).toBeInstanceOf(DatabaseConnectionError);
+    expect((error as Error).message).toMatch(/role "pt_no_such_role_x" does not exist; check the user and password/);
+    expect((error as DatabaseConnectionError).retryable).toBe(false);
   });
 
   it('refuses bad settings with the key and how to fix it', () => {

@@ -12,6 +12,7 @@ import {
   BaseBroker,
   BrokerBatchError,
   BrokerCapability,
+  BrokerSettingsError,
   getLogger,
   type BrokerSettings,
   type DeadLetter,
@@ -24,7 +25,7 @@ import {
 } from '@protean-ts/core';
 import { RedisBlockingPool } from './redis-blocking-pool.js';
 import { readRedisBrokerSettings, type RedisBrokerSettings } from './redis-broker-settings.js';
-import { explainRedisError, isRedisConnectionError, notReadyError } from './redis-connection-errors.js';
+import { explainRedisError, isRedisConnectionError, isRedisCredentialsError, notReadyError } from './redis-connection-errors.js';
 import { RedisDeadLetterQueue } from './redis-dead-letter-queue.js';
 import { envelopeFields, type RawEntry } from './redis-entry-codec.js';
 import { repliesOrThrow, type PipelineResults } from './redis-replies.js';
@@ -107,15 +108,23 @@ export class RedisBroker extends BaseBroker {
     const status = this.client.status;
     if (status === 'ready') return;
     // Only a client that never connected (or was ended) may be started; otherwise ioredis is
-    // already retrying and the caller should fail fast rather than queue behind it.
-    if (status !== 'wait' && status !== 'end') throw notReadyError(status);
+    // already retrying and the caller should fail fast (with the reason of its last failure)
+    // rather than queue behind it.
+    if (status !== 'wait' && status !== 'end') throw this.connectFailure(this.lastConnectionError ?? notReadyError(status));
     this.lastConnectionError = undefined;
     try {
       await this.client.connect();
     } catch (error) {
       // ioredis rejects with "Connection is closed."; the socket error says why.
-      throw this.lastConnectionError ?? error;
+      throw this.connectFailure(this.lastConnectionError ?? error);
     }
+  }
+
+  /** Refused credentials are a settings mistake waiting cannot fix; anything else stays an outage. */
+  private connectFailure(cause: unknown): unknown {
+    if (!isRedisCredentialsError(cause)) return cause;
+    this.client.disconnect();
+    return new BrokerSettingsError(this.name, 'uri', `Redis at ${this.config.maskedUri} refused the credentials (${this.redact(cause.message)}); fix the user and password in uri`);
   }
 
   protected async doPublish(message: OutgoingMessage): Promise<string> {

@@ -42,6 +42,14 @@ export function isRedisConnectionError(error: unknown): boolean {
   return false;
 }
 
+/**
+ * Redis refused the connection's credentials. While running this is treated as an outage (an
+ * ACL being changed); at connect it is a settings mistake that retrying cannot fix.
+ */
+export function isRedisCredentialsError(error: unknown): error is Error {
+  return error instanceof Error && error.name === 'ReplyError' && /^(NOAUTH|WRONGPASS)\b|^ERR invalid password/.test(error.message);
+}
+
 /** ioredis's terse outage messages in words an operator can act on; other errors unchanged. */
 export function explainRedisError(error: unknown): unknown {
   if (!(error instanceof Error)) return error;

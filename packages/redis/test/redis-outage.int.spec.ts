@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BrokerUnavailableError, configureLogging, type LogRecord } from '@protean-ts/core';
+import { BrokerSettingsError, BrokerUnavailableError, configureLogging, isRetryableConnectError, type LogRecord } from '@protean-ts/core';
 import { REDIS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
 import { RedisBroker } from '../src/index.js';
 import { eventually, freePort, killRedisServer, startRedisServer, uniquePrefix } from './redis-test-support.js';
@@ -47,6 +47,31 @@ describe.skipIf(!up)('redis broker during an outage', () => {
     } finally {
       configureLogging(previous);
     }
+  });
+
+  it('connect() keeps failing with the reason (retryable) while nothing listens, and succeeds once Redis is up', { timeout: 30_000 }, async () => {
+    const port = await freePort();
+    const broker = open(`redis://127.0.0.1:${port}`);
+    const first = await broker.connect().catch((e: unknown) => e);
+    // A second connect() while ioredis reconnects in the background still says why.
+    const second = await broker.connect().catch((e: unknown) => e);
+    for (const error of [first, second]) {
+      expect(error).toBeInstanceOf(BrokerUnavailableError);
+      expect(isRetryableConnectError(error)).toBe(true);
+      expect((error as Error).message).toContain('ECONNREFUSED');
+    }
+    servers.push(await startRedisServer(port));
+    await eventually('connect() to succeed', () => broker.connect().then(() => true, () => false), 15_000);
+    expect(await broker.ping()).toBe(true);
+  });
+
+  it('connect() with credentials Redis refuses is a settings error, not an outage to wait for', async () => {
+    const broker = open('redis://pt-nobody:wrong-pw@127.0.0.1:6379');
+    const error = await broker.connect().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BrokerSettingsError);
+    expect(isRetryableConnectError(error)).toBe(false);
+    expect((error as Error).message).toMatch(/^\[brokers\.events\] uri: Redis at redis:\/\/pt-nobody:\*+@127\.0\.0\.1:6379 refused the credentials \(WRONGPASS .*\); fix the user and password in uri$/);
+    expect((error as Error).message).not.toContain('wrong-pw');
   });
 
   it('fails while Redis is down and works again with the same broker once it is back', { timeout: 30_000 }, async () => {

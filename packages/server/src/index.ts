@@ -3,7 +3,7 @@
  * endpoints), the multi-worker Supervisor, and the process runner the `server` command uses.
  */
 export { Engine, type EngineOptions } from './engine/engine.js';
-export { InfrastructureUnavailableError } from './engine/infrastructure-check.js';
+export { InfrastructureUnavailableError, InfrastructureWait, type InfrastructureWaitOptions } from './engine/infrastructure-wait.js';
 export { consumerName } from './engine/consumer-name.js';
 export { InboxJanitor, InboxNotSetUpError } from './engine/inbox-janitor.js';
 export { waitUntilDrained, type DrainProbe, type DrainResult, type DrainMonitorOptions } from './engine/drain-monitor.js';

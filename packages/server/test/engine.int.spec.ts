@@ -225,15 +225,65 @@ describe.skipIf(!up)('Engine against PostgreSQL and Redis', () => {
     }
   });
 
-  it('refuses to start with a clear error when the broker does not answer', async () => {
+  it('waits for a broker that is down at start, reports it as not ready, and starts once it answers', async () => {
     const port = await freePort();
-    const shop = makeShop('Dead', shopConfig(db, { uri: `redis://:secret@127.0.0.1:${port}` }));
+    const shop = makeShop('Late', shopConfig(db, { uri: `redis://127.0.0.1:${port}`, stream_prefix: uniquePrefix('late') }));
+    // Tables first, without touching the broker (domain.init() would connect it).
+    await shop.domain.init({ connect: false });
+    await shop.domain.providers.get('default')!.setupSchema(shop.domain.runtime.aggregateSchemas(), { outbox: true });
+    await shop.domain.close();
+    engine = new Engine(shop.domain, { health: false });
+    const starting = engine.start();
+    const waiting = await eventually(async () => {
+      const report = await engine!.healthReport();
+      const brokerDown = report.checks.some((c) => c.name === 'broker:default' && !c.ok && c.detail?.includes('ECONNREFUSED'));
+      const databaseUp = report.checks.some((c) => c.name === 'database:default' && c.ok);
+      return brokerDown && databaseUp ? report : null;
+    });
+    expect(waiting.ready).toBe(false);
+    const warn = logs.records.find((r) => r.msg === 'waiting for broker');
+    expect(warn).toMatchObject({ level: 'warn', broker: 'default', provider: 'redis', uri: `redis://127.0.0.1:${port}`, attempt: 1 });
+    expect(warn?.nextRetryInMs).toBeGreaterThan(0);
+
+    const redis = await startRedisServer(port);
+    try {
+      await starting;
+      expect(logs.records.find((r) => r.msg === 'broker connected')).toMatchObject({ level: 'info', broker: 'default' });
+      await eventually(async () => (await engine!.healthReport()).ready);
+      await shop.domain.process(shop.PlaceOrder.create({ customer: 'Ann' }), { asynchronous: true });
+      await eventually(async () => shop.probe.placed.includes('Ann'));
+    } finally {
+      await engine.stop();
+      engine = null;
+      await stopProcess(redis);
+    }
+  });
+
+  it('gives up after [server] startup_timeout_seconds, naming what never came up with its masked URI', async () => {
+    const port = await freePort();
+    const shop = makeShop('Dead', { ...shopConfig(db, { uri: `redis://:secret@127.0.0.1:${port}` }), server: { health: { port: 0 }, startup_timeout_seconds: 1 } });
     engine = new Engine(shop.domain, { health: false });
     const error = await engine.start().then(() => null, (e: Error) => e);
-    // domain.init() connects first, so the broker's own outage error surfaces: it names the broker and its masked URI.
-    expect(error?.message).toMatch(new RegExp(`Broker "default" is unreachable: .*redis://:\\*+@127\\.0\\.0\\.1:${port}.*ECONNREFUSED`));
+    expect(error?.name).toBe('InfrastructureUnavailableError');
+    expect(error?.message).toMatch(new RegExp(`still not reachable after \\d+ s[^]*\\[brokers\\.default\\] \\(redis at redis://:\\*+@127\\.0\\.0\\.1:${port}\\).*ECONNREFUSED`));
     expect(error?.message).not.toContain('secret');
-    await shop.domain.close();
+    await engine.stop();
+    engine = null;
+  });
+
+  it('fails at once, without waiting, when Redis refuses the credentials or the database does not exist', async () => {
+    const badAuth = makeShop('BadAuth', shopConfig(db, { uri: 'redis://nobody:wrong@127.0.0.1:6379' }));
+    engine = new Engine(badAuth.domain, { health: false });
+    const authError = await engine.start().then(() => null, (e: Error) => e);
+    expect(authError?.message).toMatch(/\[brokers\.default\] uri: Redis at redis:\/\/nobody:\*+@127\.0\.0\.1:6379 refused the credentials \(WRONGPASS/);
+    await engine.stop();
+
+    const missing = makeShop('NoDb', shopConfig({ ...db, uri: `${db.uri}_missing` }, { uri: REDIS_URI }));
+    engine = new Engine(missing.domain, { health: false });
+    const dbError = await engine.start().then(() => null, (e: Error) => e);
+    expect(dbError?.message).toMatch(/\[databases\.default\] cannot connect to PostgreSQL at .*_missing: .*does not exist/);
+    expect(logs.records.filter((r) => r.msg.startsWith('waiting for'))).toEqual([]);
+    await engine.stop();
     engine = null;
   });
 });

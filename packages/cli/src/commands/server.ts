@@ -56,7 +56,8 @@ export const registerServerCommands: CommandGroup = (program, context) => {
 async function serve(context: CliContext, options: ServerOptions, workerId: number | null): Promise<number> {
   if (workerId !== null) tagLogsWithWorker(workerId);
   const logger = getLogger('server', workerId === null ? {} : { workerId });
-  const domain = await context.initDomain();
+  // Configuration and model errors fail here; the Engine connects, waiting for services still coming up.
+  const domain = await context.initDomain({ connect: false });
   // Under a supervisor only the supervisor binds the health port, answering for every worker.
   const engine = new Engine(domain, { workerId, health: workerId === null, logger });
   return runWorker({
@@ -72,8 +73,8 @@ async function serve(context: CliContext, options: ServerOptions, workerId: numb
 async function supervise(context: CliContext, options: ServerOptions): Promise<number> {
   const logger = getLogger('supervisor');
   // Load and check the domain once here, so a broken configuration fails once, before forking,
-  // instead of N times in a crash loop.
-  const domain = await context.initDomain();
+  // instead of N times in a crash loop. Not connected: the workers wait for the services.
+  const domain = await context.initDomain({ connect: false });
   let health: { host: string; port: number };
   try {
     assertDistributable(options.workers, domain.config.databases, domain.brokers.values());

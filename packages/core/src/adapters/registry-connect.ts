@@ -1,7 +1,7 @@
 /**
  * Opens the infrastructure domain.toml describes: one database provider per
  * `[databases.<name>]` and one broker per `[brokers.<name>]`, each created through the adapter
- * registry and connected. If anything fails, what was already opened is closed again, so a
+ * registry and (unless told not to) connected. If anything fails, what was already opened is closed again, so a
  * failed `domain.init()` leaves no pools or sockets behind.
  */
 import type { DomainConfig } from '../config/config-types.js';
@@ -15,18 +15,24 @@ export interface Infrastructure {
   brokers: Map<string, Broker>;
 }
 
-export async function openInfrastructure(config: Pick<DomainConfig, 'databases' | 'brokers'>, log: Logger): Promise<Infrastructure> {
+export async function openInfrastructure(
+  config: Pick<DomainConfig, 'databases' | 'brokers'>,
+  log: Logger,
+  options: { connect: boolean } = { connect: true },
+): Promise<Infrastructure> {
   const opened: Infrastructure = { providers: new Map(), brokers: new Map() };
   try {
     for (const [name, settings] of Object.entries(config.databases)) {
       const provider = (await databaseProviderFactory(name, settings))(name, settings);
       opened.providers.set(name, provider);
+      if (!options.connect) continue;
       await provider.connect();
       log.debug('database connected', { database: name, provider: settings.provider, uri: settings.database_uri });
     }
     for (const [name, settings] of Object.entries(config.brokers)) {
       const broker = (await brokerFactory(name, settings))(name, settings);
       opened.brokers.set(name, broker);
+      if (!options.connect) continue;
       await broker.connect();
       log.debug('broker connected', { broker: name, provider: settings.provider, uri: settings.uri });
     }

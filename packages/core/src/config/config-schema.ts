@@ -70,6 +70,7 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
           kind: 'table',
           keys: { host: { kind: 'string' }, port: { kind: 'integer', min: 0, max: 65535 } },
         },
+        startup_timeout_seconds: nonNegative,
       },
     },
     enable_outbox: { kind: 'boolean' },

@@ -35,6 +35,8 @@ export interface ServerConfig {
   tick_interval: number;
   stream_subscription: StreamSubscriptionConfig;
   health: { host: string; port: number };
+  /** Seconds the server waits for its databases and brokers at start before giving up; 0 waits forever. */
+  startup_timeout_seconds: number;
 }
 
 export interface OutboxRetryConfig {

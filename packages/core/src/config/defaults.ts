@@ -32,6 +32,7 @@ const DEFAULTS: DomainConfig = {
       gap_timeout_seconds: 60,
     },
     health: { host: '127.0.0.1', port: 8080 },
+    startup_timeout_seconds: 0,
   },
   enable_outbox: false,
   inbox: { enabled: true, database: 'default', retention_hours: 168 },

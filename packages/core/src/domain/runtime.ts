@@ -47,6 +47,12 @@ export interface InitOptions {
   configPath?: string;
   /** Configuration (domain.toml shape, snake_case) merged over the file and the Domain's `config` option. */
   config?: ConfigOverrides;
+  /**
+   * False: create the databases and brokers but do not connect them yet (they connect on first
+   * use, or when the caller calls their `connect()`). `protean-ts server` uses it to read the
+   * configuration first and then wait for services that are still coming up. Default true.
+   */
+  connect?: boolean;
 }
 
 type RuntimeState = 'new' | 'initializing' | 'ready' | 'closed';
@@ -96,7 +102,7 @@ export class DomainRuntime {
       for (const warning of loaded.warnings) this.log.warn(warning, { file: loaded.file });
       this.domain.registry.checkIdentityStrategy(loaded.config.identity_strategy);
       this.checkAggregateProviders(loaded.config, loaded.file);
-      this.infrastructure = await openInfrastructure(loaded.config, this.log);
+      this.infrastructure = await openInfrastructure(loaded.config, this.log, { connect: options.connect ?? true });
       this.loadedConfig = loaded.config;
       this.file = loaded.file;
       this.domain.registry.setMessageContextProvider(() => (this.activeUnitOfWork() ? currentMessageContext() : undefined));

@@ -111,6 +111,10 @@ export interface Broker {
   readonly claimIdleMs: number;
   has(capability: BrokerCapabilityName): boolean;
 
+  /**
+   * Connects; `BrokerUnavailableError` when the server is unreachable for now (worth retrying),
+   * any other error when retrying cannot help (credentials, settings).
+   */
   connect(): Promise<void>;
   publish(message: OutgoingMessage): Promise<string>;
   /** One round trip where the adapter can (a Redis pipeline); returns ids in input order. */

@@ -32,7 +32,11 @@ export interface DatabaseProvider {
   /** The inbox tables of this database (checkpoints of subscriptions whose `[inbox] database` it is). */
   readonly inbox: InboxStore;
 
-  /** Connects (pools) and checks the database answers; a clear error naming the masked URI when not. */
+  /**
+   * Connects (pools) and checks the database answers; a clear error naming the masked URI when
+   * not, with `retryable: true` when the database is merely unreachable for now (see
+   * `isRetryableConnectError`).
+   */
   connect(): Promise<void>;
   /** Starts a transaction. */
   begin(): Promise<ProviderTransaction>;

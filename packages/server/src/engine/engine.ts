@@ -2,12 +2,13 @@
  * The Engine runs a domain's asynchronous side in one process: an OutboxProcessor per managed
  * database and target broker, a stream subscription per command handler (and per event handler
  * when `event_processing = "async"`), a broker subscription per `@domain.subscriber`, and the
- * health endpoints. `stop()` finishes the work in flight before closing connections.
+ * health endpoints. At start it waits for its databases and brokers (see infrastructure-wait.ts);
+ * `stop()` finishes the work in flight before closing connections.
  */
 import { getLogger, type BaseSubscriber, type Broker, type ClassRef, type Domain, type InitOptions, type Logger } from '@protean-ts/core';
 import { createOutboxProcessors, type OutboxProcessor } from '@protean-ts/outbox';
 import { HealthServer } from '../health/health-server.js';
-import type { HealthReport } from '../health/health-report.js';
+import type { HealthCheck, HealthReport } from '../health/health-report.js';
 import { createBrokerSubscription } from '../subscriptions/broker-subscription.js';
 import { createStreamSubscription } from '../subscriptions/stream-subscription.js';
 import { planSubscriptions, type PlannedSubscription } from '../subscriptions/subscription-plan.js';
@@ -17,14 +18,14 @@ import { InboxJanitor } from './inbox-janitor.js';
 import { waitUntilDrained, type DrainProbe, type DrainResult } from './drain-monitor.js';
 import { outboxProbe, subscriptionProbe } from './drain-probes.js';
 import { engineHealth } from './engine-health.js';
-import { checkInfrastructure } from './infrastructure-check.js';
+import { InfrastructureWait } from './infrastructure-wait.js';
 
 export interface EngineOptions {
   /** Serve `/livez`, `/readyz`, `/healthz` on `[server.health]`; a port overrides the configured one. Default true. */
   health?: boolean | { port: number };
   /** 1..N when supervised; shows in every log line and in the consumer name. */
   workerId?: number | null;
-  /** Options for `domain.init()` when the domain is not initialized yet. */
+  /** Options for `domain.init()` when the domain is not initialized yet (the Engine connects itself, waiting for services). */
   init?: InitOptions;
   logger?: Logger;
   /**
@@ -48,6 +49,7 @@ export class Engine {
   private inboxJanitor: InboxJanitor | null = null;
   private healthServer: HealthServer | null = null;
   private healthPort: number | null = null;
+  private infrastructure: InfrastructureWait | null = null;
   private readonly stopping = new AbortController();
   private starting: Promise<void> | null = null;
   private stopped: Promise<void> | null = null;
@@ -75,10 +77,19 @@ export class Engine {
 
   private async startParts(): Promise<void> {
     const { domain } = this;
-    if (!domain.runtime.isReady) await domain.init(this.options.init);
-    await checkInfrastructure(domain);
+    if (!domain.runtime.isReady) await domain.init({ ...this.options.init, connect: false });
     const plan = planSubscriptions(domain);
+    // Health first: while databases and brokers are awaited, /livez answers and /readyz names what is missing.
+    if (this.options.health !== false) await this.startHealth();
+    this.infrastructure = new InfrastructureWait(domain, {
+      signal: this.stopping.signal,
+      timeoutMs: domain.config.server.startup_timeout_seconds * 1000,
+      logger: this.log,
+    });
+    await this.infrastructure.run();
+    if (this.stopping.signal.aborted) return;
     await this.startInboxJanitor(plan.length > 0);
+    if (this.stopping.signal.aborted) return;
 
     const processors = createOutboxProcessors(domain, { workerId: this.consumer, logger: this.log.child({}, 'outbox') });
     for (const processor of processors) {
@@ -89,7 +100,6 @@ export class Engine {
     if (this.stopping.signal.aborted) return;
     for (const entry of plan) this.subscriptions.push(this.subscribe(entry));
     for (const { sub } of this.subscriptions) sub.start();
-    if (this.options.health !== false) await this.startHealth();
     if (this.stopping.signal.aborted) return;
 
     this.state = 'running';
@@ -130,7 +140,10 @@ export class Engine {
 
   async healthReport(): Promise<HealthReport> {
     if (this.state !== 'running') {
-      return { ready: false, checks: [{ name: 'engine', kind: 'engine', ok: false, detail: this.state }] };
+      const engine: HealthCheck = { name: 'engine', kind: 'engine', ok: false, detail: this.state };
+      // While starting: which databases and brokers are still awaited.
+      const services = this.state === 'starting' ? (this.infrastructure?.checks() ?? []) : [];
+      return { ready: false, checks: [...services, engine] };
     }
     return engineHealth({
       providers: this.domain.providers,

@@ -40,6 +40,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<number> {
   const { engine, workerId, logger } = options;
   const supervised = workerId !== null && typeof process.send === 'function';
   let exitCode = 0;
+  let stopping = false;
   let reportTimer: NodeJS.Timeout | undefined;
 
   // Ctrl-C reaches the whole process group; a supervised worker waits for the supervisor's
@@ -64,11 +65,25 @@ export async function runWorker(options: RunWorkerOptions): Promise<number> {
     signals: supervised ? ['SIGTERM'] : ['SIGINT', 'SIGTERM'],
     ...(options.forceExit ? { forceExit: options.forceExit } : {}),
     shutdown: async () => {
+      stopping = true;
       clearInterval(reportTimer);
       await engine.stop();
       return exitCode;
     },
   });
+
+  const send = (message: WorkerMessage) => {
+    if (process.connected) process.send!(message);
+  };
+  if (supervised) {
+    // Reports start before the engine does: while it waits for databases and brokers, the
+    // supervisor's /readyz shows which ones this worker is missing.
+    const report = async () => send({ type: 'protean:health', workerId: workerId!, report: await engine.health().catch(failedReport) });
+    void report();
+    reportTimer = setInterval(() => void report(), options.reportIntervalMs ?? 2000);
+    reportTimer.unref();
+    process.once('disconnect', () => void shutdown.trigger('supervisor went away'));
+  }
 
   try {
     await engine.start();
@@ -78,19 +93,10 @@ export async function runWorker(options: RunWorkerOptions): Promise<number> {
     void shutdown.trigger('start failed');
   }
 
-  if (exitCode === 0 && supervised) {
-    const send = (message: WorkerMessage) => {
-      if (process.connected) process.send!(message);
-    };
-    send({ type: 'protean:ready', workerId: workerId!, started: engine.startedNames() });
-    const report = async () => send({ type: 'protean:health', workerId: workerId!, report: await engine.health().catch(failedReport) });
-    void report();
-    reportTimer = setInterval(() => void report(), options.reportIntervalMs ?? 2000);
-    reportTimer.unref();
-    process.once('disconnect', () => void shutdown.trigger('supervisor went away'));
-  }
-
-  if (exitCode === 0 && options.testMode) void finishWhenDrained();
+  // A signal while the engine was still starting (waiting for services) ends start early: not ready.
+  const started = exitCode === 0 && !stopping;
+  if (started && supervised) send({ type: 'protean:ready', workerId: workerId!, started: engine.startedNames() });
+  if (started && options.testMode) void finishWhenDrained();
 
   async function finishWhenDrained(): Promise<void> {
     const result = await engine.waitUntilDrained(options.testModeTimeoutMs);
