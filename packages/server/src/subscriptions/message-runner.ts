@@ -208,7 +208,12 @@ export class MessageRunner {
       const pass = { key: item.key, sequence: item.sequence, reason: 'dead-lettered', messageId: headerId(message), brokerMessageId: message.id };
       if (!(await inbox.store.pass(this.options.group, [pass]))[0]) {
         const checkpoint = await inbox.store.checkpoint(this.options.group, item.key);
-        if (checkpoint === null || checkpoint < item.sequence) return this.waitForPredecessor(item);
+        if ((checkpoint === null || checkpoint < item.sequence) && !this.gapTimedOut(item)) return this.waitForPredecessor(item);
+        if (checkpoint === null || checkpoint < item.sequence) {
+          // Its predecessor never came: dead-letter it without moving the key; the successors pass
+          // the same gap after their own timeout, and a replay is then handled late.
+          return this.moveToDeadLetters(item, error);
+        }
         // Handled by another delivery meanwhile: this one is a duplicate after all.
         counters.duplicates += 1;
         await this.options.acks.ack(message.id);
