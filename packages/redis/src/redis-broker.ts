@@ -31,7 +31,7 @@ import { envelopeFields, type RawEntry } from './redis-entry-codec.js';
 import { repliesOrThrow, type PipelineResults } from './redis-replies.js';
 import { readGroupStatus } from './redis-group-status.js';
 import { claimFromDeadConsumers, reportAlive } from './redis-liveness.js';
-import { nackPending, REDIS_SCRIPTS, removeIdleConsumers } from './redis-scripts.js';
+import { nackPending, REDIS_SCRIPTS, removeIdleConsumers, touchPending } from './redis-scripts.js';
 import { parseTrimReply, queueTrim, TrimSchedule, type TrimOutcome } from './redis-stream-trimming.js';
 import { decodeOrDeadLetter } from './redis-undecodable-entries.js';
 
@@ -199,6 +199,10 @@ export class RedisBroker extends BaseBroker {
 
   protected override async doNack(stream: string, group: string, id: string): Promise<void> {
     await nackPending(this.client, this.key(stream), group, id);
+  }
+
+  protected override async doTouchPending(stream: string, group: string, consumer: string, ids: readonly string[]): Promise<number> {
+    return Number(await touchPending(this.client, this.key(stream), group, consumer, ids));
   }
 
   protected override async doReclaim(stream: string, group: string, consumer: string, minIdleMs: number, count: number): Promise<ReceivedMessage[]> {

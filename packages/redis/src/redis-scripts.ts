@@ -21,6 +21,24 @@ redis.call('XCLAIM', KEYS[1], ARGV[1], pending[1][2], 0, ARGV[2], 'TIME', 0, 'JU
 return 1
 `;
 
+// Resets the idle time of the given entries that are pending for this consumer (ARGV: group,
+// consumer, ids…), without counting a delivery (JUSTID), so no reclaim takes what it still holds.
+const TOUCH = `
+local touched = 0
+for i = 3, #ARGV do
+  local pending = redis.pcall('XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1)
+  if pending.err then
+    if string.find(pending.err, 'NOGROUP', 1, true) or string.find(pending.err, 'no such key', 1, true) then return touched end
+    return pending
+  end
+  if #pending == 1 and pending[1][2] == ARGV[2] then
+    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'JUSTID')
+    touched = touched + 1
+  end
+end
+return touched
+`;
+
 // Moves one dead letter back to its stream: delete and re-add in one step, so two concurrent
 // replays cannot both publish it. Only the routing fields travel back, not the failure record.
 // A letter without an envelope (an undecodable entry) stays: publishing it again cannot help.
@@ -80,6 +98,7 @@ return removed
 /** Passed as ioredis's `scripts` option, so every connection (and its pipelines) knows them. */
 export const REDIS_SCRIPTS = {
   proteanNack: { numberOfKeys: 1, lua: NACK },
+  proteanTouch: { numberOfKeys: 1, lua: TOUCH },
   proteanReplay: { numberOfKeys: 2, lua: REPLAY },
   proteanDeadLetter: { numberOfKeys: 2, lua: DEAD_LETTER },
   proteanRemoveIdleConsumers: { numberOfKeys: 1, lua: REMOVE_IDLE_CONSUMERS },
@@ -90,6 +109,7 @@ export const REDIS_SCRIPTS = {
 
 interface ScriptClient {
   proteanNack(streamKey: string, group: string, id: string): Promise<number>;
+  proteanTouch(streamKey: string, group: string, consumer: string, ...ids: string[]): Promise<number>;
   proteanDeadLetter(dlqKey: string, streamKey: string, group: string, id: string, ...fields: string[]): Promise<string>;
   proteanRemoveIdleConsumers(streamKey: string, group: string, idleMs: string): Promise<string[]>;
 }
@@ -110,6 +130,11 @@ export function queueReplay(pipeline: ChainableCommander, dlqKey: string, stream
 /** Adds the dead letter, then acks the message; when the add fails nothing is acked. */
 export function deadLetterPending(client: Redis, dlqKey: string, streamKey: string, group: string, id: string, fields: readonly string[]): Promise<string> {
   return (client as unknown as ScriptClient).proteanDeadLetter(dlqKey, streamKey, group, id, ...fields);
+}
+
+/** How many of `ids` were pending for `consumer` and had their idle time reset. */
+export function touchPending(client: Redis, streamKey: string, group: string, consumer: string, ids: readonly string[]): Promise<number> {
+  return (client as unknown as ScriptClient).proteanTouch(streamKey, group, consumer, ...ids);
 }
 
 /** Names of the consumers removed: idle for `idleMs` or longer, nothing pending. */

@@ -160,6 +160,16 @@ export abstract class BaseBroker implements Broker {
     );
   }
 
+  async touchPending(stream: string, group: string, consumer: string, ids: readonly string[]): Promise<number> {
+    this.check.name('touchPending', 'stream', stream);
+    this.check.name('touchPending', 'group', group);
+    this.check.name('touchPending', 'consumer', consumer);
+    ids.forEach((id, i) => this.check.name('touchPending', `ids[${i}]`, id));
+    await this.ready('touchPending', 'RECLAIM_PENDING');
+    if (ids.length === 0) return 0;
+    return this.guard(`touch ${ids.length} pending messages on stream "${stream}" for group "${group}"`, () => this.doTouchPending(stream, group, consumer, ids));
+  }
+
   async reportAlive(consumer: string, ttlMs: number): Promise<void> {
     this.check.name('reportAlive', 'consumer', consumer);
     this.check.count('reportAlive', 'ttlMs', ttlMs);
@@ -315,6 +325,9 @@ export abstract class BaseBroker implements Broker {
   }
   protected doReclaimFromDeadConsumers(_stream: string, _group: string, _consumer: string, _count: number, _minIdleMs: number): Promise<ReceivedMessage[]> {
     return this.lacks('LIVENESS', 'reclaimFromDeadConsumers');
+  }
+  protected doTouchPending(_stream: string, _group: string, _consumer: string, _ids: readonly string[]): Promise<number> {
+    return this.lacks('RECLAIM_PENDING', 'touchPending');
   }
   protected doRemoveIdleConsumers(_stream: string, _group: string, _idleMs: number): Promise<string[]> {
     return this.lacks('CONSUMER_GROUPS', 'removeIdleConsumers');

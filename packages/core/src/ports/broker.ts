@@ -132,6 +132,12 @@ export interface Broker {
    * whatever its `minIdleMs`. A no-op when the message is no longer pending.
    */
   nack(stream: string, group: string, id: string): Promise<void>;
+  /**
+   * Resets the idle time of messages `consumer` still holds without counting a delivery, so no
+   * reclaim takes them while they wait their turn in a live consumer. Only entries pending for
+   * `consumer` are touched; returns how many were.
+   */
+  touchPending(stream: string, group: string, consumer: string, ids: readonly string[]): Promise<number>;
   /** Takes over messages another consumer left pending longer than `minIdleMs`. */
   reclaim(stream: string, group: string, consumer: string, minIdleMs: number, count: number): Promise<ReceivedMessage[]>;
   /**

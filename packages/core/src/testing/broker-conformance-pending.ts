@@ -48,6 +48,22 @@ export function pendingConformance(ctx: ConformanceContext): void {
       expect(other!.deliveryCount).toBe(1);
     });
 
+    it('touchPending keeps what a consumer holds from being reclaimed, without counting a delivery; only its own entries', async () => {
+      const broker = await ctx.open();
+      const stream = ctx.stream();
+      const [held, other] = await delivered(broker, stream, 2);
+      await sleep(80);
+      expect(await broker.touchPending(stream, 'g', 'c2', [held!.id])).toBe(0);
+      expect(await broker.touchPending(stream, 'g', 'c1', [held!.id, '999-0'])).toBe(1);
+      expect(await broker.touchPending(stream, 'g', 'c1', [])).toBe(0);
+      const taken = await broker.reclaim(stream, 'g', 'c2', 60, 10);
+      expect(taken.map((m) => m.id)).toEqual([other!.id]);
+      await broker.ack(stream, 'g', [other!.id]);
+      await sleep(80);
+      const later = await broker.reclaim(stream, 'g', 'c2', 60, 10);
+      expect(later).toStrictEqual([{ ...held!, deliveryCount: 2 }]);
+    });
+
     it('treats a nack of a message no longer pending as a no-op', async () => {
       const broker = await ctx.open();
       const stream = ctx.stream();

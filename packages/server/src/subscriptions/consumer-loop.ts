@@ -167,6 +167,7 @@ export class ConsumerLoop implements Subscription {
         if (Date.now() >= nextReclaimAt) {
           // Scheduled before the call: a reclaim that keeps failing must not starve the reads.
           nextReclaimAt = Date.now() + this.options.reclaimIntervalMs;
+          await this.keepHeldMessages();
           const taken = await this.reclaim();
           // A full batch means more may be waiting: look again right away.
           if (taken.length === batchSize) nextReclaimAt = 0;
@@ -226,6 +227,23 @@ export class ConsumerLoop implements Subscription {
     const position = this.options.inbox ? positionOf(message.envelope) : null;
     const item: Queued = position ? { message, key: position.key, sequence: position.sequence } : { message, key: `#${message.id}`, sequence: 0 };
     if (this.scheduler.add(item) && reclaimed) this.reclaimedIds.add(message.id);
+  }
+
+  /**
+   * Messages read ahead wait here for their key's turn, however long that takes; touching them
+   * keeps another live worker's `claim_idle_ms` reclaim from taking them (and from counting a
+   * delivery that would make them look like a poison pill). A handler still running is not
+   * touched: `claim_idle_ms` stays the bound for a hung one.
+   */
+  private async keepHeldMessages(): Promise<void> {
+    const { broker, stream, group, consumer } = this.options;
+    const ids = this.scheduler.idleIds();
+    if (ids.length === 0 || !broker.has('RECLAIM_PENDING')) return;
+    try {
+      await broker.touchPending(stream, group, consumer, ids);
+    } catch (err) {
+      this.log.warn('could not mark the messages read ahead as still held; another consumer may take them over', { count: ids.length, error: err });
+    }
   }
 
   /** Pending messages of dead consumers; a failure is logged and the loop goes on reading new ones. */

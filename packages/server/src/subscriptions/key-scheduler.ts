@@ -38,6 +38,17 @@ export class KeyScheduler {
     return this.queuedIds.size;
   }
 
+  /** Ids of the messages held but not running: queued behind their key, or waiting for a predecessor. */
+  idleIds(): string[] {
+    const ids: string[] = [];
+    for (const [key, queue] of this.queues) {
+      queue.forEach((item, i) => {
+        if (i > 0 || !this.running.has(key)) ids.push(item.message.id);
+      });
+    }
+    return ids;
+  }
+
   /** Adds a message to its key, in sequence order (a reclaimed predecessor goes before its successors). */
   add(item: Queued): boolean {
     if (this.stopped || this.queuedIds.has(item.message.id)) return false;

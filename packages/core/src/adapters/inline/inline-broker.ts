@@ -88,6 +88,18 @@ export class InlineBroker extends BaseBroker {
     if (entry) entry.deliveredAt = -Infinity;
   }
 
+  protected override async doTouchPending(stream: string, group: string, consumer: string, ids: readonly string[]): Promise<number> {
+    const state = this.streams.get(stream)?.groups.get(group);
+    let touched = 0;
+    for (const id of ids) {
+      const entry = state?.pending.get(id);
+      if (entry?.consumer !== consumer) continue;
+      entry.deliveredAt = Date.now();
+      touched += 1;
+    }
+    return touched;
+  }
+
   protected override async doReclaim(stream: string, group: string, consumer: string, minIdleMs: number, count: number): Promise<ReceivedMessage[]> {
     const target = this.streams.get(stream);
     const state = target?.groups.get(group);
