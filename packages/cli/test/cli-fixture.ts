@@ -8,20 +8,20 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 
-const CORE = fileURLToPath(new URL('../../core', import.meta.url));
+const PACKAGES = fileURLToPath(new URL('../..', import.meta.url));
 const created: string[] = [];
 afterAll(() => {
   for (const folder of created) fs.rmSync(folder, { recursive: true, force: true });
 });
 
-export function tempProject(files: Record<string, string> = {}, options: { linkCore?: boolean } = {}): string {
+/** `link`: further workspace packages (folder names under packages/, e.g. 'redis') the project imports. */
+export function tempProject(files: Record<string, string> = {}, options: { linkCore?: boolean; link?: string[] } = {}): string {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'protean-cli-')));
   created.push(root);
   fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: 'temp-domain', private: true, type: 'module' }));
-  if (options.linkCore !== false) {
-    fs.mkdirSync(path.join(root, 'node_modules/@protean-ts'), { recursive: true });
-    fs.symlinkSync(CORE, path.join(root, 'node_modules/@protean-ts/core'), 'dir');
-  }
+  const links = [...(options.linkCore !== false ? ['core'] : []), ...(options.link ?? [])];
+  if (links.length) fs.mkdirSync(path.join(root, 'node_modules/@protean-ts'), { recursive: true });
+  for (const name of links) fs.symlinkSync(path.join(PACKAGES, name), path.join(root, `node_modules/@protean-ts/${name}`), 'dir');
   for (const [relative, content] of Object.entries(files)) {
     const file = path.join(root, relative);
     fs.mkdirSync(path.dirname(file), { recursive: true });

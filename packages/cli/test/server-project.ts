@@ -85,8 +85,8 @@ export interface ServerProject {
   /** Database URI, or null for the memory provider. */
   databaseUri: string | null;
   streamPrefix: string;
-  /** Sends PlaceOrder for each customer with `asynchronous: true` from a separate process. */
-  seed(customers: string[]): Promise<void>;
+  /** Runs seed.ts with these arguments in a separate process; the shop's sends PlaceOrder for each customer (`asynchronous: true`). */
+  seed(args: string[]): Promise<void>;
   /** Customers with a receipt: what the event handler wrote to PostgreSQL. */
   receipts(): Promise<string[]>;
   query<R extends Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
@@ -101,6 +101,15 @@ export interface ServerProjectOptions {
   redisUri?: string;
   /** `postgresql://user@host:port` the domain.toml points at (the database is still created on the shared server). */
   databaseServerUri?: string;
+  /** Another domain.ts and seed.ts instead of the shop's. */
+  domain?: string;
+  seed?: string;
+  /** `[brokers.default] provider` (a kind the domain module registers), instead of "redis". */
+  brokerProvider?: string;
+  /** Workspace packages the domain module imports besides core (e.g. 'redis'). */
+  link?: string[];
+  /** Further lines of `[server.stream_subscription]` (a TOML table cannot be repeated by `toml`). */
+  streamSubscription?: string[];
 }
 
 export async function serverProject(options: ServerProjectOptions = {}): Promise<ServerProject> {
@@ -119,7 +128,7 @@ export async function serverProject(options: ServerProjectOptions = {}): Promise
       'pool_size = 4',
       '',
       '[brokers.default]',
-      'provider = "redis"',
+      `provider = "${options.brokerProvider ?? 'redis'}"`,
       `uri = "${options.redisUri ?? 'redis://127.0.0.1:6379'}"`,
       `stream_prefix = "${streamPrefix}"`,
       'claim_idle_ms = 2000',
@@ -138,6 +147,7 @@ export async function serverProject(options: ServerProjectOptions = {}): Promise
     'blocking_timeout_ms = 200',
     'max_retries = 1',
     'retry_delay_seconds = 0.05',
+    ...(options.streamSubscription ?? []),
     '',
     '[server.health]',
     'port = 0',
@@ -147,7 +157,10 @@ export async function serverProject(options: ServerProjectOptions = {}): Promise
     '',
     options.toml ?? '',
   ].join('\n');
-  const cwd = tempProject({ 'domain.ts': SHOP_DOMAIN, 'seed.ts': SEED, 'domain.toml': toml, 'tsconfig.json': JSON.stringify(TSCONFIG, null, 2) });
+  const cwd = tempProject(
+    { 'domain.ts': options.domain ?? SHOP_DOMAIN, 'seed.ts': options.seed ?? SEED, 'domain.toml': toml, 'tsconfig.json': JSON.stringify(TSCONFIG, null, 2) },
+    { link: options.link ?? [] },
+  );
   // What the test's own queries use: the shared server, whatever domain.toml points at.
   const databaseUri = databaseName ? `${SERVER_URI}/${databaseName}` : null;
 
@@ -166,7 +179,7 @@ export async function serverProject(options: ServerProjectOptions = {}): Promise
     cwd,
     databaseUri,
     streamPrefix,
-    seed: (customers) => runSeed(cwd, customers),
+    seed: (args) => runSeed(cwd, args),
     receipts: async () => (await query<{ customer: string }>('SELECT customer FROM receipt ORDER BY customer')).map((r) => r.customer),
     query,
     drop: async () => {
@@ -185,8 +198,8 @@ async function admin(sql: string): Promise<void> {
   }
 }
 
-function runSeed(cwd: string, customers: string[]): Promise<void> {
-  const child = spawn(process.execPath, ['--conditions=@protean-ts/source', '--import', TSX_LOADER, 'seed.ts', ...customers], {
+function runSeed(cwd: string, args: string[]): Promise<void> {
+  const child = spawn(process.execPath, ['--conditions=@protean-ts/source', '--import', TSX_LOADER, 'seed.ts', ...args], {
     cwd,
     env: { ...process.env, TSX_TSCONFIG_PATH: path.join(cwd, 'tsconfig.json'), PROTEAN_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'pipe'],
