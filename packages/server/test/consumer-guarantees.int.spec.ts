@@ -6,7 +6,7 @@
  * code: each test fails without the feature it names.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PermanentError, registerBroker, ValidationError, type Broker, type Domain, type BrokerSettings, type OutgoingMessage } from '@protean-ts/core';
+import { PermanentError, POSITION_PASSED_TYPE, registerBroker, ValidationError, type Broker, type Domain, type BrokerSettings, type OutgoingMessage } from '@protean-ts/core';
 import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
 import { RedisBroker } from '@protean-ts/redis';
 import { Engine } from '../src/engine/engine.js';
@@ -39,8 +39,17 @@ class FlagRefusingRedisBroker extends RedisBroker {
 }
 const isFlagged = (message: OutgoingMessage) => String(message.envelope.metadata?.headers?.type ?? '').endsWith('.Flagged.v1');
 
+/** Refuses Flagged and the outbox's position markers too: only the gap timeout can release the key. */
+class MarkerRefusingRedisBroker extends FlagRefusingRedisBroker {
+  override async publishBatch(messages: readonly OutgoingMessage[]): Promise<string[]> {
+    if (messages.some((m) => m.envelope.metadata?.headers?.type === POSITION_PASSED_TYPE)) throw new Error('this broker refuses markers (test)');
+    return super.publishBatch(messages);
+  }
+}
+
 registerBroker('ack-losing-redis', (name: string, settings: BrokerSettings) => new AckLosingRedisBroker(name, settings));
 registerBroker('flag-refusing-redis', (name: string, settings: BrokerSettings) => new FlagRefusingRedisBroker(name, settings));
+registerBroker('marker-refusing-redis', (name: string, settings: BrokerSettings) => new MarkerRefusingRedisBroker(name, settings));
 
 class NoteRefused extends PermanentError {}
 
@@ -124,9 +133,24 @@ describe.skipIf(!up)('consumer guarantees (one process, PostgreSQL and Redis)', 
     expect(await broker.listDeadLetters(app.stream)).toEqual([]);
   });
 
-  it('lets the successors of an abandoned outbox row through after gap_timeout_seconds, with an ERROR "passed a gap"', async () => {
+  it('moves the key past an abandoned outbox row at once, through the marker the outbox publishes in its place', async () => {
     const app = await notes(
       { provider: 'flag-refusing-redis' },
+      { streamSubscription: { gap_timeout_seconds: 600 }, outbox: { retry: { max_attempts: 1 } } },
+    );
+    const engine = await start(app);
+    const note = await app.commit(null, [1]);
+    await app.commit(note, [2], [2]); // Flagged: the broker refuses it; the outbox abandons it.
+    await app.commit(note, [3]);
+    await eventually(() => probe.handled.length === 2, 20_000);
+    expect(probe.handled).toEqual([1, 3]);
+    expect(logs.records.find((r) => r.msg.startsWith('the key moves past a message the outbox abandoned'))).toMatchObject({ level: 'error', sequence: 2 });
+    expect(effects(engine)).toMatchObject({ handled: 2, gapsPassed: 0, passedAbandoned: 1 });
+  });
+
+  it('lets the successors of an abandoned outbox row through after gap_timeout_seconds, with an ERROR "passed a gap", when no marker could be published', async () => {
+    const app = await notes(
+      { provider: 'marker-refusing-redis' },
       { streamSubscription: { gap_timeout_seconds: 2 }, outbox: { retry: { max_attempts: 1 } } },
     );
     const engine = await start(app);
