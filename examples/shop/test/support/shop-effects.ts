@@ -75,14 +75,22 @@ export async function readProgress(db: TempDatabase): Promise<Progress> {
   return { settledOrders: Number(row!.settledOrders), settledTimelines: Number(row!.settledTimelines), pendingReleases: Number(row!.pendingReleases), unpublished: Number(row!.unpublished) };
 }
 
-/** Polls until `orders` orders have run their whole course, or throws with the last progress seen. */
-export async function waitUntilSettled(db: TempDatabase, orders: number, timeoutMs: number, onProgress?: (p: Progress) => void): Promise<Progress> {
+/**
+ * Polls until `orders` orders have run their whole course, or throws with the last progress
+ * seen: after `timeoutMs`, or once nothing moved for `stallMs` (a lost or dead-lettered step
+ * never comes; a worker's death holds messages up for seconds, not a minute).
+ */
+export async function waitUntilSettled(db: TempDatabase, orders: number, timeoutMs: number, onProgress?: (p: Progress) => void, stallMs = 60_000): Promise<Progress> {
   const deadline = Date.now() + timeoutMs;
+  let last = '';
+  let movedAt = Date.now();
   for (;;) {
     const progress = await readProgress(db);
     onProgress?.(progress);
     const settled = progress.settledOrders === orders && progress.settledTimelines === orders && progress.pendingReleases === 0 && progress.unpublished === 0;
     if (settled) return progress;
+    if (JSON.stringify(progress) !== last) [last, movedAt] = [JSON.stringify(progress), Date.now()];
+    if (Date.now() - movedAt > stallMs) throw new Error(`not settled, nothing moved for ${stallMs} ms: ${last} of ${orders} orders`);
     if (Date.now() > deadline) throw new Error(`not settled after ${timeoutMs} ms: ${JSON.stringify(progress)} of ${orders} orders`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
