@@ -28,7 +28,7 @@ export interface RoundResult {
   workers: number;
   fast: PhaseResult;
   fixed: PhaseResult;
-  /** Handler retries the server logged (lost races on a stock item, timeline events that arrived early). */
+  /** Handler retries the server logged (`handler failed; retrying`). */
   retries: number;
 }
 

@@ -70,7 +70,7 @@ async function printEventChain(orderId: string): Promise<void> {
 
 async function printTimeline(orderId: string): Promise<void> {
   const timeline = await domain.repositoryFor(OrderTimeline).get(orderId);
-  for (const entry of timeline.entries) console.log(`  ${entry.position} ${entry.step.padEnd(10)} ${entry.note}`);
+  for (const [i, entry] of timeline.entries.entries()) console.log(`  ${i + 1} ${entry.step.padEnd(10)} ${entry.note}`);
   console.log('');
 }
 

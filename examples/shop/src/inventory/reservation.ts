@@ -1,7 +1,7 @@
 /**
- * The stock held for one order, identified by the order's id, so an order can never hold two
- * reservations however often its OrderPlaced event is delivered. REJECTED when some item was
- * short (nothing is held then); RELEASED when the order was cancelled after all.
+ * The stock held for one order, identified by the order's id: an order has one reservation.
+ * REJECTED when some item was short (nothing is held then); RELEASED when the order was
+ * cancelled after all.
  */
 import { BaseAggregate, BaseEvent, field } from '@protean-ts/core';
 import { domain } from '../shop.js';

@@ -1,7 +1,7 @@
 /**
  * Inventory's side of an order, driven by the Order stream: hold stock when an order is
- * placed, give it back when the order is cancelled. Each message may arrive more than once, so
- * both steps first look at the order's Reservation and do nothing when the step is done.
+ * placed, give it back when the order is cancelled. The server hands over each event once and
+ * in the order's order, so the release always finds the reservation the placement made.
  */
 import { BaseEventHandler, handle } from '@protean-ts/core';
 import { domain } from '../shop.js';
@@ -14,23 +14,19 @@ import { allocateStock, quantitiesBySku } from './stock-allocation.js';
 export class StockReservations extends BaseEventHandler {
   @handle(OrderPlaced)
   async reserveStock(event: OrderPlaced): Promise<void> {
-    const reservations = domain.repositoryFor(Reservation);
-    if (await reservations.find(event.orderId)) return;
     const wanted = quantitiesBySku(event.items);
     const stock = await loadStock(wanted.map((item) => item.sku));
     const reservation = allocateStock(event.orderId, wanted, stock);
     if (reservation.status === 'RESERVED') await saveStock(stock);
-    // Two deliveries racing each other both get here; the reservation's id is the order's id,
-    // so the second insert fails, its unit of work rolls back (stock included), and its retry returns above.
-    await reservations.add(reservation);
+    await domain.repositoryFor(Reservation).add(reservation);
   }
 
   @handle(OrderCancelled)
   async releaseStock(event: OrderCancelled): Promise<void> {
     const reservations = domain.repositoryFor(Reservation);
-    const reservation = await reservations.find(event.orderId);
-    // REJECTED holds nothing; RELEASED was given back by an earlier delivery of this event.
-    if (reservation?.status !== 'RESERVED') return;
+    const reservation = await reservations.get(event.orderId);
+    // An order cancelled for want of stock holds nothing.
+    if (reservation.status === 'REJECTED') return;
     const stock = await loadStock(reservation.items.map((item) => item.sku));
     for (const { sku, quantity } of reservation.items) stock.get(sku)!.release(quantity);
     await saveStock(stock);
@@ -48,7 +44,7 @@ async function loadStock(skus: readonly string[]): Promise<Map<string, StockItem
 /**
  * Saves in SKU order: two orders sharing SKUs then lock the rows in the same order and cannot
  * deadlock. When another order changed an item first, the save fails on its version and the
- * whole unit of work is retried with fresh stock.
+ * framework runs the handler again with fresh stock.
  */
 async function saveStock(stock: ReadonlyMap<string, StockItem | undefined>): Promise<void> {
   const repository = domain.repositoryFor(StockItem);

@@ -8,10 +8,6 @@ import { PlaceOrder } from './place-order.command.js';
 export class OrderCommands extends BaseCommandHandler {
   @handle(PlaceOrder)
   async placeOrder(command: PlaceOrder): Promise<string> {
-    const orders = domain.repositoryFor(Order);
-    // Processed asynchronously, a command is delivered at least once: the second delivery finds
-    // the order its id names and leaves it alone.
-    if (await orders.find(command.orderId)) return command.orderId;
     const order = Order.place({
       orderId: command.orderId,
       customerId: command.customerId,
@@ -19,7 +15,7 @@ export class OrderCommands extends BaseCommandHandler {
       shippingAddress: command.shippingAddress,
       paymentMethod: command.paymentMethod,
     });
-    await orders.add(order);
+    await domain.repositoryFor(Order).add(order);
     return order.id;
   }
 }

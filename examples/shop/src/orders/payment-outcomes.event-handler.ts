@@ -1,7 +1,6 @@
 /**
  * Moves confirmed orders on when the payment is settled: paid when captured, cancelled when
- * declined (inventory then gives their stock back). A redelivered outcome finds the order past
- * CONFIRMED and changes nothing.
+ * declined (inventory then gives their stock back).
  */
 import { BaseEventHandler, handle } from '@protean-ts/core';
 import { domain } from '../shop.js';
@@ -14,7 +13,6 @@ export class PaymentOutcomes extends BaseEventHandler {
   async markPaid(event: PaymentCaptured): Promise<void> {
     const orders = domain.repositoryFor(Order);
     const order = await orders.get(event.orderId);
-    if (order.status !== 'CONFIRMED') return;
     order.markPaid(event.reference);
     await orders.add(order);
   }
@@ -23,7 +21,6 @@ export class PaymentOutcomes extends BaseEventHandler {
   async cancelOrder(event: PaymentDeclined): Promise<void> {
     const orders = domain.repositoryFor(Order);
     const order = await orders.get(event.orderId);
-    if (order.status !== 'CONFIRMED') return;
     order.cancel(`payment declined: ${event.reason}`);
     await orders.add(order);
   }

@@ -11,9 +11,6 @@ export class PlaceOrder extends BaseCommand {
   @field.list({ of: () => LineItem, required: true }) items!: LineItem[];
   @field.valueObject(() => Address, { required: true }) shippingAddress!: Address;
   @field.string({ required: true, maxLength: 40 }) paymentMethod!: string;
-  /**
-   * The new order's id, chosen by the caller: it knows the id before the command is handled,
-   * and a command delivered twice names the same order (see OrderCommands).
-   */
+  /** The new order's id, chosen by the caller: it knows the id before the command is handled. */
   @field.identifier({ required: true }) orderId!: string;
 }

@@ -1,7 +1,4 @@
-/**
- * Moves orders on when inventory answers: confirmed once their stock is held, cancelled when it
- * is not. A redelivered answer finds the order past PLACED and changes nothing.
- */
+/** Moves orders on when inventory answers: confirmed once their stock is held, cancelled when it is not. */
 import { BaseEventHandler, handle } from '@protean-ts/core';
 import { domain } from '../shop.js';
 import { Reservation, ReservationFailed, StockReserved } from '../inventory/reservation.js';
@@ -13,7 +10,6 @@ export class StockOutcomes extends BaseEventHandler {
   async confirmOrder(event: StockReserved): Promise<void> {
     const orders = domain.repositoryFor(Order);
     const order = await orders.get(event.orderId);
-    if (order.status !== 'PLACED') return;
     order.confirm();
     await orders.add(order);
   }
@@ -22,7 +18,6 @@ export class StockOutcomes extends BaseEventHandler {
   async cancelOrder(event: ReservationFailed): Promise<void> {
     const orders = domain.repositoryFor(Order);
     const order = await orders.get(event.orderId);
-    if (order.status !== 'PLACED') return;
     order.cancel(event.reason);
     await orders.add(order);
   }

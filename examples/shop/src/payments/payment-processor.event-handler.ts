@@ -1,4 +1,4 @@
-/** Charges a confirmed order. Driven by the Order stream; one Payment per order, whatever the deliveries. */
+/** Charges a confirmed order. Driven by the Order stream; the Payment is the order's, named by its id. */
 import { BaseEventHandler, handle } from '@protean-ts/core';
 import { domain } from '../shop.js';
 import { Order, OrderConfirmed } from '../orders/order.js';
@@ -9,9 +9,7 @@ import { chargeCard } from './payment-gateway.js';
 export class PaymentProcessor extends BaseEventHandler {
   @handle(OrderConfirmed)
   async chargeOrder(event: OrderConfirmed): Promise<void> {
-    const payments = domain.repositoryFor(Payment);
-    if (await payments.find(event.orderId)) return;
     const result = chargeCard(event.orderId, event.paymentMethod, event.amount);
-    await payments.add(Payment.fromGateway(event.orderId, event.amount, result));
+    await domain.repositoryFor(Payment).add(Payment.fromGateway(event.orderId, event.amount, result));
   }
 }

@@ -1,7 +1,6 @@
 /**
- * The payment of one order, identified by the order's id: an order is charged at most once
- * however often its OrderConfirmed event is delivered. Created CAPTURED or DECLINED, from the
- * gateway's answer.
+ * The payment of one order, identified by the order's id: an order has one payment. Created
+ * CAPTURED or DECLINED, from the gateway's answer.
  */
 import { BaseAggregate, BaseEvent, field } from '@protean-ts/core';
 import { domain } from '../shop.js';

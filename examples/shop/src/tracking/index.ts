@@ -2,4 +2,3 @@
 export { OrderTimeline, type TimelineStepAt } from './order-timeline.js';
 export { TimelineEntry, type TimelineStep } from './timeline-entry.js';
 export { OrderTimelineProjector } from './order-timeline.projector.js';
-export { streamPosition } from './stream-position.js';

@@ -1,14 +1,13 @@
 /**
- * Keeps each order's timeline from the Order stream. Deliveries are at-least-once and, with
- * several workers, two events of one order can be handled at once by different processes, so
- * each event is placed by its stream position: the timeline ignores one it has, and holds one
- * that overtook its predecessor until that arrives (see OrderTimeline.record).
+ * Keeps each order's timeline from the Order stream: the order's placement starts it, and every
+ * later event of the order adds its step. The server hands this projector each order's events
+ * one at a time, in the order the order raised them, and each once (per-key order and the inbox,
+ * see docs/subscriptions.md), so it only appends.
  */
 import { BaseEventHandler, handle, type BaseEvent } from '@protean-ts/core';
 import { domain } from '../shop.js';
 import { Order, OrderCancelled, OrderConfirmed, OrderPaid, OrderPlaced } from '../orders/order.js';
-import { OrderTimeline } from './order-timeline.js';
-import { streamPosition } from './stream-position.js';
+import { OrderTimeline, type TimelineStepAt } from './order-timeline.js';
 import type { TimelineStep } from './timeline-entry.js';
 
 @domain.eventHandler({ streamCategory: Order })
@@ -16,30 +15,35 @@ export class OrderTimelineProjector extends BaseEventHandler {
   @handle(OrderPlaced)
   async placed(event: OrderPlaced): Promise<void> {
     const units = event.items.reduce((sum, item) => sum + item.quantity, 0);
-    await record(event, event.orderId, 'placed', `${units} item${units === 1 ? '' : 's'}, ${event.total.format()}`);
+    const timeline = OrderTimeline.start(event.orderId);
+    timeline.record(stepOf(event, 'placed', `${units} item${units === 1 ? '' : 's'}, ${event.total.format()}`));
+    await domain.repositoryFor(OrderTimeline).add(timeline);
   }
 
   @handle(OrderConfirmed)
   async confirmed(event: OrderConfirmed): Promise<void> {
-    await record(event, event.orderId, 'confirmed', 'stock reserved');
+    await append(event.orderId, stepOf(event, 'confirmed', 'stock reserved'));
   }
 
   @handle(OrderPaid)
   async paid(event: OrderPaid): Promise<void> {
-    await record(event, event.orderId, 'paid', `${event.amount.format()} captured (${event.paymentReference})`);
+    await append(event.orderId, stepOf(event, 'paid', `${event.amount.format()} captured (${event.paymentReference})`));
   }
 
   @handle(OrderCancelled)
   async cancelled(event: OrderCancelled): Promise<void> {
-    await record(event, event.orderId, 'cancelled', event.reason);
+    await append(event.orderId, stepOf(event, 'cancelled', event.reason));
   }
 }
 
-async function record(event: BaseEvent, orderId: string, step: TimelineStep, note: string): Promise<void> {
+function stepOf(event: BaseEvent, step: TimelineStep, note: string): TimelineStepAt {
+  const { headers } = event._metadata!;
+  return { step, note, eventId: headers.id, occurredAt: new Date(headers.time) };
+}
+
+async function append(orderId: string, step: TimelineStepAt): Promise<void> {
   const timelines = domain.repositoryFor(OrderTimeline);
-  const timeline = (await timelines.find(orderId)) ?? OrderTimeline.start(orderId);
-  const occurredAt = new Date(event._metadata!.headers.time);
-  // Two deliveries racing to start one timeline both insert it; the loser's unit of work fails
-  // on the duplicate id and its retry finds the timeline.
-  if (timeline.record({ step, note, position: streamPosition(event), occurredAt })) await timelines.add(timeline);
+  const timeline = await timelines.get(orderId);
+  timeline.record(step);
+  await timelines.add(timeline);
 }

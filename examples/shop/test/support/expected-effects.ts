@@ -1,10 +1,13 @@
 /**
  * What each planned order must have left behind once the flow has run, and the list of every
  * way the stored effects differ from it (empty when the run was exactly-once and in order).
+ * Every handler effect is checked twice over: by its outcome (statuses, amounts, stock held)
+ * and by how often it happened (each aggregate's `_version` counts its saves, the timeline
+ * names each event it recorded).
  */
 import type { PlannedOrder } from './order-load.js';
 import { LAST_ONE, PLENTY, UNIT_PRICE } from './order-load.js';
-import type { ShopEffects, StoredTimelineEntry } from './shop-effects.js';
+import type { RaisedEvent, ShopEffects, StoredTimelineEntry } from './shop-effects.js';
 
 type Outcome = 'paid' | 'declined' | 'out-of-stock';
 
@@ -27,6 +30,7 @@ export function differences(plans: readonly PlannedOrder[], skus: readonly strin
   if (effects.orders.size !== plans.length) report(`${effects.orders.size} orders stored, ${plans.length} placed`);
 
   const reservedBySku = new Map<string, number>();
+  const stockChanges = new Map<string, number>();
   for (const plan of plans) {
     const outcome: Outcome = plan.expected === 'wants-last-one' ? (lastOneWinners[0] === plan ? 'paid' : 'out-of-stock') : plan.expected;
     const want = EXPECTED[outcome];
@@ -36,25 +40,36 @@ export function differences(plans: readonly PlannedOrder[], skus: readonly strin
     if (order?.status !== want.status) report(`order ${id} (${outcome}): status ${order?.status}, expected ${want.status}`);
     if (order && order.total !== total) report(`order ${id}: total ${order.total}, expected ${total}`);
 
-    const timeline = effects.timelines.get(plan.orderId) ?? { entries: [], waiting: [] };
-    const steps = timeline.entries.map((e) => e.step);
+    const raised = effects.orderEvents.get(plan.orderId) ?? [];
+    // Each event is one save of the order (its first save is version 0).
+    if (order && order.version !== raised.length - 1) report(`order ${id}: saved ${order.version + 1} times, raised ${raised.length} events`);
+    const entries = effects.timelines.get(plan.orderId) ?? [];
+    const steps = entries.map((e) => e.step);
     if (steps.join() !== want.steps.join()) report(`order ${id} (${outcome}): timeline ${steps.join(' → ') || '(none)'}, expected ${want.steps.join(' → ')}`);
-    if (timeline.waiting.length) report(`order ${id}: ${timeline.waiting.map((e) => e.step).join(', ')} still waiting for an earlier step`);
-    const disorder = orderProblem(timeline.entries);
-    if (disorder) report(`order ${id}: ${disorder}`);
+    const mismatch = timelineProblem(entries, raised);
+    if (mismatch) report(`order ${id}: ${mismatch}`);
 
     const reservation = effects.reservations.get(plan.orderId);
     if (reservation?.status !== want.reservation) report(`order ${id} (${outcome}): reservation ${reservation?.status}, expected ${want.reservation}`);
-    if (reservation?.status === 'RESERVED') {
-      for (const item of reservation.items) reservedBySku.set(item.sku, (reservedBySku.get(item.sku) ?? 0) + item.quantity);
+    if (reservation) {
+      // Made once; saved again only by its release.
+      const saves = reservation.status === 'RELEASED' ? 2 : 1;
+      if (reservation.version !== saves - 1) report(`order ${id}: reservation saved ${reservation.version + 1} times, expected ${saves}`);
+      for (const item of reservation.status === 'REJECTED' ? [] : reservation.items) {
+        const changes = reservation.status === 'RELEASED' ? 2 : 1;
+        stockChanges.set(item.sku, (stockChanges.get(item.sku) ?? 0) + changes);
+        if (reservation.status === 'RESERVED') reservedBySku.set(item.sku, (reservedBySku.get(item.sku) ?? 0) + item.quantity);
+      }
     }
 
     const payment = effects.payments.get(plan.orderId);
     if ((payment?.status ?? null) !== want.payment) report(`order ${id} (${outcome}): payment ${payment?.status ?? 'none'}, expected ${want.payment ?? 'none'}`);
     if (payment && payment.amount !== total) report(`order ${id}: payment of ${payment.amount}, expected ${total}`);
+    if (payment && payment.version !== 0) report(`order ${id}: payment saved ${payment.version + 1} times, expected once`);
   }
 
-  // Stock held must be exactly what the RESERVED reservations hold: a reservation or a release
+  // Stock held must be exactly what the RESERVED reservations hold, and each stock item changed
+  // once when received and once per reservation and release of it: a reservation or a release
   // applied twice (or lost) shows up here.
   for (const sku of [...skus, LAST_ONE]) {
     const stock = effects.stock.get(sku);
@@ -63,17 +78,20 @@ export function differences(plans: readonly PlannedOrder[], skus: readonly strin
     if (stock?.onHand !== onHand || stock.reserved !== reserved) {
       report(`${sku}: ${stock?.onHand} on hand / ${stock?.reserved} reserved, expected ${onHand} / ${reserved}`);
     }
+    const saves = 1 + (stockChanges.get(sku) ?? 0);
+    if (stock && stock.version !== saves - 1) report(`${sku}: saved ${stock.version + 1} times, expected ${saves}`);
   }
   return problems;
 }
 
-/** Entries must sit at stream positions 0, 1, 2, … and have been recorded in that order. */
-function orderProblem(entries: readonly StoredTimelineEntry[]): string | null {
-  for (const [i, entry] of entries.entries()) {
-    if (entry.position !== i) return `timeline entry ${i} has stream position ${entry.position}`;
-    const previous = entries[i - 1];
-    if (previous && Date.parse(entry.recordedAt) < Date.parse(previous.recordedAt)) return `timeline entry ${i} was recorded before entry ${i - 1}`;
-    if (previous && Date.parse(entry.occurredAt) < Date.parse(previous.occurredAt)) return `timeline entry ${i} happened before entry ${i - 1}`;
-  }
-  return null;
+/**
+ * The timeline must name exactly the events the order raised, in the order it raised them: an
+ * event recorded twice, left out or recorded before its predecessor shows here.
+ */
+function timelineProblem(entries: readonly StoredTimelineEntry[], raised: readonly RaisedEvent[]): string | null {
+  const recorded = entries.map((e) => e.eventId);
+  const expected = raised.map((e) => e.id);
+  if (recorded.join() === expected.join()) return null;
+  const name = (eventId: string) => raised.find((e) => e.id === eventId)?.type.replace(/^Shop\.|\.v\d+$/g, '') ?? `unknown event ${eventId}`;
+  return `timeline records ${recorded.map(name).join(' → ') || '(nothing)'}, the order raised ${expected.map(name).join(' → ')}`;
 }

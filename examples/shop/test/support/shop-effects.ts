@@ -1,42 +1,57 @@
 /**
  * Reads what the handlers did straight from the shop's tables, with plain SQL: the checks do
  * not trust the framework they check. Table and column names are those `protean-ts db setup`
- * creates (snake_case; value objects flattened into `<field>_<subfield>` columns).
+ * creates (snake_case; value objects flattened into `<field>_<subfield>` columns; `_version`
+ * counts an aggregate's saves from 0). The events each order raised, in the order it raised
+ * them, come from the outbox, where they were written with the order.
  */
 import type { TempDatabase } from './temp-database.js';
 import type { TimelineStep } from '../../src/domain.js';
 
 export interface StoredTimelineEntry {
   step: TimelineStep;
-  position: number;
+  eventId: string;
   occurredAt: string;
   recordedAt: string;
 }
 
+/** An event an order raised, as committed with it. */
+export interface RaisedEvent {
+  id: string;
+  type: string;
+}
+
 export interface ShopEffects {
-  orders: Map<string, { status: string; reason: string | null; total: number }>;
-  timelines: Map<string, { entries: StoredTimelineEntry[]; waiting: StoredTimelineEntry[] }>;
-  reservations: Map<string, { status: string; items: { sku: string; quantity: number }[] }>;
-  payments: Map<string, { status: string; amount: number }>;
-  stock: Map<string, { onHand: number; reserved: number }>;
+  orders: Map<string, { status: string; reason: string | null; total: number; version: number }>;
+  /** Per order, the events it raised, in the order it raised them. */
+  orderEvents: Map<string, RaisedEvent[]>;
+  timelines: Map<string, StoredTimelineEntry[]>;
+  reservations: Map<string, { status: string; items: { sku: string; quantity: number }[]; version: number }>;
+  payments: Map<string, { status: string; amount: number; version: number }>;
+  stock: Map<string, { onHand: number; reserved: number; version: number }>;
   outbox: Record<string, number>;
 }
 
 export async function readEffects(db: TempDatabase): Promise<ShopEffects> {
-  const [orders, timelines, reservations, payments, stock, outbox] = await Promise.all([
-    db.query<{ id: string; status: string; cancellation_reason: string | null; total_amount: string }>('SELECT id, status, cancellation_reason, total_amount FROM "order"'),
-    db.query<{ order_id: string; entries: StoredTimelineEntry[]; waiting: StoredTimelineEntry[] }>('SELECT order_id, entries, waiting FROM order_timeline'),
-    db.query<{ order_id: string; status: string; items: { sku: string; quantity: number }[] }>('SELECT order_id, status, items FROM reservation'),
-    db.query<{ order_id: string; status: string; amount_amount: string }>('SELECT order_id, status, amount_amount FROM payment'),
-    db.query<{ sku: string; on_hand: string; reserved: string }>('SELECT sku, on_hand, reserved FROM stock_item'),
+  const [orders, orderEvents, timelines, reservations, payments, stock, outbox] = await Promise.all([
+    db.query<{ id: string; status: string; cancellation_reason: string | null; total_amount: string; _version: number }>('SELECT id, status, cancellation_reason, total_amount, _version FROM "order"'),
+    // One row per event (an event goes to one broker here); within an order, `sequence` grows in raising order.
+    db.query<{ order_id: string; ids: string[]; types: string[] }>(`
+      SELECT substring(partition_key FROM '^shop::order-(.*)$') AS order_id, array_agg(message_id ORDER BY sequence) AS ids, array_agg(message_type ORDER BY sequence) AS types
+      FROM protean_outbox WHERE stream_name = 'shop::order' GROUP BY partition_key`),
+    db.query<{ order_id: string; entries: StoredTimelineEntry[] }>('SELECT order_id, entries FROM order_timeline'),
+    db.query<{ order_id: string; status: string; items: { sku: string; quantity: number }[]; _version: number }>('SELECT order_id, status, items, _version FROM reservation'),
+    db.query<{ order_id: string; status: string; amount_amount: string; _version: number }>('SELECT order_id, status, amount_amount, _version FROM payment'),
+    db.query<{ sku: string; on_hand: string; reserved: string; _version: number }>('SELECT sku, on_hand, reserved, _version FROM stock_item'),
     db.query<{ status: string; count: string }>('SELECT status, count(*) FROM protean_outbox GROUP BY status'),
   ]);
   return {
-    orders: new Map(orders.map((o) => [o.id, { status: o.status, reason: o.cancellation_reason, total: Number(o.total_amount) }])),
-    timelines: new Map(timelines.map((t) => [t.order_id, { entries: t.entries, waiting: t.waiting }])),
-    reservations: new Map(reservations.map((r) => [r.order_id, { status: r.status, items: r.items }])),
-    payments: new Map(payments.map((p) => [p.order_id, { status: p.status, amount: Number(p.amount_amount) }])),
-    stock: new Map(stock.map((s) => [s.sku, { onHand: Number(s.on_hand), reserved: Number(s.reserved) }])),
+    orders: new Map(orders.map((o) => [o.id, { status: o.status, reason: o.cancellation_reason, total: Number(o.total_amount), version: Number(o._version) }])),
+    orderEvents: new Map(orderEvents.map((o) => [o.order_id, o.ids.map((id, i) => ({ id, type: o.types[i]! }))])),
+    timelines: new Map(timelines.map((t) => [t.order_id, t.entries])),
+    reservations: new Map(reservations.map((r) => [r.order_id, { status: r.status, items: r.items, version: Number(r._version) }])),
+    payments: new Map(payments.map((p) => [p.order_id, { status: p.status, amount: Number(p.amount_amount), version: Number(p._version) }])),
+    stock: new Map(stock.map((s) => [s.sku, { onHand: Number(s.on_hand), reserved: Number(s.reserved), version: Number(s._version) }])),
     outbox: Object.fromEntries(outbox.map((row) => [row.status, Number(row.count)])),
   };
 }
@@ -60,14 +75,22 @@ export async function readProgress(db: TempDatabase): Promise<Progress> {
   return { settledOrders: Number(row!.settledOrders), settledTimelines: Number(row!.settledTimelines), pendingReleases: Number(row!.pendingReleases), unpublished: Number(row!.unpublished) };
 }
 
-/** Polls until `orders` orders have run their whole course, or throws with the last progress seen. */
-export async function waitUntilSettled(db: TempDatabase, orders: number, timeoutMs: number, onProgress?: (p: Progress) => void): Promise<Progress> {
+/**
+ * Polls until `orders` orders have run their whole course, or throws with the last progress
+ * seen: after `timeoutMs`, or once nothing moved for `stallMs` (a lost or dead-lettered step
+ * never comes; a worker's death holds messages up for seconds, not a minute).
+ */
+export async function waitUntilSettled(db: TempDatabase, orders: number, timeoutMs: number, onProgress?: (p: Progress) => void, stallMs = 60_000): Promise<Progress> {
   const deadline = Date.now() + timeoutMs;
+  let last = '';
+  let movedAt = Date.now();
   for (;;) {
     const progress = await readProgress(db);
     onProgress?.(progress);
     const settled = progress.settledOrders === orders && progress.settledTimelines === orders && progress.pendingReleases === 0 && progress.unpublished === 0;
     if (settled) return progress;
+    if (JSON.stringify(progress) !== last) [last, movedAt] = [JSON.stringify(progress), Date.now()];
+    if (Date.now() - movedAt > stallMs) throw new Error(`not settled, nothing moved for ${stallMs} ms: ${last} of ${orders} orders`);
     if (Date.now() > deadline) throw new Error(`not settled after ${timeoutMs} ms: ${JSON.stringify(progress)} of ${orders} orders`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }

@@ -3,7 +3,11 @@
  * in-process event handler of its type, each call in a unit of work of its own. A failing
  * handler is logged and does not undo the commit or stop the other handlers; one that lost an
  * optimistic-concurrency race runs again first (retry-on-conflict.ts).
+ *
+ * Breadth-first: events committed by the handlers are queued behind the ones being dispatched,
+ * so every handler sees each aggregate's events in commit order, as a subscription would.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { BaseEvent } from '../elements/base-event.js';
 import type { HandlerBinding } from '../domain/registry.js';
 import type { Logger } from '../logging/logger.js';
@@ -18,27 +22,52 @@ export interface SyncDispatchHost {
   readonly log: Logger;
 }
 
+interface DispatchQueue {
+  /** Each event with the host (the domain) that committed it. */
+  pending: { host: SyncDispatchHost; event: BaseEvent }[];
+  draining: boolean;
+}
+
+/** The queue of the dispatch the calling handler runs in, if any. */
+const activeDispatch = new AsyncLocalStorage<DispatchQueue>();
+
 export async function dispatchCommittedEvents(host: SyncDispatchHost, events: readonly BaseEvent[]): Promise<void> {
-  for (const event of events) {
-    const metadata = event._metadata;
-    if (!metadata) continue;
-    for (const binding of host.handlersFor(metadata.headers.type)) {
-      if (binding.record.kind !== 'eventHandler') continue;
-      for (const method of binding.methods) {
-        try {
-          await retryOnConflict(
-            () => host.freshUnitOfWork(() => invokeHandler(binding.cls, method, event), contextOf(metadata)),
-            (attempt, conflict) =>
-              host.log.debug('event handler lost a version race; running it again', { handler: `${binding.cls.name}.${method}`, attempt, error: conflict }),
-          );
-        } catch (error) {
-          host.log.error('event handler failed; the events are committed and other handlers still run', {
-            handler: `${binding.cls.name}.${method}`,
-            messageId: metadata.headers.id,
-            messageType: metadata.headers.type,
-            error,
-          });
-        }
+  const committed = events.map((event) => ({ host, event }));
+  const running = activeDispatch.getStore();
+  if (running?.draining) {
+    running.pending.push(...committed);
+    return;
+  }
+  const queue: DispatchQueue = { pending: committed, draining: true };
+  await activeDispatch.run(queue, async () => {
+    try {
+      for (let next = queue.pending.shift(); next; next = queue.pending.shift()) await dispatchEvent(next.host, next.event);
+    } finally {
+      // Work a handler left running past the dispatch dispatches its own events.
+      queue.draining = false;
+    }
+  });
+}
+
+async function dispatchEvent(host: SyncDispatchHost, event: BaseEvent): Promise<void> {
+  const metadata = event._metadata;
+  if (!metadata) return;
+  for (const binding of host.handlersFor(metadata.headers.type)) {
+    if (binding.record.kind !== 'eventHandler') continue;
+    for (const method of binding.methods) {
+      try {
+        await retryOnConflict(
+          () => host.freshUnitOfWork(() => invokeHandler(binding.cls, method, event), contextOf(metadata)),
+          (attempt, conflict) =>
+            host.log.debug('event handler lost a version race; running it again', { handler: `${binding.cls.name}.${method}`, attempt, error: conflict }),
+        );
+      } catch (error) {
+        host.log.error('event handler failed; the events are committed and other handlers still run', {
+          handler: `${binding.cls.name}.${method}`,
+          messageId: metadata.headers.id,
+          messageType: metadata.headers.type,
+          error,
+        });
       }
     }
   }

@@ -239,6 +239,15 @@ describe('unit of work', () => {
       expect((await shop.domain.repositoryFor(shop.Order).get(order.id))._version).toBe(1);
     });
 
+    it('hands an aggregate’s events to each handler in commit order, also those its handlers raise', async () => {
+      const order = newOrder();
+      order.place();
+      await shop.domain.repositoryFor(shop.Order).add(order);
+      // The Auditor, run first, commits OrderAudited on the same order while the Mailer has not seen OrderPlaced yet.
+      const mailed = shop.seen.filter((s) => s.handler === 'Mailer').map((s) => s.event.constructor.name);
+      expect(mailed).toEqual(['OrderPlaced', 'OrderAudited']);
+    });
+
     it('a failing sync handler is logged and does not undo the commit or stop other handlers', async () => {
       shop.failingHandler.fail = true;
       const order = newOrder();
