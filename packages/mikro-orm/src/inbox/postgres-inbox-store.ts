@@ -3,8 +3,9 @@
  * and move inside the handler's transaction, so a handler's effects and the record that it ran
  * commit together; a redelivery then finds its position taken and is skipped.
  */
-import { TransactionStateError, type InboxCleanup, type InboxEntry, type InboxStore, type InboxVerdict, type PositionPass, type ProviderTransaction } from '@protean-ts/core';
+import { type InboxCleanup, type InboxEntry, type InboxStore, type InboxVerdict, type PositionPass, type ProviderTransaction } from '@protean-ts/core';
 import type { SqlDatabase, SqlExecutor } from '../sql-executor.js';
+import { transactionExecutor } from '../transaction-executor.js';
 import {
   advanceSql,
   checkpointSql,
@@ -29,7 +30,7 @@ export class PostgresInboxStore implements InboxStore {
   }
 
   async enter(tx: ProviderTransaction, entry: InboxEntry): Promise<InboxVerdict> {
-    const sql = this.transactionExecutor(tx);
+    const sql = transactionExecutor(tx, this.db.providerName, 'The inbox', 'so the record commits with the handler');
     const { subscription, position } = entry;
     if (!position) {
       const recorded = await run(sql, recordMessageSql(this.tables, subscription, entry.messageId));
@@ -76,16 +77,6 @@ export class PostgresInboxStore implements InboxStore {
     return removed;
   }
 
-  private transactionExecutor(tx: ProviderTransaction): SqlExecutor {
-    const executor = tx as ProviderTransaction & Partial<SqlExecutor>;
-    if (typeof executor?.execute !== 'function' || tx.providerName !== this.db.providerName) {
-      throw new TransactionStateError(
-        `The inbox of PostgreSQL database "${this.db.providerName}" was given a transaction of "${tx?.providerName ?? 'unknown'}"; ` +
-          'record handled messages in a transaction opened by this provider, so the record commits with the handler',
-      );
-    }
-    return executor as SqlExecutor;
-  }
 }
 
 async function run<R = Record<string, unknown>>(executor: SqlExecutor, statement: { sql: string; params: unknown[] }): Promise<R[]> {

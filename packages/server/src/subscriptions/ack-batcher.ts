@@ -4,38 +4,24 @@
  * is delivered again; the inbox then recognises it.
  */
 import type { Broker, Logger } from '@protean-ts/core';
+import { TurnBatcher } from './turn-batcher.js';
 
 export class AckBatcher {
-  private pending: { id: string; resolve: () => void }[] = [];
-  private scheduled = false;
+  private readonly batcher: TurnBatcher<string, void>;
 
-  constructor(
-    private readonly broker: Broker,
-    private readonly stream: string,
-    private readonly group: string,
-    private readonly log: Logger,
-  ) {}
-
-  /** Resolves once the ack was sent (or failed and was logged); never rejects. */
-  ack(id: string): Promise<void> {
-    return new Promise((resolve) => {
-      this.pending.push({ id, resolve });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => void this.flush());
+  constructor(broker: Broker, stream: string, group: string, log: Logger) {
+    this.batcher = new TurnBatcher<string, void>(async (ids) => {
+      try {
+        await broker.ack(stream, group, ids);
+      } catch (error) {
+        log.warn('handled but the ack failed; the messages will be delivered again and skipped as duplicates', { count: ids.length, error });
       }
+      return ids.map(() => undefined);
     });
   }
 
-  private async flush(): Promise<void> {
-    const batch = this.pending;
-    this.pending = [];
-    this.scheduled = false;
-    try {
-      await this.broker.ack(this.stream, this.group, batch.map((item) => item.id));
-    } catch (error) {
-      this.log.warn('handled but the ack failed; the messages will be delivered again and skipped as duplicates', { count: batch.length, error });
-    }
-    for (const item of batch) item.resolve();
+  /** Resolves once the ack was sent (or failed and was logged); never rejects. */
+  ack(id: string): Promise<void> {
+    return this.batcher.submit(id);
   }
 }

@@ -4,36 +4,17 @@
  * most one message in flight, so a batch never names a key twice.
  */
 import type { InboxStore, PositionPass } from '@protean-ts/core';
+import { TurnBatcher } from './turn-batcher.js';
 
 export class PassBatcher {
-  private pending: { pass: PositionPass; resolve: (moved: boolean) => void; reject: (error: unknown) => void }[] = [];
-  private scheduled = false;
+  private readonly batcher: TurnBatcher<PositionPass, boolean>;
 
-  constructor(
-    private readonly inbox: InboxStore,
-    private readonly subscription: string,
-  ) {}
+  constructor(inbox: InboxStore, subscription: string) {
+    this.batcher = new TurnBatcher((passes) => inbox.pass(subscription, passes));
+  }
 
   /** True when the key moved past this position; false when it is not the key's next. */
   pass(pass: PositionPass): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ pass, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => void this.flush());
-      }
-    });
-  }
-
-  private async flush(): Promise<void> {
-    const batch = this.pending;
-    this.pending = [];
-    this.scheduled = false;
-    try {
-      const moved = await this.inbox.pass(this.subscription, batch.map((item) => item.pass));
-      batch.forEach((item, i) => item.resolve(moved[i] === true));
-    } catch (error) {
-      for (const item of batch) item.reject(error);
-    }
+    return this.batcher.submit(pass);
   }
 }
