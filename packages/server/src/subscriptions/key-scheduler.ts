@@ -142,6 +142,7 @@ export class KeyScheduler {
           this.signalRoom();
         }
         if (this.stopped) return;
+        if (!result.done && this.promoteEarlierArrival(queue)) continue;
         if (!result.done) {
           this.waiting.set(key, setTimeout(() => {
             this.waiting.delete(key);
@@ -159,6 +160,17 @@ export class KeyScheduler {
       if (this.active === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
       this.pump();
     }
+  }
+
+  /**
+   * A message that arrived while the head was running (a reclaimed predecessor) was queued behind
+   * it; when the head has to wait, that message may be exactly what it waits for. Puts the queue
+   * back in sequence order; true when the head changed.
+   */
+  private promoteEarlierArrival(queue: Queued[]): boolean {
+    const head = queue[0]!;
+    queue.sort((a, b) => a.sequence - b.sequence);
+    return queue[0] !== head;
   }
 
   private signalRoom(): void {
