@@ -89,6 +89,35 @@ describe.skipIf(!up)('consumer guarantees (one process, PostgreSQL and Redis)', 
   const effects = (engine: Engine): SubscriptionStatus => engine.subscriptionStatuses().find((s) => s.name === 'Effects')!;
   const brokerOf = (app: { domain: Domain }): Broker => app.domain.brokers.get('default')!;
 
+  it('takes over within seconds the messages of a consumer that stopped reporting alive, never those of one that still reports (claim_idle_ms 60 s)', async () => {
+    const app = await notes({ claim_idle_ms: 60_000 });
+    const other = new RedisBroker('other', { provider: 'redis', uri: REDIS_URI, stream_prefix: prefix });
+    await other.connect();
+    try {
+      await other.ensureGroup(app.stream, 'Effects');
+      await app.commit(null, [1]);
+      const relay = await start(app, { workerId: 1 });
+      // The other consumer (another worker) reads the message and keeps reporting alive: a slow handler.
+      const held = await eventually(async () => {
+        await other.reportAlive('slow-w9', 1_500);
+        const read = await other.read(app.stream, 'Effects', 'slow-w9', { count: 10, blockMs: 0 });
+        return read.length ? read : null;
+      });
+      expect(held).toHaveLength(1);
+      for (let i = 0; i < 6; i++) {
+        await other.reportAlive('slow-w9', 1_500);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      expect(probe.runs).toEqual([]);
+      // It dies (no more reports): the running engine takes the message over long before claim_idle_ms.
+      await eventually(() => effects(relay).handled === 1, 15_000);
+      expect(probe.runs).toEqual([1]);
+      expect(logs.records.some((r) => r.msg === 'took over messages of a consumer that stopped reporting alive')).toBe(true);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('skips a redelivered message whose ack was lost (another consumer takes it over): the effect happens once', async () => {
     // A first consumer handles the message, but its ack never reaches Redis.
     const first = await notes({ provider: 'ack-losing-redis' });
