@@ -97,13 +97,14 @@ describe('consumer guarantees (memory database, inline broker)', () => {
     await publish(counter.ticked('a', 1), counter.ticked('a', 3));
     await eventually(() => counter.probe.seen.get('a')?.length === 2, 5_000);
     expect(counter.probe.seen.get('a')).toEqual([1, 3]);
-    expect(tally().gapsPassed).toBe(1);
+    // Counters move after the commit and ack, a moment after the handler returned.
+    await eventually(() => tally().gapsPassed === 1);
     const [passed] = logged('passed a gap: the predecessors of this message did not arrive within gap_timeout_seconds; handled it without them');
     expect(passed).toMatchObject({ level: 'error', sequence: 3 });
     await publish(counter.ticked('a', 2));
     await eventually(() => counter.probe.seen.get('a')?.length === 3);
     expect(counter.probe.seen.get('a')).toEqual([1, 3, 2]);
-    expect(tally().late).toBe(1);
+    await eventually(() => tally().late === 1);
   });
 
   it('dead-letters a ValidationError or a PermanentError on the first failure; retries a plain Error max_retries times', async () => {
