@@ -2,7 +2,7 @@
  * The DDL of the outbox table and its indexes. Idempotent (IF NOT EXISTS everywhere), so
  * `db setup` and `db setup-outbox` can run any number of times.
  */
-import { OUTBOX_POSITIONS_TABLE, OUTBOX_TABLE } from './outbox-table.js';
+import { OUTBOX_TABLE } from './outbox-table.js';
 
 /**
  * Statements creating the table `qualifiedTable` (e.g. `"public"."protean_outbox"`).
