@@ -112,12 +112,13 @@ describe('OutboxProcessor (memory store, inline broker)', () => {
       calls.push(`mark ${ids.length}`);
       return provider.outbox.markPublished(workerId, ids);
     };
-    const relay = processor({ messages_per_tick: 4 }, { store });
+    // A pass long enough (60 s tick) that it cannot end before the rows run out, however slow the machine.
+    const relay = processor({ messages_per_tick: 4, tick_interval: 60 }, { store });
     await relay.start();
     await waitFor(async () => (await byStatus('published')).length === 10, 5000, 'all rows');
     await relay.stop();
     // 4 + 4 + 2 rows: each claim marks the batch before it; the fourth (empty) marks the third.
-    // (Later passes, woken by the poll, only claim.)
+    // (A later pass, woken by a commit signal, only claims.)
     expect(calls.slice(0, 4)).toEqual(['claim', 'mark 4 + claim', 'mark 4 + claim', 'mark 2 + claim']);
     expect(calls.filter((call) => call.startsWith('mark'))).toHaveLength(3);
     expect((await relay.metrics()).totals).toMatchObject({ published: 10, lostLocks: 0, batches: 3 });
@@ -138,7 +139,7 @@ describe('OutboxProcessor (memory store, inline broker)', () => {
       calls.push(`mark ${ids.length}`);
       return provider.outbox.markPublished(workerId, ids);
     };
-    const relay = processor({ messages_per_tick: 2 }, { store });
+    const relay = processor({ messages_per_tick: 2, tick_interval: 60 }, { store });
     await relay.start();
     await waitFor(() => calls.length >= 2, 5000, 'two store calls');
     await relay.stop();
