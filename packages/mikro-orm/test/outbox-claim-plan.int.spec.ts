@@ -8,7 +8,7 @@ import { POSTGRES, servicesUp } from '@protean-ts/core/testing';
 import { PostgresProvider } from '../src/index.js';
 import { claimBatchSql } from '../src/outbox/claim-batch.sql.js';
 import { cleanupBatchSql } from '../src/outbox/maintenance.sql.js';
-import { markPublishedSql } from '../src/outbox/settle-rows.sql.js';
+import { markFailedSql, markPublishedSql, releaseSql } from '../src/outbox/settle-rows.sql.js';
 import { createTempDatabase, type TempDatabase } from './support/temp-database.js';
 
 const up = await servicesUp(POSTGRES);
@@ -45,8 +45,8 @@ describe.skipIf(!up)('outbox claim plan', () => {
     return nodesOf(result.rows[0]!['QUERY PLAN'][0].Plan);
   }
 
-  async function expectIndexDrivenClaim(cursor: string): Promise<void> {
-    const nodes = await plan(claimBatchSql(table, { workerId: 'w', targetBroker: 'default', limit: 100, lockMs: 30000 }, cursor));
+  async function expectIndexDrivenClaim(cursor: string, publishedIds: string[] = []): Promise<void> {
+    const nodes = await plan(claimBatchSql(table, { workerId: 'w', targetBroker: 'default', limit: 100, lockMs: 30000 }, cursor, publishedIds));
     const outboxScans = nodes.filter((n) => n['Relation Name'] === 'protean_outbox');
     expect(outboxScans.length).toBeGreaterThan(0);
     // Bitmap heap scans only appear under an index (the primary key for `id = ANY(...)`); a Seq Scan never may.
@@ -101,5 +101,35 @@ describe.skipIf(!up)('outbox claim plan', () => {
     const scans = nodes.filter((n) => n['Relation Name'] === 'protean_outbox');
     expect(scans.filter((n) => n['Index Name']).map((n) => n['Index Name'])).toEqual(['protean_outbox_pkey']);
     expect(scans.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
+  });
+
+  /** Scans of the outbox in a plan: only primary-key lookups, never a walk of another index or the table. */
+  function expectPrimaryKeyOnly(nodes: PlanNode[]): void {
+    const scans = nodes.filter((n) => n['Relation Name'] === 'protean_outbox');
+    expect(scans.filter((n) => n['Index Name']).map((n) => n['Index Name'])).toEqual(['protean_outbox_pkey']);
+    expect(scans.filter((n) => n['Node Type'] === 'Seq Scan')).toEqual([]);
+  }
+
+  it('regression (statistics from before any row was active made the mark walk _head_idx): settling and the claim that marks stay primary-key lookups', async () => {
+    // Statistics say no row is active, as after a deploy on a table of published rows; then a
+    // burst arrives and a batch is claimed. The mark was planned as a full walk of _head_idx
+    // (11 ms per 100-row mark with 18,000 active rows) until its lock guard stopped implying the
+    // index predicate.
+    await provider.execute(`TRUNCATE ${table}`);
+    await insert(50_000, 'published', 5_000);
+    await provider.execute(`ANALYZE ${table}`);
+    await insert(20_000, 'pending', 500);
+    const claimed = await provider.outbox.claimBatch({ workerId: 'w', targetBroker: 'default', limit: 100, lockMs: 30000 });
+    const ids = claimed.map((row) => row.id);
+    expect(ids).toHaveLength(100);
+
+    expectPrimaryKeyOnly(await plan(markPublishedSql(table, 'w', ids)));
+    expectPrimaryKeyOnly(await plan(releaseSql(table, 'w', ids)));
+    expectPrimaryKeyOnly(await plan(markFailedSql(table, 'w', ids.map((id) => ({ id, error: 'x', nextRetryAt: new Date(), abandon: false })))));
+    await expectIndexDrivenClaim(claimed.at(-1)!.partitionKey, ids);
+    // The mark inside the claim: its own scan (the only one filtered on locked_by) is by primary key.
+    const nodes = await plan(claimBatchSql(table, { workerId: 'w', targetBroker: 'default', limit: 100, lockMs: 30000 }, '', ids));
+    const markScans = nodes.filter((n) => n['Relation Name'] === 'protean_outbox' && n['Node Type'].endsWith('Scan') && JSON.stringify(n).includes('locked_by'));
+    expect(markScans.map((n) => n['Index Name'])).toEqual(['protean_outbox_pkey']);
   });
 });

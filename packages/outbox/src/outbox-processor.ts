@@ -57,6 +57,16 @@ export interface TickResult {
   databaseUnavailable: boolean;
 }
 
+/** Rows a cycle published and has not marked yet, with when they were claimed (their lock runs from then). */
+interface Unsettled {
+  rows: OutboxRow[];
+  claimedAt: number;
+}
+
+const emptyResult = (): TickResult => ({
+  claimed: 0, published: 0, failed: 0, abandoned: 0, released: 0, lostLocks: 0, brokerUnavailable: false, databaseUnavailable: false,
+});
+
 const DEFAULT_LOCK_MS = 30_000;
 const REPORT_EVERY_MS = 60_000;
 const MIN_TICK_MS = 10;
@@ -155,33 +165,53 @@ export class OutboxProcessor {
 
   /** One claim → publish → record cycle; the loop runs these, tests may call it directly. */
   async tick(batch = 1): Promise<TickResult> {
-    const result: TickResult = {
-      claimed: 0, published: 0, failed: 0, abandoned: 0, released: 0, lostLocks: 0, brokerUnavailable: false, databaseUnavailable: false,
-    };
+    return (await this.cycle(batch, null, false)).result;
+  }
+
+  /**
+   * One cycle. `settle` is the previous cycle's batch, published but not yet marked: the claim
+   * marks it in the same statement (`markPublishedAndClaim`, one round trip). With `defer`, this
+   * cycle's own published rows are handed back to be settled by the next claim instead of marked
+   * here; the caller marks them itself if no claim follows.
+   */
+  private async cycle(batch: number, settle: Unsettled | null, defer: boolean): Promise<{ result: TickResult; unsettled: Unsettled | null }> {
+    const result = emptyResult();
     const claimedAt = Date.now();
+    const request = { workerId: this.workerId, targetBroker: this.targetBroker, limit: this.claimLimit, lockMs: this.lockMs };
     let rows: OutboxRow[];
     try {
-      rows = await this.store.claimBatch({ workerId: this.workerId, targetBroker: this.targetBroker, limit: this.claimLimit, lockMs: this.lockMs });
+      if (settle) {
+        const done = await this.store.markPublishedAndClaim(settle.rows.map((row) => row.id), request);
+        this.countPublished(settle.rows.length, done.marked, result);
+        rows = done.rows;
+      } else {
+        rows = await this.store.claimBatch(request);
+      }
     } catch (error) {
       result.databaseUnavailable = true;
       this.databaseDown('claim outbox rows', error);
-      return result;
+      // Nothing of the statement happened: the previous batch is marked on its own, with retries.
+      if (settle) await this.recordPublished(settle, result);
+      return { result, unsettled: null };
     }
     this.databaseUp();
     result.claimed = rows.length;
-    if (rows.length === 0) return result;
+    if (rows.length === 0) return { result, unsettled: null };
     this.total.batches += 1;
     this.log.debug(`batch ${batch}: found ${rows.length} messages`, { batch, count: rows.length });
 
     const outcome = await publishClaimed(this.broker, rows);
-    await this.recordPublished(outcome, claimedAt, result);
+    this.logPublished(outcome.published);
+    const published = outcome.published.length > 0 ? { rows: outcome.published, claimedAt } : null;
+    const unsettled = defer && !outcome.outage ? published : null;
+    if (published && !unsettled) await this.recordPublished(published, result);
     await this.recordFailed(outcome, claimedAt, result);
     await this.releaseUnsent(outcome, claimedAt, result);
     if (outcome.outage) {
       result.brokerUnavailable = true;
       this.brokerDown(outcome.outage, outcome.unsent.length);
     }
-    return result;
+    return { result, unsettled };
   }
 
   /** Counts for this processor's broker plus what this processor did. */
@@ -244,16 +274,33 @@ export class OutboxProcessor {
     return more;
   }
 
-  /** One lane of a pass: cycles until nothing is claimable, an outage, or the tick is used up. */
+  /**
+   * One lane of a pass: cycles until nothing is claimable, an outage, or the tick is used up. Each
+   * claim marks the batch the previous cycle published; the last batch is marked on its own.
+   */
   private async lane(started: number, progress: { batches: number; published: number; failed: number }): Promise<boolean> {
-    for (;;) {
-      const result = await this.tick(progress.batches + 1);
-      if (result.claimed > 0) progress.batches += 1;
+    let unsettled: Unsettled | null = null;
+    const count = (result: TickResult) => {
       progress.published += result.published;
       progress.failed += result.failed;
-      if (this.stopping || result.claimed === 0 || result.brokerUnavailable || result.databaseUnavailable) return false;
-      if (this.currentState !== 'running' && this.currentState !== 'new') return false;
-      if (Date.now() - started >= this.tickMs) return true;
+    };
+    try {
+      for (;;) {
+        const cycle = await this.cycle(progress.batches + 1, unsettled, true);
+        unsettled = cycle.unsettled;
+        const result = cycle.result;
+        if (result.claimed > 0) progress.batches += 1;
+        count(result);
+        if (this.stopping || result.claimed === 0 || result.brokerUnavailable || result.databaseUnavailable) return false;
+        if (this.currentState !== 'running' && this.currentState !== 'new') return false;
+        if (Date.now() - started >= this.tickMs) return true;
+      }
+    } finally {
+      if (unsettled) {
+        const result = emptyResult();
+        await this.recordPublished(unsettled, result);
+        count(result);
+      }
     }
   }
 
@@ -269,23 +316,30 @@ export class OutboxProcessor {
     this.reported = { at: now, published: this.total.published };
   }
 
-  private async recordPublished(outcome: PublishOutcome, claimedAt: number, result: TickResult): Promise<void> {
-    if (outcome.published.length === 0) return;
+  private logPublished(rows: readonly OutboxRow[]): void {
+    if (rows.length === 0) return;
     const perStream = new Map<string, number>();
-    for (const row of outcome.published) perStream.set(row.streamName, (perStream.get(row.streamName) ?? 0) + 1);
+    for (const row of rows) perStream.set(row.streamName, (perStream.get(row.streamName) ?? 0) + 1);
     for (const [stream, count] of perStream) this.log.debug(`published ${count} messages to stream ${stream}`, { stream, count });
+  }
 
-    const ids = outcome.published.map((row) => row.id);
-    const marked = await this.persist('record published messages', () => this.store.markPublished(this.workerId, ids), claimedAt);
+  private async recordPublished(published: Unsettled, result: TickResult): Promise<void> {
+    const ids = published.rows.map((row) => row.id);
+    const marked = await this.persist('record published messages', () => this.store.markPublished(this.workerId, ids), published.claimedAt);
     if (marked === null) {
       this.log.warn(`could not record ${ids.length} published messages; they will be published again once their lock expires`, { count: ids.length });
       return;
     }
-    result.published = marked;
-    result.lostLocks += ids.length - marked;
+    this.countPublished(ids.length, marked, result);
+  }
+
+  /** `marked` of `sent` published rows were recorded; the rest had been taken over (lost locks). */
+  private countPublished(sent: number, marked: number, result: TickResult): void {
+    result.published += marked;
+    result.lostLocks += sent - marked;
     this.total.published += marked;
     this.rate.add(marked);
-    this.noteLostLocks(ids.length - marked, 'recording them as published');
+    this.noteLostLocks(sent - marked, 'recording them as published');
   }
 
   private async recordFailed(outcome: PublishOutcome, claimedAt: number, result: TickResult): Promise<void> {

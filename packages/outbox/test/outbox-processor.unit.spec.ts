@@ -84,12 +84,68 @@ describe('OutboxProcessor (memory store, inline broker)', () => {
       limits.push(request.limit);
       return provider.outbox.claimBatch(request);
     };
+    store.markPublishedAndClaim = (ids, request) => {
+      limits.push(request.limit);
+      return provider.outbox.markPublishedAndClaim(ids, request);
+    };
     const relay = processor({ messages_per_tick: 4 }, { store, lanes: 2 });
     await relay.start();
     await waitFor(async () => (await byStatus('published')).length === 50, 5000, 'all rows');
     expect(new Set(limits)).toEqual(new Set([2]));
     const got = await delivered();
     for (const key of keys) expect(got.filter((m) => m.partitionKey === rows.key(key)).map((m) => m.sequence)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('a running processor marks each batch in the claim of the next (one store call per batch); the last on its own', async () => {
+    await commit(...Array.from({ length: 10 }, (_, i) => rows.row(`k${i}`, 1)));
+    const calls: string[] = [];
+    const store = Object.create(provider.outbox) as typeof provider.outbox;
+    store.claimBatch = (request) => {
+      calls.push('claim');
+      return provider.outbox.claimBatch(request);
+    };
+    store.markPublishedAndClaim = (ids, request) => {
+      calls.push(`mark ${ids.length} + claim`);
+      return provider.outbox.markPublishedAndClaim(ids, request);
+    };
+    store.markPublished = (workerId, ids) => {
+      calls.push(`mark ${ids.length}`);
+      return provider.outbox.markPublished(workerId, ids);
+    };
+    // A pass long enough (60 s tick) that it cannot end before the rows run out, however slow the machine.
+    const relay = processor({ messages_per_tick: 4, tick_interval: 60 }, { store });
+    await relay.start();
+    await waitFor(async () => (await byStatus('published')).length === 10, 5000, 'all rows');
+    await relay.stop();
+    // 4 + 4 + 2 rows: each claim marks the batch before it; the fourth (empty) marks the third.
+    // (A later pass, woken by a commit signal, only claims.)
+    expect(calls.slice(0, 4)).toEqual(['claim', 'mark 4 + claim', 'mark 4 + claim', 'mark 2 + claim']);
+    expect(calls.filter((call) => call.startsWith('mark'))).toHaveLength(3);
+    expect((await relay.metrics()).totals).toMatchObject({ published: 10, lostLocks: 0, batches: 3 });
+  });
+
+  it('a batch published when the pass ends (tick used up, or stopping) is marked on its own', async () => {
+    await commit(...Array.from({ length: 6 }, (_, i) => rows.row(`k${i}`, 1)));
+    const calls: string[] = [];
+    const store = Object.create(provider.outbox) as typeof provider.outbox;
+    store.markPublishedAndClaim = async (ids, request) => {
+      calls.push(`mark ${ids.length} + claim`);
+      const done = await provider.outbox.markPublishedAndClaim(ids, request);
+      // Asked to stop while this claim's batch is being published: the lane ends after it.
+      void relay.stop();
+      return done;
+    };
+    store.markPublished = (workerId, ids) => {
+      calls.push(`mark ${ids.length}`);
+      return provider.outbox.markPublished(workerId, ids);
+    };
+    const relay = processor({ messages_per_tick: 2, tick_interval: 60 }, { store });
+    await relay.start();
+    await waitFor(() => calls.length >= 2, 5000, 'two store calls');
+    await relay.stop();
+    expect(calls).toEqual(['mark 2 + claim', 'mark 2']);
+    expect(await byStatus('published')).toHaveLength(4);
+    expect(await byStatus('pending')).toHaveLength(2);
   });
 
   it('a commit wakes a running processor without waiting for the poll', async () => {

@@ -53,6 +53,13 @@ export interface ClaimRequest {
   lockMs: number;
 }
 
+export interface MarkAndClaimResult {
+  /** How many of the published ids this worker still held (the rest were taken over: lost locks). */
+  marked: number;
+  /** The claimed rows, as `claimBatch` returns them. */
+  rows: OutboxRow[];
+}
+
 export interface FailureUpdate {
   id: string;
   error: string;
@@ -82,6 +89,13 @@ export interface OutboxStore {
   claimBatch(request: ClaimRequest): Promise<OutboxRow[]>;
   /** Marks published; returns how many rows this worker still held. */
   markPublished(workerId: string, ids: readonly string[]): Promise<number>;
+  /**
+   * `markPublished(request.workerId, publishedIds)` then `claimBatch(request)` as one atomic step
+   * (one statement and one commit on SQL stores: the relay settles a batch and claims the next in
+   * one round trip). A row marked here counts as finished for the head-of-key rule of the claim;
+   * a row this worker no longer held is not marked and still holds back its key.
+   */
+  markPublishedAndClaim(publishedIds: readonly string[], request: ClaimRequest): Promise<MarkAndClaimResult>;
   /** Records message-level failures (counts an attempt each). */
   markFailed(workerId: string, failures: readonly FailureUpdate[]): Promise<number>;
   /** Gives rows back untouched (no attempt counted), e.g. when the broker is unreachable. */

@@ -230,6 +230,43 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
       });
     });
 
+    describe('markPublishedAndClaim', () => {
+      const markAndClaim = (workerId: string, published: readonly OutboxRow[], limit = 10) =>
+        store.markPublishedAndClaim(published.map((r) => r.id), { workerId, targetBroker: rows.broker, limit, lockMs: 30000 });
+
+      it('marks the published rows and claims the next heads of their keys in the same step', async () => {
+        await append(rows.row('a', 1), rows.row('a', 2), rows.row('b', 1), rows.row('b', 2));
+        const first = await claim('w1');
+        expect(keysOf(first)).toEqual(['a1', 'b1']);
+        const { marked, rows: next } = await markAndClaim('w1', first);
+        expect(marked).toBe(2);
+        // The keys just published hand over to their second rows at once.
+        expect(keysOf(next)).toEqual(['a2', 'b2']);
+        for (const row of next) expect(row).toMatchObject({ status: 'processing', lockedBy: 'w1' });
+        expect((await mine('published')).map((r) => r.id).sort()).toEqual(first.map((r) => r.id).sort());
+      });
+
+      it('with nothing to mark it claims like claimBatch; with nothing to claim it still marks', async () => {
+        await append(rows.row('a', 1), rows.row('b', 1));
+        const { marked, rows: claimed } = await markAndClaim('w1', []);
+        expect(marked).toBe(0);
+        expect(keysOf(claimed)).toEqual(['a1', 'b1']);
+        expect(await markAndClaim('w1', claimed)).toEqual({ marked: 2, rows: [] });
+        expect((await mine('published')).length).toBe(2);
+      });
+
+      it('regression (lost lock): a row taken over by another worker is not marked and still holds back its key', async () => {
+        await append(rows.row('a', 1), rows.row('a', 2));
+        const [held] = await claim('w1', 10, 50);
+        await sleep(150);
+        const [taken] = await claim('w2', 10, 30000);
+        expect(taken!.id).toBe(held!.id);
+        expect(await markAndClaim('w1', [held!])).toEqual({ marked: 0, rows: [] });
+        expect((await mine('processing'))[0]).toMatchObject({ id: held!.id, lockedBy: 'w2', retryCount: 0 });
+        expect(await mine('pending')).toHaveLength(1);
+      });
+    });
+
     describe('marking', () => {
       it('markPublished sets published and publishedAt and clears the lock', async () => {
         await append(rows.row('a', 1), rows.row('b', 1));

@@ -10,6 +10,7 @@ import {
   validateOutboxRows,
   type ClaimRequest,
   type FailureUpdate,
+  type MarkAndClaimResult,
   type NewOutboxRow,
   type OutboxCounts,
   type OutboxRow,
@@ -26,6 +27,8 @@ import { mapOutboxRow, type OutboxRecord } from './outbox-row-columns.js';
 import { OUTBOX_CHANNEL, OUTBOX_POSITIONS_TABLE, OUTBOX_TABLE } from './outbox-table.js';
 import { markFailedSql, markPublishedSql, releaseSql } from './settle-rows.sql.js';
 import { compareKeys } from './compare-keys.js';
+
+type ClaimRecord = OutboxRecord & { marked_count: number };
 
 export class PostgresOutboxStore implements OutboxStore {
   /** `"schema"."protean_outbox"`. */
@@ -54,20 +57,30 @@ export class PostgresOutboxStore implements OutboxStore {
   }
 
   async claimBatch(request: ClaimRequest): Promise<OutboxRow[]> {
-    checkClaim(request);
-    const cursor = this.cursors.get(request.targetBroker) ?? '';
-    const { sql, params } = claimBatchSql(this.table, request, cursor);
-    const result = await this.db.execute<OutboxRecord>(sql, params);
-    const rows = result.rows.map(mapOutboxRow);
-    this.cursors.set(request.targetBroker, nextCursor(cursor, rows, request.limit));
-    // The walk follows partition keys; callers get the documented order.
-    return rows.sort((a, b) => b.priority - a.priority || compareIds(a.id, b.id));
+    return (await this.claim([], request)).rows;
   }
 
   async markPublished(workerId: string, ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0;
     const { sql, params } = markPublishedSql(this.table, workerId, ids);
     return (await this.db.execute(sql, params)).rows.length;
+  }
+
+  async markPublishedAndClaim(publishedIds: readonly string[], request: ClaimRequest): Promise<MarkAndClaimResult> {
+    return this.claim(publishedIds, request);
+  }
+
+  private async claim(publishedIds: readonly string[], request: ClaimRequest): Promise<MarkAndClaimResult> {
+    checkClaim(request);
+    const cursor = this.cursors.get(request.targetBroker) ?? '';
+    const { sql, params } = claimBatchSql(this.table, request, cursor, publishedIds);
+    const result = await this.db.execute<ClaimRecord>(sql, params);
+    const marked = Number(result.rows[0]?.marked_count ?? 0);
+    // A claim that took nothing still returns one row, carrying the count of rows marked.
+    const rows = result.rows.filter((record) => record.id !== null).map(mapOutboxRow);
+    this.cursors.set(request.targetBroker, nextCursor(cursor, rows, request.limit));
+    // The walk follows partition keys; callers get the documented order.
+    return { marked, rows: rows.sort((a, b) => b.priority - a.priority || compareIds(a.id, b.id)) };
   }
 
   async markFailed(workerId: string, failures: readonly FailureUpdate[]): Promise<number> {

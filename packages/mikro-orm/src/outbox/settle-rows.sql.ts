@@ -9,15 +9,25 @@ import { SqlParams, type SqlValue } from './sql-params.js';
 
 type Statement = { sql: string; params: SqlValue[] };
 
-const heldBy = (p: SqlParams, workerId: string) => `t.status = 'processing' AND t.locked_by = ${p.add(workerId)}::text`;
+// Held = still `processing` under this worker's lock. The status test sits inside the CASE on
+// purpose: as a plain `status = 'processing'` conjunct it lets the planner use the partial
+// `_head_idx` (whose predicate it implies), and with statistics gathered while no row was active
+// that index looks empty: the mark then read every entry of it (measured: 18,000 entries, 11 ms
+// per 100-row mark with 500,000 published rows) instead of 100 primary-key lookups.
+const heldBy = (p: SqlParams, workerId: string) =>
+  `(CASE WHEN t.status = 'processing' THEN t.locked_by END) = ${p.add(workerId)}::text`;
 
 export function markPublishedSql(table: string, workerId: string, ids: readonly string[]): Statement {
   const p = new SqlParams();
-  const sql = `UPDATE ${table} t
+  return { sql: markPublishedUpdate(table, p, workerId, ids), params: p.values };
+}
+
+/** The mark as an UPDATE returning the ids it changed; the claim runs it as its first CTE too. */
+export function markPublishedUpdate(table: string, p: SqlParams, workerId: string, ids: readonly string[]): string {
+  return `UPDATE ${table} t
 SET status = 'published', published_at = now(), updated_at = now(), locked_by = NULL, locked_until = NULL
 WHERE t.id = ANY (${p.add(idArrayLiteral(ids))}::bigint[]) AND ${heldBy(p, workerId)}
 RETURNING t.id`;
-  return { sql, params: p.values };
 }
 
 export function markFailedSql(table: string, workerId: string, failures: readonly FailureUpdate[]): Statement {

@@ -11,6 +11,7 @@ import type { ProviderTransaction } from '../../ports/database-provider.js';
 import type {
   ClaimRequest,
   FailureUpdate,
+  MarkAndClaimResult,
   NewOutboxRow,
   OutboxCounts,
   OutboxRow,
@@ -119,6 +120,12 @@ export class MemoryOutboxStore implements OutboxStore {
       row.status = 'published';
       row.publishedAt = now;
     });
+  }
+
+  async markPublishedAndClaim(publishedIds: readonly string[], request: ClaimRequest): Promise<MarkAndClaimResult> {
+    // Nothing runs in between in this process: the two steps are atomic for every other caller.
+    const marked = await this.markPublished(request.workerId, publishedIds);
+    return { marked, rows: await this.claimBatch(request) };
   }
 
   async markFailed(workerId: string, failures: readonly FailureUpdate[]): Promise<number> {
