@@ -6,7 +6,6 @@
  */
 import {
   DuplicateOutboxMessageError,
-  TransactionStateError,
   validateOutboxRows,
   type ClaimRequest,
   type FailureUpdate,
@@ -18,7 +17,8 @@ import {
   type OutboxStore,
   type ProviderTransaction,
 } from '@protean-ts/core';
-import type { SqlDatabase, SqlExecutor } from '../sql-executor.js';
+import type { SqlDatabase } from '../sql-executor.js';
+import { transactionExecutor } from '../transaction-executor.js';
 import { appendRowsSql } from './append-rows.sql.js';
 import { claimBatchSql } from './claim-batch.sql.js';
 import { InvalidOutboxRequestError } from './invalid-outbox-request.error.js';
@@ -45,7 +45,7 @@ export class PostgresOutboxStore implements OutboxStore {
   }
 
   async append(tx: ProviderTransaction, rows: readonly NewOutboxRow[]): Promise<void> {
-    const executor = this.transactionExecutor(tx);
+    const executor = transactionExecutor(tx, this.db.providerName, 'The outbox', 'so the rows commit with the aggregate');
     if (rows.length === 0) return;
     validateOutboxRows(rows);
     const { sql, params } = appendRowsSql(this.table, this.positionsTable, rows);
@@ -154,16 +154,6 @@ export class PostgresOutboxStore implements OutboxStore {
     }
   }
 
-  private transactionExecutor(tx: ProviderTransaction): SqlExecutor {
-    const executor = tx as ProviderTransaction & Partial<SqlExecutor>;
-    if (typeof executor?.execute !== 'function' || tx.providerName !== this.db.providerName) {
-      throw new TransactionStateError(
-        `The outbox of PostgreSQL database "${this.db.providerName}" was given a transaction of "${tx?.providerName ?? 'unknown'}"; ` +
-          'append in a transaction opened by this provider, so the rows commit with the aggregate',
-      );
-    }
-    return executor as SqlExecutor;
-  }
 }
 
 function checkClaim(request: ClaimRequest): void {
