@@ -17,11 +17,28 @@ function bump(counts: Counts, key: string): void {
   counts.set(key, (counts.get(key) ?? 0) + 1);
 }
 
-/** `INSERT INTO "public"."hop_counter"` → `INSERT hop_counter`; a CTE is named by its text's shape. */
+const shapes = new Map<string, string>();
+
+/** `INSERT INTO "public"."counter" …` → `INSERT … counter`; cached, so counting costs a lookup per statement. */
 function statementShape(text: string): string {
-  const compact = text.replace(/\s+/g, ' ').trim();
+  let shape = shapes.get(text);
+  if (shape === undefined) {
+    shape = shapeOf(text);
+    // Texts built per call (a batch's placeholders) must not grow the cache without bound.
+    if (shapes.size < 10_000) shapes.set(text, shape);
+  }
+  return shape;
+}
+
+function shapeOf(text: string): string {
+  const compact = text.slice(0, 400).replace(/\s+/g, ' ').trim();
   const table = /(?:INTO|UPDATE|FROM)\s+(?:"?\w+"?\.)?"?(\w+)"?/i.exec(compact)?.[1] ?? '';
   const verb = compact.split(' ')[0]!.toUpperCase();
+  if (verb === 'WITH') {
+    // A CTE is named by what it writes: `WITH (INSERT protean_outbox_positions, INSERT protean_outbox)`.
+    const writes = [...text.matchAll(/(INSERT INTO|UPDATE|DELETE FROM)\s+(?:"?\w+"?\.)?"?(\w+)"?/gi)].map((m) => `${m[1]!.split(' ')[0]!.toUpperCase()} ${m[2]}`);
+    return `WITH (${[...new Set(writes)].join(', ') || 'read only'})`;
+  }
   return table ? `${verb} … ${table}` : verb;
 }
 

@@ -8,7 +8,8 @@
  * medians are compared. Statements and Redis commands per message are counted per side.
  *
  *   npm run bench:hop   (env: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_MESSAGES (20000),
- *                        BENCH_KEYS (1,8,64), BENCH_ROUNDS (3), BENCH_SIDES (raw,framework))
+ *                        BENCH_KEYS (1,8,64), BENCH_ROUNDS (3), BENCH_SIDES (raw,framework),
+ *                        BENCH_PROFILE (a directory: a CPU profile of each timed round))
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -20,6 +21,7 @@ import { frameworkSubscription } from './framework-hop.js';
 import { Counter, hopDomain, Source } from './hop-domain.js';
 import { prefill } from './prefill.js';
 import { RawHop } from './raw-hop.js';
+import { profiled } from './round-profiler.js';
 import { installCounters, perMessage, since, snapshot, total, type Traffic } from './round-counters.js';
 
 const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432';
@@ -110,7 +112,7 @@ async function round(side: Side, stream: string, group: string, messages: number
   const before = snapshot();
   const cpuBefore = process.cpuUsage();
   const begin = performance.now();
-  await side.drain(stream, group, messages);
+  await profiled(group, () => side.drain(stream, group, messages));
   const seconds = (performance.now() - begin) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   const traffic = since(before);
@@ -176,7 +178,7 @@ async function main(): Promise<void> {
         }
         console.log(`  ${keys} key(s), round ${r}/${ROUNDS}: ${line.join(', ')}`);
       }
-      const rounds = new Map(sides.map((side) => [side.label === 'raw' ? RAW_COUNTER : 'counter', ROUNDS * Math.ceil(MESSAGES / keys) * keys]));
+      const rounds = new Map(sides.map((side) => [side.label === 'raw' ? RAW_COUNTER : 'counter', ROUNDS * MESSAGES]));
       await checkCounters(pool, filled.sourceIds, rounds);
       summary.push({ keys, results });
     }
