@@ -26,6 +26,8 @@ const UNSET = Symbol('unset');
 
 export class RawHop {
   handled = 0;
+  /** The first failure: the run reports it instead of the process crashing on an unhandled rejection. */
+  failure: Error | null = null;
   private readonly queues = new Map<string, RawMessage[]>();
   private readonly ready: string[] = [];
   private held = 0;
@@ -56,7 +58,9 @@ export class RawHop {
     await this.redis.xgroup('CREATE', this.streamKey, this.group, '0', 'MKSTREAM').catch((error: Error) => {
       if (!error.message.startsWith('BUSYGROUP')) throw error;
     });
-    this.reader = this.read();
+    this.reader = this.read().catch((error: Error) => {
+      this.failure ??= error;
+    });
   }
 
   async stop(): Promise<void> {
@@ -107,7 +111,9 @@ export class RawHop {
   private pump(): void {
     while (this.active < this.concurrency && this.ready.length > 0) {
       this.active += 1;
-      void this.runKey(this.ready.shift()!);
+      this.runKey(this.ready.shift()!).catch((error: Error) => {
+        this.failure ??= error;
+      });
     }
   }
 

@@ -97,8 +97,9 @@ function rawSide(pool: pg.Pool, redis: Redis, prefix: string, concurrency: numbe
     async drain(stream, group, messages) {
       const hop = new RawHop(pool, redis, `${prefix}${stream}`, group, concurrency, batch, { counter: RAW_COUNTER, outbox: RAW_OUTBOX });
       await hop.start();
-      await waitUntil(() => hop.handled >= messages, `the raw hop to handle ${messages} messages`);
+      await waitUntil(() => hop.handled >= messages || hop.failure !== null, `the raw hop to handle ${messages} messages`);
       await hop.stop();
+      if (hop.failure) throw hop.failure;
     },
     async verify(messages) {
       const rows = await countRows(pool, `SELECT count(*)::int AS n FROM ${RAW_OUTBOX}`);
