@@ -154,8 +154,12 @@ async function main(): Promise<void> {
     const poolSize = databases.default!.pool_size;
     console.log(`bench/hop: database ${database}, Redis prefix ${prefix}; ${MESSAGES} messages per stream, keys ${KEY_COUNTS.join(', ')}, ${ROUNDS} rounds; both sides: concurrency ${concurrency} keys, reads of ${batch}, pool ${poolSize}; inbox ${hopDomain.config.inbox.enabled ? 'on' : 'off'}`);
     await hopDomain.providers.get('default')!.setupSchema([hopDomain.aggregateSchemaFor(Source), hopDomain.aggregateSchemaFor(Counter)], { outbox: true });
-    pool = new pg.Pool({ connectionString: uri, max: poolSize });
+    // Connections held for the whole run: on a shared server, reconnecting between rounds can
+    // meet "too many clients" and end the run.
+    pool = new pg.Pool({ connectionString: uri, max: poolSize, idleTimeoutMillis: 0 });
     pool.on('error', () => undefined);
+    const held = await Promise.all(Array.from({ length: poolSize }, () => pool!.connect()));
+    for (const client of held) client.release();
     await pool.query(`CREATE TABLE ${RAW_COUNTER} (LIKE counter INCLUDING ALL)`);
     await pool.query(`CREATE TABLE ${RAW_OUTBOX} (LIKE protean_outbox INCLUDING ALL)`);
     installCounters();
