@@ -7,10 +7,12 @@
  */
 import type { NewOutboxRow } from '@protean-ts/core';
 import { OUTBOX_CHANNEL } from './outbox-table.js';
-import { SqlParams, type SqlValue } from './sql-params.js';
+import type { SqlValue } from './sql-params.js';
+
+// The text depends only on the table names: built once per table, not per commit.
+const texts = new Map<string, string>();
 
 export function appendRowsSql(table: string, positionsTable: string, rows: readonly NewOutboxRow[]): { sql: string; params: SqlValue[] } {
-  const p = new SqlParams();
   // The rows travel as one jsonb document: one parameter whatever the batch size.
   const payload = JSON.stringify(
     rows.map((row) => ({
@@ -27,8 +29,19 @@ export function appendRowsSql(table: string, positionsTable: string, rows: reado
       causation_id: row.causationId ?? null,
     })),
   );
-  const sql = `WITH r AS MATERIALIZED (
-  SELECT * FROM ROWS FROM (jsonb_to_recordset(${p.add(payload)}::jsonb) AS (message_id text, stream_name text,
+  const cacheKey = `${table} ${positionsTable}`;
+  let sql = texts.get(cacheKey);
+  if (sql === undefined) {
+    sql = appendText(table, positionsTable);
+    texts.set(cacheKey, sql);
+  }
+  return { sql, params: [payload, OUTBOX_CHANNEL, table] };
+}
+
+/** Parameters, in order: the rows as jsonb, the NOTIFY channel, the table name (its payload). */
+function appendText(table: string, positionsTable: string): string {
+  return `WITH r AS MATERIALIZED (
+  SELECT * FROM ROWS FROM (jsonb_to_recordset(?::jsonb) AS (message_id text, stream_name text,
     partition_key text, message_type text, data jsonb, metadata jsonb, target_broker text,
     max_retries integer, priority integer, correlation_id text, causation_id text))
     WITH ORDINALITY AS r(message_id, stream_name, partition_key, message_type, data, metadata,
@@ -61,6 +74,5 @@ inserted AS (
   ORDER BY n.ord
   RETURNING 1
 )
-SELECT pg_notify(${p.add(OUTBOX_CHANNEL)}, ${p.add(table)}) WHERE EXISTS (SELECT 1 FROM inserted)`;
-  return { sql, params: p.values };
+SELECT pg_notify(?, ?) WHERE EXISTS (SELECT 1 FROM inserted)`;
 }

@@ -8,6 +8,7 @@ import { TurnBatcher } from './turn-batcher.js';
 
 export class AckBatcher {
   private readonly batcher: TurnBatcher<string, void>;
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(broker: Broker, stream: string, group: string, log: Logger) {
     this.batcher = new TurnBatcher<string, void>(async (ids) => {
@@ -20,8 +21,17 @@ export class AckBatcher {
     });
   }
 
-  /** Resolves once the ack was sent (or failed and was logged); never rejects. */
-  ack(id: string): Promise<void> {
-    return this.batcher.submit(id);
+  /**
+   * Queues the ack and returns at once: the key's next message need not wait for the broker's
+   * reply, since a lost ack only means a redelivery the inbox skips.
+   */
+  ack(id: string): void {
+    const sent = this.batcher.submit(id).finally(() => this.inFlight.delete(sent));
+    this.inFlight.add(sent);
+  }
+
+  /** Resolves once every queued ack was sent (or failed and was logged); before the broker closes. */
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
   }
 }

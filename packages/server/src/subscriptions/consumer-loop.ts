@@ -68,11 +68,13 @@ export class ConsumerLoop implements Subscription {
   /** Broker ids of messages taken over from a dead consumer (poison-pill check). */
   private readonly reclaimedIds = new Set<string>();
   private readonly liveness: Liveness;
+  private readonly acks: AckBatcher;
 
   constructor(private readonly options: ConsumerLoopOptions) {
     this.name = options.name;
     this.log = options.logger.child({ subscription: options.name, stream: options.stream, group: options.group });
     const { broker, stream, group, inbox } = options;
+    this.acks = new AckBatcher(broker, stream, group, this.log);
     this.runner = new MessageRunner({
       broker,
       stream,
@@ -82,7 +84,7 @@ export class ConsumerLoop implements Subscription {
       jumpOver: options.jumpOver,
       ...(options.isPermanent ? { isPermanent: options.isPermanent } : {}),
       inbox: inbox ? { store: inbox, passes: new PassBatcher(inbox, group) } : null,
-      acks: new AckBatcher(broker, stream, group, this.log),
+      acks: this.acks,
       counters: this.counters,
       signal: this.abort.signal,
       log: this.log,
@@ -133,6 +135,7 @@ export class ConsumerLoop implements Subscription {
     this.abort.abort();
     this.liveness.stop();
     const left = await this.scheduler.stop();
+    await this.acks.drain();
     await this.giveBack(left);
   }
 
@@ -184,9 +187,12 @@ export class ConsumerLoop implements Subscription {
         }
         // Housekeeping (takeovers) comes round even while the read-ahead is full or a read blocks.
         const housekeepingAt = this.liveness.supported ? Math.min(nextReclaimAt, nextDeadCheckAt) : nextReclaimAt;
-        await this.scheduler.roomFor(batchSize, this.abort.signal, housekeepingAt);
+        // Reads refill the read-ahead once it is down to half, so each read brings a batch
+        // rather than the one or two messages just finished.
+        const lowWater = Math.floor(batchSize / 2);
+        await this.scheduler.roomFor(lowWater + 1, this.abort.signal, housekeepingAt);
         if (this.stopping) break;
-        if (this.scheduler.size >= batchSize) continue;
+        if (this.scheduler.size > lowWater) continue;
         const room = Math.max(1, batchSize - this.scheduler.size);
         const blockMs = Math.min(settings.blocking_timeout_ms, Math.max(0, housekeepingAt - Date.now()));
         const batch = await broker.read(stream, group, consumer, { count: room, blockMs });

@@ -75,12 +75,16 @@ export class KeyScheduler {
   async roomFor(limit: number, signal: AbortSignal, deadline: number): Promise<void> {
     while (this.size >= limit && !signal.aborted && !this.stopped && Date.now() < deadline) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
-        this.roomWaiters.push(() => {
+        // Every way out removes the others: a listener left on the signal per wait would pile up
+        // (one per message read) and slow every later add.
+        const done = () => {
           clearTimeout(timer);
+          signal.removeEventListener('abort', done);
           resolve();
-        });
-        signal.addEventListener('abort', () => resolve(), { once: true });
+        };
+        const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
+        this.roomWaiters.push(done);
+        signal.addEventListener('abort', done, { once: true });
       });
     }
   }

@@ -121,7 +121,7 @@ export class MessageRunner {
         break;
     }
     if (jumpGap && outcome !== 'duplicate') this.reportGapPassed(item);
-    await this.options.acks.ack(message.id);
+    this.options.acks.ack(message.id);
     return { done: true };
   }
 
@@ -153,7 +153,7 @@ export class MessageRunner {
         });
       }
     }
-    await this.options.acks.ack(item.message.id);
+    this.options.acks.ack(item.message.id);
     return { done: true };
   }
 
@@ -216,7 +216,7 @@ export class MessageRunner {
         }
         // Handled by another delivery meanwhile: this one is a duplicate after all.
         counters.duplicates += 1;
-        await this.options.acks.ack(message.id);
+        this.options.acks.ack(message.id);
         return { done: true };
       }
       log.error('the key moves past a dead-lettered message; its successors are handled', { ...ids(message), key: item.key, sequence: item.sequence });
