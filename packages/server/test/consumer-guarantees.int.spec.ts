@@ -96,13 +96,13 @@ describe.skipIf(!up)('consumer guarantees (one process, PostgreSQL and Redis)', 
     try {
       await other.ensureGroup(app.stream, 'Effects');
       await app.commit(null, [1]);
+      // The other consumer (another worker) is blocked on the group first, so Redis hands it the
+      // message the engine's relay publishes; it keeps reporting alive: a slow handler.
+      await other.reportAlive('slow-w9', 1_500);
+      const reading = other.read(app.stream, 'Effects', 'slow-w9', { count: 10, blockMs: 10_000 });
+      await new Promise((resolve) => setTimeout(resolve, 200));
       const relay = await start(app, { workerId: 1 });
-      // The other consumer (another worker) reads the message and keeps reporting alive: a slow handler.
-      const held = await eventually(async () => {
-        await other.reportAlive('slow-w9', 1_500);
-        const read = await other.read(app.stream, 'Effects', 'slow-w9', { count: 10, blockMs: 0 });
-        return read.length ? read : null;
-      });
+      const held = await reading;
       expect(held).toHaveLength(1);
       for (let i = 0; i < 6; i++) {
         await other.reportAlive('slow-w9', 1_500);
