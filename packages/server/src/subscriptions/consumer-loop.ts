@@ -238,12 +238,12 @@ export class ConsumerLoop implements Subscription {
   /**
    * Messages read ahead wait here for their key's turn, however long that takes; touching them
    * keeps another live worker's `claim_idle_ms` reclaim from taking them (and from counting a
-   * delivery that would make them look like a poison pill). A handler still running is not
-   * touched: `claim_idle_ms` stays the bound for a hung one.
+   * delivery that would make them look like a poison pill). A message whose handler has run for
+   * `claim_idle_ms` is no longer touched: that stays the bound for a hung one.
    */
   private async keepHeldMessages(): Promise<void> {
     const { broker, stream, group, consumer } = this.options;
-    const ids = this.scheduler.idleIds();
+    const ids = this.scheduler.heldIds(this.options.reclaimIdleMs);
     if (ids.length === 0 || !broker.has('RECLAIM_PENDING')) return;
     try {
       await broker.touchPending(stream, group, consumer, ids);

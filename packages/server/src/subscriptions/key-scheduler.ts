@@ -22,7 +22,8 @@ export class KeyScheduler {
   private readonly ready: string[] = [];
   private readonly waiting = new Map<string, NodeJS.Timeout>();
   private readonly queuedIds = new Set<string>();
-  private readonly running = new Set<string>();
+  /** Keys whose head is being processed, with when that started. */
+  private readonly running = new Map<string, number>();
   private active = 0;
   private stopped = false;
   private idleWaiters: (() => void)[] = [];
@@ -38,12 +39,16 @@ export class KeyScheduler {
     return this.queuedIds.size;
   }
 
-  /** Ids of the messages held but not running: queued behind their key, or waiting for a predecessor. */
-  idleIds(): string[] {
+  /**
+   * Ids of the messages held: queued behind their key, waiting for a predecessor, or running for
+   * less than `maxRunMs` (a run older than that may be hung, and is left for others to take).
+   */
+  heldIds(maxRunMs: number, now = Date.now()): string[] {
     const ids: string[] = [];
     for (const [key, queue] of this.queues) {
+      const runningSince = this.running.get(key);
       queue.forEach((item, i) => {
-        if (i > 0 || !this.running.has(key)) ids.push(item.message.id);
+        if (i > 0 || runningSince === undefined || now - runningSince < maxRunMs) ids.push(item.message.id);
       });
     }
     return ids;
@@ -135,7 +140,7 @@ export class KeyScheduler {
         const queue = this.queues.get(key);
         const head = queue?.[0];
         if (!queue || !head || this.stopped) return;
-        this.running.add(key);
+        this.running.set(key, Date.now());
         // processHead never throws by contract; a bug there must not lose the key's slot.
         const result = await this.processHead(head)
           .catch((): HeadResult => ({ done: false, afterMs: 1000 }))

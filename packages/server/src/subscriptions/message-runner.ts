@@ -38,6 +38,8 @@ export interface MessageRunnerOptions {
 /** First pause before looking again for a missing predecessor; doubles up to the cap. */
 const FIRST_WAIT_MS = 5;
 const MAX_WAIT_MS = 250;
+/** Deliveries without an ack, per allowed attempt, before a taken-over message counts as a poison pill. */
+const POISON_DELIVERIES = 2;
 
 interface WaitState {
   since: number;
@@ -66,8 +68,9 @@ export class MessageRunner {
     const { message } = item;
     const { settings, counters } = this.options;
     const maxAttempts = settings.max_retries + 1;
-    if (reclaimed && message.deliveryCount > maxAttempts) {
-      // Each delivery already had its own retries; a message whose consumers keep dying is a poison pill.
+    if (reclaimed && message.deliveryCount > POISON_DELIVERIES * maxAttempts) {
+      // Each delivery already had its own retries; a message whose consumers keep dying is a poison
+      // pill. Twice the attempts: a takeover from a live but slow consumer counts a delivery too.
       return this.giveUp(item, `delivered ${message.deliveryCount} times without an ack: the consumer handling it stopped each time`);
     }
     const marker = passedRowOf(message.envelope);
