@@ -3,7 +3,7 @@
  * configuration and the domain, so each command file stays about its own work.
  */
 import path from 'node:path';
-import { loadConfig, type Domain, type LoadedConfig } from '@protean-ts/core';
+import { loadConfigWithAdapters, type Domain, type LoadedConfig } from '@protean-ts/core';
 import { locateDomainModule, requireDomainModule, type DomainLocation } from './locate-domain.js';
 
 export interface GlobalOptions {
@@ -38,8 +38,9 @@ export interface CliContext {
   /**
    * The configuration as the domain would load it, without importing the domain: --config,
    * else discovery from the domain module's folder (when located), else from the working folder.
+   * The adapter packages it names are imported first, so their keys are checked as at start.
    */
-  loadConfig(): LoadedConfig;
+  loadConfig(): Promise<LoadedConfig>;
 }
 
 export function createCliContext(options: {
@@ -73,9 +74,9 @@ export function createCliContext(options: {
       })),
     loadConfig: () => {
       const { config } = options.globals();
-      if (config) return loadConfig({ configPath: path.resolve(cwd, config), env });
+      if (config) return loadConfigWithAdapters({ configPath: path.resolve(cwd, config), env });
       const location = options.globals().domain ? locateDomainModule(locateOptions()) : null;
-      return loadConfig({ searchFrom: location ? path.dirname(location.file) : cwd, env });
+      return loadConfigWithAdapters({ searchFrom: location ? path.dirname(location.file) : cwd, env });
     },
   };
   return context;

@@ -132,3 +132,42 @@ describe('protean-ts config check', () => {
     expect(JSON.parse(stdout).server.messages_per_tick).toBe(50);
   });
 });
+
+describe('protean-ts config check refuses what would silently run wrong (issue 10)', () => {
+  it('a misspelt provider next to a database_uri is an error naming the key and file, not a memory database', async () => {
+    const cwd = tempProject({ 'domain.toml': '[databases.default]\nprovide = "postgresql"\ndatabase_uri = "postgresql://app:hunter2@db/shop"\n' }, { linkCore: false });
+    const { code, stdout, stderr } = await runCli(['config', 'check', '--strict'], { cwd });
+    expect(code).toBe(1);
+    expect(stderr).toContain(path.join(cwd, 'domain.toml'));
+    expect(stderr).toContain('databases.default.provider: is missing, but [databases.default] sets database_uri');
+    expect(stdout + stderr).not.toContain('hunter2');
+  });
+
+  it('an unknown key inside an adapter table warns with a suggestion and fails --strict', async () => {
+    const cwd = tempProject({ 'domain.toml': '[brokers.default]\nprovider = "redis"\nuri = "redis://:hunter2@127.0.0.1:6379/0"\nmaxln = 5\n' }, { linkCore: false });
+    const lenient = await runCli(['config', 'check'], { cwd });
+    expect(lenient.code).toBe(0);
+    expect(lenient.stderr).toContain('warning: domain.toml: unknown key `brokers.default.maxln` for provider "redis" is ignored; did you mean `maxlen`?');
+    const strict = await runCli(['config', 'check', '--strict'], { cwd });
+    expect(strict.code).toBe(1);
+    expect(strict.stdout + strict.stderr + lenient.stdout + lenient.stderr).not.toContain('hunter2');
+  });
+
+  it.each([
+    ['a URI in a list', 'uri = ["redis://:hunter2@cache:6379"]'],
+    ['a key/value string in a numeric key', 'uri = "redis://cache:6379"\nmaxlen = "host=db password=hunter2"'],
+  ])('%s is refused with the secret masked', async (_label, line) => {
+    const cwd = tempProject({ 'domain.toml': `[brokers.default]\nprovider = "redis"\n${line}\n` }, { linkCore: false });
+    const { code, stdout, stderr } = await runCli(['config', 'check'], { cwd });
+    expect(code).toBe(1);
+    expect(stderr).toContain('brokers.default.');
+    expect(stdout + stderr).not.toContain('hunter2');
+  });
+
+  it('PROTEAN_ENV=toString is a missing environment, not a crash', async () => {
+    const cwd = tempProject({ 'domain.toml': '[server]\nmessages_per_tick = 5\n' }, { linkCore: false });
+    const { code, stderr } = await runCli(['config', 'check'], { cwd, env: { PROTEAN_ENV: 'toString' } });
+    expect(code).toBe(0);
+    expect(stderr).toContain('PROTEAN_ENV=toString but there is no [toString] table');
+  });
+});

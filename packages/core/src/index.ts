@@ -1,7 +1,7 @@
 export {};
 export * from './config/index.js';
 export * from './logging/index.js';
-export { registerDatabaseProvider, registerBroker, knownAdapterKinds, LAZY_ADAPTER_PACKAGES } from './adapters/registry.js';
+export { registerDatabaseProvider, registerBroker, knownAdapterKinds, importAdapterPackages, LAZY_ADAPTER_PACKAGES, type RegisterProviderOptions } from './adapters/registry.js';
 export { ExpectedVersionError } from './errors/expected-version.error.js';
 export { ObjectNotFoundError } from './errors/object-not-found.error.js';
 export { HandlerNotFoundError } from './errors/handler-not-found.error.js';

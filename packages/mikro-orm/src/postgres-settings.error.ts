@@ -1,5 +1,5 @@
 /** Thrown when a `[databases.<name>]` table with `provider = "postgresql"` has a bad value. */
-import { maskUri } from '@protean-ts/core';
+import { maskText } from '@protean-ts/core';
 
 export class PostgresSettingsError extends Error {
   override readonly name = 'PostgresSettingsError';
@@ -10,7 +10,8 @@ export class PostgresSettingsError extends Error {
     problem: string,
     value?: string,
   ) {
-    const shown = value === undefined ? '' : ` (got "${maskUri(value)}")`;
-    super(`[databases.${provider}] ${key} ${problem}${shown}`);
+    const shown = value === undefined ? '' : ` (got "${maskText(value)}")`;
+    // The whole message is masked too: a problem text may quote the value in another form.
+    super(maskText(`[databases.${provider}] ${key} ${problem}${shown}`));
   }
 }

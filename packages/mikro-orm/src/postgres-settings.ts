@@ -3,8 +3,20 @@
  * already applied defaults to the common keys; the keys only this provider knows (`schema`,
  * `debug`) are checked here so a typo fails at start-up, naming the key.
  */
-import type { DatabaseSettings } from '@protean-ts/core';
+import { describeValue, type DatabaseSettings, type ProviderSettingsSpec } from '@protean-ts/core';
 import { PostgresSettingsError } from './postgres-settings.error.js';
+
+/**
+ * The keys a postgresql `[databases.<name>]` table adds to the common ones (`database_uri`,
+ * `pool_size`, `managed`), declared to the config loader at registration so a typo such as
+ * `shema` is warned about by `config check` and at start, naming the file.
+ */
+export const POSTGRES_DATABASE_SETTINGS: ProviderSettingsSpec = {
+  keys: { schema: { kind: 'string' }, debug: { kind: 'boolean' } },
+  required: ['database_uri'],
+};
+/** Same bound as the config schema's `pool_size`: more connections than any server allows is a typo. */
+const MAX_POOL_SIZE = 10_000;
 
 export interface PostgresSettings {
   /** The `[databases.<name>]` key. */
@@ -24,22 +36,24 @@ const DEFAULT_POOL_SIZE = 10;
 export function readPostgresSettings(name: string, settings: DatabaseSettings): PostgresSettings {
   const uri = settings.database_uri;
   if (typeof uri !== 'string' || uri.trim() === '') {
-    throw new PostgresSettingsError(name, 'database_uri', 'is required, e.g. database_uri = "postgresql://user:password@localhost:5432/shop"');
+    const got = uri === undefined ? '' : ` (got ${describeValue(uri)})`;
+    throw new PostgresSettingsError(name, 'database_uri', `is required as a string, e.g. database_uri = "postgresql://user:password@localhost:5432/shop"${got}`);
   }
   if (!/^postgres(ql)?:\/\//i.test(uri)) {
-    throw new PostgresSettingsError(name, 'database_uri', 'must start with postgresql:// (or postgres://)', uri);
+    // A key/value connection string (`host=… password=…`) is not accepted: say so, masked.
+    throw new PostgresSettingsError(name, 'database_uri', 'must be a URI starting with postgresql:// (or postgres://)', uri);
   }
   const poolSize = settings.pool_size ?? DEFAULT_POOL_SIZE;
-  if (!Number.isSafeInteger(poolSize) || poolSize < 1) {
-    throw new PostgresSettingsError(name, 'pool_size', `must be a positive integer, got ${JSON.stringify(poolSize)}`);
+  if (!Number.isSafeInteger(poolSize) || poolSize < 1 || poolSize > MAX_POOL_SIZE) {
+    throw new PostgresSettingsError(name, 'pool_size', `must be an integer between 1 and ${MAX_POOL_SIZE}, got ${describeValue(poolSize)}`);
   }
   const schema = settings.schema ?? 'public';
   if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) {
-    throw new PostgresSettingsError(name, 'schema', `must be a plain PostgreSQL identifier (letters, digits, _), got ${JSON.stringify(schema)}`);
+    throw new PostgresSettingsError(name, 'schema', `must be a plain PostgreSQL identifier (letters, digits, _), got ${describeValue(schema)}`);
   }
   const debug = settings.debug ?? false;
   if (typeof debug !== 'boolean') {
-    throw new PostgresSettingsError(name, 'debug', `must be true or false, got ${JSON.stringify(debug)}`);
+    throw new PostgresSettingsError(name, 'debug', `must be true or false, got ${describeValue(debug)}`);
   }
   return { name, uri, poolSize, managed: settings.managed ?? true, schema, debug };
 }

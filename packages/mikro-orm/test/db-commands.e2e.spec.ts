@@ -185,3 +185,21 @@ function inTerminal(args: string[], input: string, cwd: string): Promise<{ code:
     });
   });
 }
+
+describe('protean-ts db setup with a bad database_uri (issue 10: no secret printed)', () => {
+  it.each([
+    ['a key/value connection string', `database_uri = "host=127.0.0.1 password=${PASSWORD} dbname=shop"`, 'database_uri must be a URI starting with postgresql://'],
+    ['a URI in a list', `database_uri = ["postgresql://postgres:${PASSWORD}@127.0.0.1/shop"]`, 'databases.default.database_uri: must be a string'],
+    ['a URI typed into pool_size', `database_uri = "postgresql://127.0.0.1/shop"\npool_size = "postgresql://postgres:${PASSWORD}@127.0.0.1/shop"`, 'databases.default.pool_size: must be an integer between 1 and 10000'],
+  ])('%s: exit 1 naming the key, password masked', async (_label, line, message) => {
+    const project = tempProject({ 'domain.ts': DOMAIN, 'domain.toml': `module = "domain.ts"\n[databases.reporting]\nprovider = "memory"\n[databases.default]\nprovider = "postgresql"\n${line}\n` });
+    try {
+      const result = await runCli(['db', 'setup'], { cwd: project.root, env: { PROTEAN_LOG_LEVEL: 'warn' } });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(message);
+      expect(result.stdout + result.stderr).not.toContain(PASSWORD);
+    } finally {
+      project.remove();
+    }
+  });
+});

@@ -318,7 +318,7 @@ describe('createOutboxProcessors', () => {
 
   function config(outbox: Partial<ReturnType<typeof defaultConfig>['outbox']>, enable = true) {
     const base = defaultConfig();
-    return { ...base, enable_outbox: enable, server: { ...base.server, default_subscription_type: 'event_store' as const }, outbox: { ...base.outbox, ...outbox } };
+    return { ...base, enable_outbox: enable, outbox: { ...base.outbox, ...outbox } };
   }
 
   it('makes one processor per managed database × target broker, named for both', () => {

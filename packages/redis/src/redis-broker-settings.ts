@@ -2,7 +2,7 @@
  * The `[brokers.<name>]` table of a `provider = "redis"` broker, read and checked once, with
  * the URI kept alongside its masked form for logs and errors.
  */
-import { BrokerSettingsError, BrokerSettingsReader, maskUri, type BrokerSettings } from '@protean-ts/core';
+import { BrokerSettingsError, BrokerSettingsReader, MAX_TIMER_MS, maskUri, type BrokerSettings, type ProviderSettingsSpec } from '@protean-ts/core';
 
 /** Soft target of entries per stream: entries beyond it are trimmed once every group acked them; 0 = never. */
 export const REDIS_DEFAULT_MAXLEN = 100_000;
@@ -10,7 +10,24 @@ export const REDIS_DEFAULT_MAXLEN = 100_000;
 export const REDIS_DEFAULT_MAXLEN_HARD = 0;
 export const REDIS_DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 
-export const REDIS_SETTING_KEYS = ['uri', 'stream_prefix', 'maxlen', 'maxlen_hard', 'connect_timeout_ms'] as const;
+/** Longest stream length settable: far beyond what one Redis holds, well inside a safe integer. */
+const MAX_STREAM_LENGTH = 1_000_000_000;
+const streamLength = { kind: 'integer', min: 0, max: MAX_STREAM_LENGTH } as const;
+const connectTimeout = { kind: 'integer', min: 1, max: MAX_TIMER_MS } as const;
+
+/** The keys of a redis `[brokers.<name>]` table, declared to the config loader at registration. */
+export const REDIS_BROKER_SETTINGS: ProviderSettingsSpec = {
+  keys: {
+    uri: { kind: 'string' },
+    stream_prefix: { kind: 'string' },
+    maxlen: streamLength,
+    maxlen_hard: streamLength,
+    connect_timeout_ms: connectTimeout,
+  },
+  required: ['uri'],
+};
+
+export const REDIS_SETTING_KEYS = Object.keys(REDIS_BROKER_SETTINGS.keys) as readonly string[];
 
 export interface RedisBrokerSettings {
   uri: string;
@@ -28,8 +45,8 @@ export function readRedisBrokerSettings(name: string, settings: BrokerSettings):
   reader.onlyKeys(REDIS_SETTING_KEYS);
   const url = reader.uri('uri', ['redis', 'rediss']);
   const uri = settings.uri as string;
-  const maxlen = reader.integer('maxlen', REDIS_DEFAULT_MAXLEN, 0);
-  const maxlenHard = reader.integer('maxlen_hard', REDIS_DEFAULT_MAXLEN_HARD, 0);
+  const maxlen = reader.integer('maxlen', REDIS_DEFAULT_MAXLEN, 0, MAX_STREAM_LENGTH);
+  const maxlenHard = reader.integer('maxlen_hard', REDIS_DEFAULT_MAXLEN_HARD, 0, MAX_STREAM_LENGTH);
   if (maxlenHard > 0 && maxlenHard < maxlen) {
     throw new BrokerSettingsError(name, 'maxlen_hard', `must be 0 (no hard limit) or at least maxlen (${maxlen}), got ${maxlenHard}`);
   }
@@ -41,7 +58,7 @@ export function readRedisBrokerSettings(name: string, settings: BrokerSettings):
     streamPrefix: reader.string('stream_prefix', ''),
     maxlen,
     maxlenHard,
-    connectTimeoutMs: reader.integer('connect_timeout_ms', REDIS_DEFAULT_CONNECT_TIMEOUT_MS, 1),
+    connectTimeoutMs: reader.integer('connect_timeout_ms', REDIS_DEFAULT_CONNECT_TIMEOUT_MS, connectTimeout.min, connectTimeout.max),
   };
 }
 

@@ -15,8 +15,8 @@ export const registerConfigCommands: CommandGroup = (program, context) => {
     .description('Load, validate and print the resolved configuration, defaults filled and secrets masked')
     .option('--json', 'print JSON instead of TOML')
     .option('--strict', 'treat warnings (unknown keys, a missing environment table) as errors, e.g. in CI')
-    .action((options: { json?: boolean; strict?: boolean }) => {
-      const loaded = context.loadConfig();
+    .action(async (options: { json?: boolean; strict?: boolean }) => {
+      const loaded = await context.loadConfig();
       const { io } = context;
       const source = loaded.file ?? 'defaults (no .domain.toml or domain.toml found)';
       io.stderr(`Configuration: ${source}${loaded.environment ? ` (PROTEAN_ENV=${loaded.environment})` : ''}\n`);

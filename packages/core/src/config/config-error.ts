@@ -1,7 +1,9 @@
 /**
  * The one error type of configuration loading. It carries every problem found (not just the
- * first), each with its key path, so a user fixes domain.toml in one pass.
+ * first), each with its key path, so a user fixes domain.toml in one pass. Messages are masked
+ * here, the one place every problem passes, so no value echoed by a check can leak a secret.
  */
+import { maskText } from './mask-secrets.js';
 
 export interface ConfigProblem {
   /** Dotted key path, e.g. `server.health.port`; empty for file-level problems. */
@@ -18,9 +20,10 @@ export class ConfigError extends Error {
 
   /** `withOverrides`: programmatic overrides were merged too, so a problem may come from them. */
   constructor(problems: readonly ConfigProblem[], file: string | null, options: { cause?: unknown; withOverrides?: boolean } = {}) {
-    super(ConfigError.describe(problems, file, options.withOverrides === true), { cause: options.cause });
+    const masked = problems.map((p) => ({ ...p, path: maskText(p.path), message: maskText(p.message) }));
+    super(ConfigError.describe(masked, file, options.withOverrides === true), { cause: options.cause });
     this.name = 'ConfigError';
-    this.problems = problems;
+    this.problems = masked;
     this.file = file;
   }
 

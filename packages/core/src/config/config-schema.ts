@@ -7,18 +7,41 @@
 export type KeySpec =
   | { kind: 'string' }
   | { kind: 'boolean' }
-  | { kind: 'integer'; min?: number; max?: number }
-  | { kind: 'number'; min?: number; max?: number }
-  | { kind: 'enum'; values: readonly string[] }
+  /** Numbers always carry both bounds: a value that large or small is a typo, never a setting. */
+  | { kind: 'integer'; min: number; max: number }
+  | { kind: 'number'; min: number; max: number }
+  /** `refused`: values the schema knows but nothing implements yet, each with the reason given to the user. */
+  | { kind: 'enum'; values: readonly string[]; refused?: Readonly<Record<string, string>> }
   | { kind: 'stringList' }
-  /** A table with known keys; `open` tables keep unknown (provider-specific) keys without warning. */
-  | { kind: 'table'; keys: Record<string, KeySpec>; open?: boolean }
+  /** An address to listen on: an IP address or a hostname. */
+  | { kind: 'host' }
+  /** A key nothing reads yet: any value is an error saying why, so no setting is accepted without effect. */
+  | { kind: 'refused'; reason: string }
+  /**
+   * A table with known keys; any other key is warned about and dropped. `providerKeys`: the
+   * table's `provider` adds the keys its adapter declares (see `registerDatabaseProvider`).
+   */
+  | { kind: 'table'; keys: Record<string, KeySpec>; providerKeys?: ProviderSection }
   /** A table of user-named tables (`[databases.<name>]`), each following `entry`. */
   | { kind: 'namedTables'; entry: KeySpec & { kind: 'table' } };
 
-const positiveInt = { kind: 'integer', min: 1 } as const;
-const nonNegativeInt = { kind: 'integer', min: 0 } as const;
-const nonNegative = { kind: 'number', min: 0 } as const;
+export type ProviderSection = 'databases' | 'brokers';
+
+/** The longest delay Node's timers honour (2^31 − 1 ms, about 24.8 days); longer ones fire at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+/** `MAX_TIMER_MS` in whole seconds: the bound of every duration in seconds that ends in a timer. */
+export const MAX_TIMER_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
+/** Retention periods are compared with timestamps, not timers: a century is the sane limit. */
+export const MAX_RETENTION_HOURS = 100 * 365 * 24;
+/** Counts of messages, retries and ticks: beyond a million it is a typo. */
+export const MAX_COUNT = 1_000_000;
+
+const count = (min: number, max = MAX_COUNT) => ({ kind: 'integer', min, max }) as const;
+const seconds = { kind: 'number', min: 0, max: MAX_TIMER_SECONDS } as const;
+const milliseconds = { kind: 'integer', min: 0, max: MAX_TIMER_MS } as const;
+const hours = { kind: 'number', min: 0, max: MAX_RETENTION_HOURS } as const;
+const positiveInt = count(1);
+const EVENT_SOURCING_NOT_BUILT = 'event sourcing is not built yet';
 
 export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
   kind: 'table',
@@ -31,52 +54,60 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
       kind: 'namedTables',
       entry: {
         kind: 'table',
-        open: true,
+        providerKeys: 'databases',
         keys: {
           provider: { kind: 'string' },
           database_uri: { kind: 'string' },
           managed: { kind: 'boolean' },
-          pool_size: positiveInt,
+          pool_size: count(1, 10_000),
         },
       },
     },
     brokers: {
       kind: 'namedTables',
-      entry: { kind: 'table', open: true, keys: { provider: { kind: 'string' }, uri: { kind: 'string' } } },
+      entry: {
+        kind: 'table',
+        providerKeys: 'brokers',
+        // claim_idle_ms: read by every broker (BaseBroker); `uri` and the rest are the adapter's.
+        keys: { provider: { kind: 'string' }, claim_idle_ms: milliseconds },
+      },
     },
     event_store: {
-      kind: 'table',
-      open: true,
-      keys: { provider: { kind: 'string' }, database_uri: { kind: 'string' } },
+      kind: 'refused',
+      reason: `${EVENT_SOURCING_NOT_BUILT}, so nothing reads [event_store]; remove the table (it will come with event-sourced aggregates)`,
     },
     server: {
       kind: 'table',
       keys: {
-        default_subscription_type: { kind: 'enum', values: ['stream', 'event_store'] },
+        default_subscription_type: {
+          kind: 'enum',
+          values: ['stream'],
+          refused: { event_store: `${EVENT_SOURCING_NOT_BUILT}; use "stream" (or leave the key out), and enable_outbox = false to turn the outbox off` },
+        },
         messages_per_tick: positiveInt,
-        tick_interval: nonNegative,
+        tick_interval: seconds,
         stream_subscription: {
           kind: 'table',
           keys: {
-            blocking_timeout_ms: nonNegativeInt,
-            max_retries: nonNegativeInt,
-            retry_delay_seconds: nonNegative,
+            blocking_timeout_ms: milliseconds,
+            max_retries: count(0, 1000),
+            retry_delay_seconds: seconds,
             enable_dlq: { kind: 'boolean' },
-            concurrency: positiveInt,
-            gap_timeout_seconds: nonNegative,
+            concurrency: count(1, 10_000),
+            gap_timeout_seconds: seconds,
           },
         },
         health: {
           kind: 'table',
-          keys: { host: { kind: 'string' }, port: { kind: 'integer', min: 0, max: 65535 } },
+          keys: { host: { kind: 'host' }, port: { kind: 'integer', min: 0, max: 65535 } },
         },
-        startup_timeout_seconds: nonNegative,
+        startup_timeout_seconds: seconds,
       },
     },
     enable_outbox: { kind: 'boolean' },
     inbox: {
       kind: 'table',
-      keys: { enabled: { kind: 'boolean' }, database: { kind: 'string' }, retention_hours: nonNegative },
+      keys: { enabled: { kind: 'boolean' }, database: { kind: 'string' }, retention_hours: hours },
     },
     outbox: {
       kind: 'table',
@@ -84,14 +115,14 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
         broker: { kind: 'string' },
         external_brokers: { kind: 'stringList' },
         messages_per_tick: positiveInt,
-        tick_interval: nonNegative,
+        tick_interval: seconds,
         retry: {
           kind: 'table',
           keys: {
-            max_attempts: positiveInt,
-            base_delay_seconds: nonNegative,
-            max_backoff_seconds: nonNegative,
-            backoff_multiplier: { kind: 'number', min: 1 },
+            max_attempts: count(1, 1000),
+            base_delay_seconds: seconds,
+            max_backoff_seconds: seconds,
+            backoff_multiplier: { kind: 'number', min: 1, max: 100 },
             jitter: { kind: 'boolean' },
             jitter_factor: { kind: 'number', min: 0, max: 1 },
           },
@@ -99,14 +130,23 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
         cleanup: {
           kind: 'table',
           keys: {
-            published_retention_hours: nonNegative,
-            abandoned_retention_hours: nonNegative,
+            published_retention_hours: hours,
+            abandoned_retention_hours: hours,
             cleanup_interval_ticks: positiveInt,
           },
         },
       },
     },
   },
+};
+
+/**
+ * Keys that name a connection: set without `provider`, `[databases.default]` / `[brokers.default]`
+ * would silently run on the in-process default and ignore them, so that is an error.
+ */
+export const CONNECTION_KEYS: Readonly<Record<ProviderSection, readonly string[]>> = {
+  databases: ['database_uri'],
+  brokers: ['uri'],
 };
 
 /** Top-level keys; any other top-level table is an environment overlay (`[staging]`). */

@@ -7,7 +7,8 @@ import type { BrokerSettings } from '../ports/broker.js';
 import type { DatabaseSettings } from '../ports/database-provider.js';
 
 export type ProcessingMode = 'sync' | 'async';
-export type SubscriptionType = 'stream' | 'event_store';
+/** `event_store` comes with event sourcing (not built yet); the schema refuses it until then. */
+export type SubscriptionType = 'stream';
 
 export interface StreamSubscriptionConfig {
   blocking_timeout_ms: number;
@@ -71,8 +72,8 @@ export interface DomainConfig {
   command_processing: ProcessingMode;
   databases: Record<string, DatabaseSettings>;
   brokers: Record<string, BrokerSettings>;
-  event_store: { provider: string; database_uri?: string };
   server: ServerConfig;
+  /** Whether raised events go through the transactional outbox (on by default). */
   enable_outbox: boolean;
   outbox: OutboxConfig;
   inbox: InboxConfig;

@@ -1,6 +1,8 @@
 /**
  * Deep merge for configuration layers (defaults ← file ← environment table ← overrides):
  * tables merge key by key, everything else (arrays included) is replaced by the later layer.
+ * Tables are built without a prototype: keys come from users, and `__proto__` or `toString`
+ * must stay plain keys (validation reports them), never reach Object.prototype.
  */
 import { isPlainObject } from './substitute-env.js';
 
@@ -13,10 +15,10 @@ export function deepMerge<T>(base: T, ...layers: unknown[]): T {
 function mergeTwo(base: unknown, over: unknown): unknown {
   if (over === undefined) return clone(base);
   if (!isPlainObject(base) || !isPlainObject(over)) return clone(over);
-  const out: Record<string, unknown> = { ...(clone(base) as Record<string, unknown>) };
+  const out = clone(base) as Record<string, unknown>;
   for (const [key, value] of Object.entries(over)) {
     if (value === undefined) continue;
-    out[key] = key in out ? mergeTwo(out[key], value) : clone(value);
+    out[key] = Object.hasOwn(out, key) ? mergeTwo(out[key], value) : clone(value);
   }
   return out;
 }
@@ -24,7 +26,7 @@ function mergeTwo(base: unknown, over: unknown): unknown {
 function clone(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(clone);
   if (isPlainObject(value)) {
-    const out: Record<string, unknown> = {};
+    const out: Record<string, unknown> = Object.create(null);
     for (const [key, child] of Object.entries(value)) out[key] = clone(child);
     return out;
   }

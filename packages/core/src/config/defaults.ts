@@ -18,7 +18,6 @@ const DEFAULTS: DomainConfig = {
   brokers: {
     default: { provider: 'inline' },
   },
-  event_store: { provider: 'memory' },
   server: {
     default_subscription_type: 'stream',
     messages_per_tick: 100,
@@ -34,7 +33,7 @@ const DEFAULTS: DomainConfig = {
     health: { host: '127.0.0.1', port: 8080 },
     startup_timeout_seconds: 0,
   },
-  enable_outbox: false,
+  enable_outbox: true,
   inbox: { enabled: true, database: 'default', retention_hours: 168 },
   outbox: {
     broker: 'default',

@@ -16,27 +16,28 @@ export interface OverlayResult {
 }
 
 export function applyEnvironmentOverlay(raw: Record<string, unknown>, environment: string | undefined): OverlayResult {
-  const base: Record<string, unknown> = {};
-  const overlays: Record<string, Record<string, unknown>> = {};
+  // No prototypes: PROTEAN_ENV=toString must find no table, not Object.prototype.toString.
+  const base: Record<string, unknown> = Object.create(null);
+  const overlays = new Map<string, Record<string, unknown>>();
   const warnings: string[] = [];
   for (const [key, value] of Object.entries(raw)) {
-    if (!TOP_LEVEL_KEYS.includes(key) && isPlainObject(value)) overlays[key] = value;
+    if (!TOP_LEVEL_KEYS.includes(key) && isPlainObject(value)) overlays.set(key, value);
     else base[key] = value;
   }
-  for (const name of Object.keys(overlays)) {
+  const defined = [...overlays.keys()];
+  for (const name of defined) {
     // `[sever]` is almost certainly a typo of `[server]`, not an environment called "sever".
     const hint = suggestKey(name, TOP_LEVEL_KEYS);
     if (hint && name !== environment) {
       warnings.push(`table [${name}] is treated as an environment overlay (used when PROTEAN_ENV=${name}); did you mean \`${hint}\`?`);
     }
   }
-  if (!environment) return { merged: base, environments: Object.keys(overlays), warnings };
-  const overlay = overlays[environment];
+  if (!environment) return { merged: base, environments: defined, warnings };
+  const overlay = overlays.get(environment);
   if (!overlay) {
-    const defined = Object.keys(overlays);
     warnings.push(`PROTEAN_ENV=${environment} but there is no [${environment}] table; using the base configuration`
       + (defined.length ? ` (environment tables: ${defined.join(', ')})` : ''));
     return { merged: base, environments: defined, warnings };
   }
-  return { merged: deepMerge(base, overlay), environments: Object.keys(overlays), warnings };
+  return { merged: deepMerge(base, overlay), environments: defined, warnings };
 }

@@ -1,33 +1,61 @@
 /**
- * Provider names the validator accepts, per kind. Built-ins are listed here; adapter packages
- * (or the runtime's adapter registry) pass more through `loadConfig({ providers })`, so the
+ * Provider names the validator accepts, per section, and the keys each provider declares beyond
+ * its section's common keys. Core's own adapters are listed here; adapter packages declare
+ * theirs when they register (`registerDatabaseProvider(kind, factory, { settings })`), so the
  * lists stay open without core importing any adapter.
  */
+import type { KeySpec, ProviderSection } from './config-schema.js';
+
+/** What one provider accepts in its `[databases.<name>]` / `[brokers.<name>]` table. */
+export interface ProviderSettingsSpec {
+  /** Keys beyond the section's common ones (`provider`, `database_uri`, `uri`, …), with their types and bounds. */
+  keys: Readonly<Record<string, KeySpec>>;
+  /** Keys (common or own) the provider cannot work without, e.g. `database_uri`. */
+  required?: readonly string[];
+  /** Common keys the provider does not read (`database_uri` for `memory`): setting one is an error. */
+  unused?: readonly string[];
+}
 
 export interface KnownProviders {
   databases: readonly string[];
   brokers: readonly string[];
-  eventStores: readonly string[];
+  /**
+   * Declared keys per provider. A known provider without an entry (its package is not loaded,
+   * or it registered without `settings`) has its extra keys passed through unchecked, with a warning.
+   */
+  settings: Readonly<Record<ProviderSection, Readonly<Record<string, ProviderSettingsSpec>>>>;
 }
 
+/** What core's own providers declare (they register the same objects). */
+export const MEMORY_DATABASE_SETTINGS: ProviderSettingsSpec = { keys: {}, unused: ['database_uri'] };
+export const INLINE_BROKER_SETTINGS: ProviderSettingsSpec = {
+  // InlineBroker reads the same bounds (INLINE_MAXLEN_LIMIT).
+  keys: { maxlen: { kind: 'integer', min: 0, max: 1_000_000_000 } },
+};
+
 export const BUILTIN_PROVIDERS: KnownProviders = {
-  databases: ['memory', 'postgresql'],
-  brokers: ['inline', 'redis'],
-  eventStores: ['memory'],
+  databases: ['memory'],
+  brokers: ['inline'],
+  settings: { databases: { memory: MEMORY_DATABASE_SETTINGS }, brokers: { inline: INLINE_BROKER_SETTINGS } },
 };
 
-/** Keys a provider cannot work without; checked here so the error names the file and key. */
-export const REQUIRED_PROVIDER_KEYS: Record<'databases' | 'brokers', Record<string, readonly string[]>> = {
-  databases: { postgresql: ['database_uri'] },
-  brokers: { redis: ['uri'] },
-};
-
-/** Built-ins plus any extra names, without duplicates. */
-export function withBuiltins(extra: Partial<KnownProviders> = {}): KnownProviders {
-  const join = (a: readonly string[], b: readonly string[] = []) => [...new Set([...a, ...b])];
+/** Built-ins plus any extra names and settings, without duplicates (later settings win). */
+export function withBuiltins(...extras: Array<Partial<KnownProviders> | undefined>): KnownProviders {
+  const join = (section: ProviderSection) => [...new Set([BUILTIN_PROVIDERS[section], ...extras.map((e) => e?.[section] ?? [])].flat())];
+  const settings = (section: ProviderSection) => Object.assign(
+    Object.create(null) as Record<string, ProviderSettingsSpec>,
+    BUILTIN_PROVIDERS.settings[section],
+    ...extras.map((e) => e?.settings?.[section] ?? {}),
+  );
   return {
-    databases: join(BUILTIN_PROVIDERS.databases, extra.databases),
-    brokers: join(BUILTIN_PROVIDERS.brokers, extra.brokers),
-    eventStores: join(BUILTIN_PROVIDERS.eventStores, extra.eventStores),
+    databases: join('databases'),
+    brokers: join('brokers'),
+    settings: { databases: settings('databases'), brokers: settings('brokers') },
   };
+}
+
+/** The declared settings of `provider`, or undefined when it declared none. */
+export function providerSettings(providers: KnownProviders, section: ProviderSection, provider: string): ProviderSettingsSpec | undefined {
+  const table = providers.settings[section];
+  return Object.hasOwn(table, provider) ? table[provider] : undefined;
 }

@@ -12,8 +12,9 @@ import { deepMerge } from './deep-merge.js';
 import { DATABASE_ENTRY_DEFAULTS, defaultConfig } from './defaults.js';
 import { discoverConfigFile } from './discover-config-file.js';
 import { applyEnvironmentOverlay } from './environment-overlay.js';
-import { knownAdapterKinds } from '../adapters/registry.js';
+import { importAdapterPackages, knownAdapterKinds } from '../adapters/registry.js';
 import { withBuiltins, type KnownProviders } from './known-providers.js';
+import { maskText } from './mask-secrets.js';
 import { isPlainObject, substituteEnv } from './substitute-env.js';
 import { validateConfig } from './validate-config.js';
 
@@ -29,7 +30,7 @@ export interface LoadConfigOptions {
   env?: Record<string, string | undefined>;
   /** Merged over everything else, e.g. from tests or `domain.init({ config })`. */
   overrides?: ConfigOverrides;
-  /** Provider names beyond the built-ins and the adapter registry's kinds. */
+  /** Provider names (and their declared keys) beyond the built-ins and the adapter registry's. */
   providers?: Partial<KnownProviders>;
 }
 
@@ -47,20 +48,41 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const file = resolveFile(options);
   const read = file ? readConfigFile(file, { env }) : null;
   const environment = read?.environment ?? (env.PROTEAN_ENV?.trim() || null);
-  const inFile = (warning: string) => (file ? `${path.basename(file)}: ${warning}` : warning);
+  // Warnings are masked like errors: they name keys, and a key may be a pasted URI.
+  const inFile = (warning: string) => maskText(file ? `${path.basename(file)}: ${warning}` : warning);
   const warnings = (read?.warnings ?? []).map(inFile);
-  if (!file && environment) warnings.push(`PROTEAN_ENV=${environment} but no domain.toml was found; using defaults`);
+  if (!file && environment) warnings.push(inFile(`PROTEAN_ENV=${environment} but no domain.toml was found; using defaults`));
 
-  const merged = deepMerge<Record<string, unknown>>({ ...defaultConfig() }, read?.values ?? {}, options.overrides ?? {});
+  const explicit = deepMerge<Record<string, unknown>>({}, read?.values ?? {}, options.overrides ?? {});
+  const merged = deepMerge<Record<string, unknown>>({ ...defaultConfig() }, explicit);
   fillDatabaseEntryDefaults(merged);
-  const providers = withBuiltins(joinProviders(knownAdapterKinds(), options.providers));
-  const result = validateConfig(merged, { providers, coercible: read?.coercible });
+  const providers = withBuiltins(knownAdapterKinds(), options.providers);
+  const result = validateConfig(merged, { providers, coercible: read?.coercible, explicit });
   warnings.push(...result.warnings.map(inFile));
   if (result.problems.length) {
     const overridden = Object.keys(options.overrides ?? {}).length > 0;
     throw new ConfigError(result.problems, file, { withOverrides: overridden });
   }
   return { config: result.config, file, warnings, environment };
+}
+
+/**
+ * `loadConfig` after importing the adapter packages the configuration names (`postgresql`,
+ * `redis`, …), so the keys those adapters declare are checked too. What `domain.init()` and
+ * `protean-ts config check` use.
+ */
+export async function loadConfigWithAdapters(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
+  const env = options.env ?? process.env;
+  const file = resolveFile(options);
+  const values = file ? readConfigFile(file, { env }).values : {};
+  const explicit = deepMerge<Record<string, unknown>>({}, values, options.overrides ?? {});
+  const named = (section: 'databases' | 'brokers') => {
+    const tables = explicit[section];
+    if (!isPlainObject(tables)) return [];
+    return Object.values(tables).flatMap((entry) => (isPlainObject(entry) && typeof entry.provider === 'string' ? [entry.provider] : []));
+  };
+  await importAdapterPackages({ databases: named('databases'), brokers: named('brokers') });
+  return loadConfig(options);
 }
 
 export interface ConfigFileValues {
@@ -97,7 +119,7 @@ export function readConfigFile(file: string, options: { env?: Record<string, str
 export function readConfigKey(file: string, key: string, options: { env?: Record<string, string | undefined> } = {}): unknown {
   const env = options.env ?? process.env;
   const overlay = applyEnvironmentOverlay(readToml(file), env.PROTEAN_ENV?.trim() || undefined);
-  if (!(key in overlay.merged)) return undefined;
+  if (!Object.hasOwn(overlay.merged, key)) return undefined;
   const substituted = substituteEnv({ [key]: overlay.merged[key] }, env);
   if (substituted.problems.length) throw new ConfigError(substituted.problems, file);
   return (substituted.value as Record<string, unknown>)[key];
@@ -120,10 +142,12 @@ function readToml(file: string): Record<string, unknown> {
     return parse(text) as Record<string, unknown>;
   } catch (error) {
     if (error instanceof TomlError) {
+      // No `cause`: the parser's message quotes the offending line, which may hold a secret.
       const problem: ConfigProblem = { path: '', line: error.line, message: `TOML syntax error at ${file}:${error.line}:${error.column}: ${firstLine(error.message)}` };
-      throw new ConfigError([problem], file, { cause: error });
+      throw new ConfigError([problem], file);
     }
-    throw error;
+    // Anything else the parser throws (a RangeError on absurd nesting) is still the file's fault.
+    throw new ConfigError([{ path: '', message: `cannot be read as TOML: ${error instanceof Error ? error.name : 'error'}; simplify the file (nesting too deep?)` }], file);
   }
 }
 
@@ -133,16 +157,8 @@ function fillDatabaseEntryDefaults(config: Record<string, unknown>): void {
   if (!isPlainObject(databases)) return;
   for (const entry of Object.values(databases)) {
     if (!isPlainObject(entry)) continue;
-    for (const [key, value] of Object.entries(DATABASE_ENTRY_DEFAULTS)) if (!(key in entry)) entry[key] = value;
+    for (const [key, value] of Object.entries(DATABASE_ENTRY_DEFAULTS)) if (!Object.hasOwn(entry, key)) entry[key] = value;
   }
-}
-
-function joinProviders(registered: { databases: string[]; brokers: string[] }, extra: Partial<KnownProviders> = {}): Partial<KnownProviders> {
-  return {
-    databases: [...registered.databases, ...(extra.databases ?? [])],
-    brokers: [...registered.brokers, ...(extra.brokers ?? [])],
-    eventStores: [...(extra.eventStores ?? [])],
-  };
 }
 
 function firstLine(message: string): string {

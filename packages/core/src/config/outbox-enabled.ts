@@ -1,9 +1,10 @@
 /**
- * Whether events go through the transactional outbox. Stream subscriptions read from a broker,
- * and the outbox is what feeds that broker reliably, so `stream` implies the outbox.
+ * Whether events go through the transactional outbox: `enable_outbox`, on by default. Stream
+ * subscriptions (the only kind until event sourcing lands) read from brokers the outbox feeds;
+ * turning it off suits a process that only persists, or handles events in-process (sync).
  */
 import type { DomainConfig } from './config-types.js';
 
-export function outboxEnabled(config: Pick<DomainConfig, 'enable_outbox' | 'server'>): boolean {
-  return config.enable_outbox === true || config.server.default_subscription_type === 'stream';
+export function outboxEnabled(config: Pick<DomainConfig, 'enable_outbox'>): boolean {
+  return config.enable_outbox === true;
 }

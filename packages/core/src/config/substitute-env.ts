@@ -23,7 +23,7 @@ export function substituteEnv(value: unknown, env: Env): SubstitutionResult {
     if (typeof node === 'string') return replaceIn(node, at, env, problems, wholeValuePaths);
     if (Array.isArray(node)) return node.map((item, i) => walk(item, `${at}[${i}]`));
     if (isPlainObject(node)) {
-      const out: Record<string, unknown> = {};
+      const out: Record<string, unknown> = Object.create(null);
       for (const [key, child] of Object.entries(node)) out[key] = walk(child, at ? `${at}.${key}` : key);
       return out;
     }
@@ -36,8 +36,9 @@ function replaceIn(text: string, at: string, env: Env, problems: ConfigProblem[]
   let matches = 0;
   const result = text.replace(PLACEHOLDER, (_match, name: string, fallback: string | undefined) => {
     matches++;
-    const set = env[name];
-    if (set !== undefined && set !== '') return set;
+    // Own variables only: `${toString}` must not find Object.prototype.toString.
+    const set = Object.hasOwn(env, name) ? env[name] : undefined;
+    if (typeof set === 'string' && set !== '') return set;
     if (fallback !== undefined) return fallback;
     problems.push({
       path: at,

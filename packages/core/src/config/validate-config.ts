@@ -1,13 +1,16 @@
 /**
- * Checks a merged configuration against CONFIG_SCHEMA and the cross-key rules, collecting
- * every problem (errors) and every unknown key (warnings with a "did you mean" suggestion).
- * Values that were exactly one `${VAR}` placeholder are coerced to the number or boolean
- * their key expects, since environment variables are always strings.
+ * Checks a merged configuration against CONFIG_SCHEMA, the keys each provider declares, and the
+ * cross-key rules, collecting every problem (errors) and every unknown key (warnings with a
+ * "did you mean" suggestion). Values that were exactly one `${VAR}` placeholder are coerced to
+ * the number or boolean their key expects, since environment variables are always strings.
+ * Only own keys are ever looked up: a key named `__proto__` or `toString` is a key like any other.
  */
 import type { ConfigProblem } from './config-error.js';
 import type { DomainConfig } from './config-types.js';
-import { CONFIG_SCHEMA, type KeySpec } from './config-schema.js';
-import { REQUIRED_PROVIDER_KEYS, type KnownProviders } from './known-providers.js';
+import { CONFIG_SCHEMA, CONNECTION_KEYS, type KeySpec, type ProviderSection } from './config-schema.js';
+import { isHost } from './is-host.js';
+import { providerSettings, type KnownProviders, type ProviderSettingsSpec } from './known-providers.js';
+import { describeValue } from './mask-secrets.js';
 import { suggestKey } from './suggest-key.js';
 import { isPlainObject } from './substitute-env.js';
 
@@ -21,7 +24,15 @@ export interface ValidateOptions {
   providers: KnownProviders;
   /** Paths whose string value came from a whole `${VAR}` placeholder. */
   coercible?: ReadonlySet<string>;
+  /**
+   * What the user wrote (file, environment table, overrides) before defaults were merged in:
+   * a `[databases.default]` with a `database_uri` but no `provider` of its own is an error,
+   * though the defaults supply `provider = "memory"`.
+   */
+  explicit?: unknown;
 }
+
+type TableSpec = KeySpec & { kind: 'table' };
 
 export function validateConfig(input: unknown, options: ValidateOptions): ValidationResult {
   const problems: ConfigProblem[] = [];
@@ -34,18 +45,30 @@ export function validateConfig(input: unknown, options: ValidateOptions): Valida
         return checkTable(spec, value, at);
       case 'namedTables': {
         if (!isPlainObject(value)) return fail(at, 'must be a table', value);
-        const out: Record<string, unknown> = {};
+        // User-chosen names: no prototype, so `[databases.constructor]` is a name, and an
+        // undefined name never finds an inherited property.
+        const out: Record<string, unknown> = Object.create(null);
         for (const [name, entry] of Object.entries(value)) out[name] = check(spec.entry, entry, `${at}.${name}`);
         return out;
       }
+      case 'refused':
+        problems.push({ path: at, message: `is not supported: ${spec.reason}` });
+        return undefined;
       case 'string':
         return typeof value === 'string' ? value : fail(at, 'must be a string', value);
+      case 'host':
+        if (typeof value === 'string' && isHost(value)) return value;
+        return fail(at, 'must be an IP address (127.0.0.1, 0.0.0.0, ::1) or a hostname (localhost), without scheme or port', value);
       case 'boolean': {
         const v = coerce(at, value, 'boolean');
         return typeof v === 'boolean' ? v : fail(at, 'must be true or false', value);
       }
       case 'enum':
         if (typeof value === 'string' && spec.values.includes(value)) return value;
+        if (typeof value === 'string' && spec.refused && Object.hasOwn(spec.refused, value)) {
+          problems.push({ path: at, message: `"${value}" is not supported: ${spec.refused[value]}` });
+          return value;
+        }
         return fail(at, `must be one of ${spec.values.map((v) => `"${v}"`).join(', ')}`, value);
       case 'stringList':
         if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value;
@@ -54,28 +77,49 @@ export function validateConfig(input: unknown, options: ValidateOptions): Valida
       case 'number': {
         const v = coerce(at, value, 'number');
         const wanted = spec.kind === 'integer' ? 'an integer' : 'a number';
-        const ok = typeof v === 'number' && Number.isFinite(v) && (spec.kind === 'number' || Number.isInteger(v));
-        if (!ok) return fail(at, `must be ${wanted}${rangeText(spec)}`, value);
-        if ((spec.min !== undefined && v < spec.min) || (spec.max !== undefined && v > spec.max)) {
-          return fail(at, `must be ${wanted}${rangeText(spec)}`, value);
-        }
+        const ok = typeof v === 'number' && (spec.kind === 'number' ? Number.isFinite(v) : Number.isSafeInteger(v));
+        if (!ok || v < spec.min || v > spec.max) return fail(at, `must be ${wanted} between ${spec.min} and ${spec.max}`, value);
         return v;
       }
     }
   };
 
-  const checkTable = (spec: KeySpec & { kind: 'table' }, value: unknown, at: string): unknown => {
+  const checkTable = (spec: TableSpec, value: unknown, at: string): unknown => {
     if (!isPlainObject(value)) return fail(at, 'must be a table', value);
-    const out: Record<string, unknown> = {};
-    const known = Object.keys(spec.keys);
+    const provider = spec.providerKeys ? providerOf(spec.providerKeys, value) : null;
+    const keys: Record<string, KeySpec> = Object.assign(Object.create(null), spec.keys, provider?.declared?.keys);
+    const known = Object.keys(keys);
+    const out: Record<string, unknown> = Object.create(null);
+    const unchecked: string[] = [];
     for (const [key, child] of Object.entries(value)) {
       const path = at ? `${at}.${key}` : key;
-      const childSpec = spec.keys[key];
-      if (childSpec) out[key] = check(childSpec, child, path);
-      else if (spec.open) out[key] = child;
-      else warnings.push(unknownKeyWarning(path, key, known));
+      if (Object.hasOwn(keys, key)) {
+        const checked = check(keys[key]!, child, path);
+        if (checked !== undefined) out[key] = checked;
+      } else if (provider && !provider.declared) {
+        // A provider whose keys are not known cannot have them checked: pass them on, and say so.
+        out[key] = child;
+        unchecked.push(key);
+      } else {
+        const owner = provider?.declared ? ` for provider "${provider.name}"` : '';
+        warnings.push(unknownKeyWarning(path, key, known, owner));
+      }
     }
-    return out;
+    if (provider?.known && unchecked.length) {
+      warnings.push(`${at}: provider "${provider.name}" has not declared its keys (is its adapter package installed?), `
+        + `so ${unchecked.map((k) => `\`${k}\``).join(', ')} ${unchecked.length === 1 ? 'is' : 'are'} passed on unchecked`);
+    }
+    // An ordinary object again (spreading copies a `__proto__` key as an own key, not a prototype).
+    return { ...out };
+  };
+
+  /** The table's provider when it is a known name; `declared` undefined when it declared no keys. */
+  const providerOf = (section: ProviderSection, table: Record<string, unknown>) => {
+    const name = Object.hasOwn(table, 'provider') ? table.provider : undefined;
+    if (typeof name !== 'string') return null;
+    const known = options.providers[section].includes(name);
+    // An unknown provider is reported by checkProviders; its other keys are not warned about as well.
+    return { name, known, declared: known ? providerSettings(options.providers, section, name) : undefined };
   };
 
   const coerce = (at: string, value: unknown, to: 'number' | 'boolean'): unknown => {
@@ -86,22 +130,19 @@ export function validateConfig(input: unknown, options: ValidateOptions): Valida
   };
 
   const fail = (at: string, message: string, got: unknown): unknown => {
-    problems.push({ path: at, message: `${message} (got ${show(got)})` });
+    problems.push({ path: at, message: `${message} (got ${describeValue(got)})` });
     return got;
   };
 
   const config = checkTable(CONFIG_SCHEMA, input, '') as DomainConfig;
-  if (isPlainObject(config)) checkCrossKeys(config, options.providers, problems, warnings);
+  if (isPlainObject(config)) checkCrossKeys(config, options, problems, warnings);
   return { config, problems, warnings };
 }
 
-function checkCrossKeys(config: DomainConfig, providers: KnownProviders, problems: ConfigProblem[], warnings: string[]) {
-  checkProviders('databases', config.databases, providers.databases, problems);
-  checkProviders('brokers', config.brokers, providers.brokers, problems);
-  const store = config.event_store;
-  if (isPlainObject(store) && typeof store.provider === 'string' && !providers.eventStores.includes(store.provider)) {
-    problems.push({ path: 'event_store.provider', message: unknownProvider(store.provider, providers.eventStores) });
-  }
+function checkCrossKeys(config: DomainConfig, options: ValidateOptions, problems: ConfigProblem[], warnings: string[]) {
+  const explicit = isPlainObject(options.explicit) ? options.explicit : {};
+  checkProviders('databases', config.databases, explicit.databases, options.providers, problems);
+  checkProviders('brokers', config.brokers, explicit.brokers, options.providers, problems);
 
   const brokers = isPlainObject(config.brokers) ? Object.keys(config.brokers) : [];
   const outbox = isPlainObject(config.outbox) ? config.outbox : undefined;
@@ -133,34 +174,45 @@ function checkCrossKeys(config: DomainConfig, providers: KnownProviders, problem
       message: `must be at least outbox.retry.base_delay_seconds (${retry.base_delay_seconds}), got ${retry.max_backoff_seconds}`,
     });
   }
-  const subscriptionType = isPlainObject(config.server) ? config.server.default_subscription_type : undefined;
-  if (config.enable_outbox === true && subscriptionType === 'event_store') {
-    problems.push({
-      path: 'enable_outbox',
-      message: 'enable_outbox = true conflicts with server.default_subscription_type = "event_store": '
-        + 'event-store subscriptions read events from the event store, not from a broker the outbox feeds. '
-        + 'Use default_subscription_type = "stream", or drop enable_outbox',
-    });
-  }
 }
 
-function checkProviders(section: 'databases' | 'brokers', tables: unknown, known: readonly string[], problems: ConfigProblem[]) {
+function checkProviders(section: ProviderSection, tables: unknown, explicitTables: unknown, providers: KnownProviders, problems: ConfigProblem[]) {
   if (!isPlainObject(tables)) return;
+  const known = providers[section];
   for (const [name, entry] of Object.entries(tables)) {
     if (!isPlainObject(entry)) continue;
-    const provider = entry.provider;
+    const at = `${section}.${name}`;
+    const provider = Object.hasOwn(entry, 'provider') ? entry.provider : undefined;
     if (provider === undefined) {
-      problems.push({ path: `${section}.${name}.provider`, message: `is required (one of ${known.join(', ')})` });
+      problems.push({ path: `${at}.provider`, message: `is required (one of ${known.join(', ')})` });
+      continue;
+    }
+    const written = isPlainObject(explicitTables) && Object.hasOwn(explicitTables, name) ? explicitTables[name] : undefined;
+    const connection = isPlainObject(written) && !Object.hasOwn(written, 'provider')
+      ? CONNECTION_KEYS[section].find((key) => Object.hasOwn(written, key))
+      : undefined;
+    if (connection) {
+      problems.push({
+        path: `${at}.provider`,
+        message: `is missing, but [${at}] sets ${connection}: without a provider of its own it would run on the default "${provider}" `
+          + `and ignore ${connection}. Add provider = "…" (one of ${known.join(', ')}); check the spelling of \`provider\``,
+      });
       continue;
     }
     if (typeof provider !== 'string') continue;
     if (!known.includes(provider)) {
-      problems.push({ path: `${section}.${name}.provider`, message: unknownProvider(provider, known) });
+      problems.push({ path: `${at}.provider`, message: unknownProvider(provider, known) });
       continue;
     }
-    for (const key of REQUIRED_PROVIDER_KEYS[section][provider] ?? []) {
-      if (entry[key] === undefined || entry[key] === '') {
-        problems.push({ path: `${section}.${name}.${key}`, message: `is required for provider "${provider}"` });
+    const declared: ProviderSettingsSpec | undefined = providerSettings(providers, section, provider);
+    for (const key of declared?.required ?? []) {
+      if (!Object.hasOwn(entry, key) || entry[key] === '') {
+        problems.push({ path: `${at}.${key}`, message: `is required for provider "${provider}"` });
+      }
+    }
+    for (const key of declared?.unused ?? []) {
+      if (Object.hasOwn(entry, key) && entry[key] !== undefined) {
+        problems.push({ path: `${at}.${key}`, message: `has no effect with provider "${provider}"; remove it, or set the provider that uses it` });
       }
     }
   }
@@ -177,25 +229,7 @@ function undefinedBroker(name: string, defined: readonly string[]): string {
     + ` (defined: ${defined.length ? defined.join(', ') : 'none'})`;
 }
 
-function unknownKeyWarning(path: string, key: string, known: readonly string[]): string {
+function unknownKeyWarning(path: string, key: string, known: readonly string[], owner: string): string {
   const hint = suggestKey(key, known);
-  return `unknown key \`${path}\` is ignored${hint ? `; did you mean \`${hint}\`?` : ''}`;
-}
-
-function rangeText(spec: { min?: number; max?: number }): string {
-  if (spec.min !== undefined && spec.max !== undefined) return ` between ${spec.min} and ${spec.max}`;
-  if (spec.min !== undefined) return ` ≥ ${spec.min}`;
-  if (spec.max !== undefined) return ` ≤ ${spec.max}`;
-  return '';
-}
-
-function show(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (isPlainObject(value)) return 'a table';
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
+  return `unknown key \`${path}\`${owner} is ignored${hint ? `; did you mean \`${hint}\`?` : ''}`;
 }

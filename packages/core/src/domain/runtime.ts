@@ -6,11 +6,10 @@
 import '../adapters/memory/index.js';
 import '../adapters/inline/index.js';
 import { closeInfrastructure, openInfrastructure, type Infrastructure } from '../adapters/registry-connect.js';
-import { knownAdapterKinds } from '../adapters/registry.js';
 import type { DomainConfig } from '../config/config-types.js';
 import { ConfigError } from '../config/config-error.js';
 import { deepMerge } from '../config/deep-merge.js';
-import { loadConfig, type ConfigOverrides } from '../config/load-config.js';
+import { loadConfigWithAdapters, type ConfigOverrides } from '../config/load-config.js';
 import { outboxEnabled } from '../config/outbox-enabled.js';
 import type { BaseAggregate } from '../elements/base-aggregate.js';
 import type { BaseCommand } from '../elements/base-command.js';
@@ -93,11 +92,11 @@ export class DomainRuntime {
 
   private async start(options: InitOptions): Promise<void> {
     try {
-      const loaded = loadConfig({
+      // The adapter packages the configuration names are imported first, so their keys are checked.
+      const loaded = await loadConfigWithAdapters({
         configPath: options.configPath,
         searchFrom: this.domain.root,
         overrides: deepMerge<ConfigOverrides>({}, this.domain.options.config ?? {}, options.config ?? {}),
-        providers: knownAdapterKinds(),
       });
       for (const warning of loaded.warnings) this.log.warn(warning, { file: loaded.file });
       this.domain.registry.checkIdentityStrategy(loaded.config.identity_strategy);

@@ -12,6 +12,7 @@ import { BrokerClosedError } from './broker-closed.error.js';
 import { BrokerOperationError } from './broker-operation.error.js';
 import { BrokerSettingsError } from './broker-settings.error.js';
 import { BrokerSettingsReader } from './broker-settings-reader.js';
+import { MAX_TIMER_MS } from '../config/config-schema.js';
 import { BrokerUnavailableError } from './broker-unavailable.error.js';
 import {
   BrokerCapability,
@@ -62,7 +63,7 @@ export abstract class BaseBroker implements Broker {
   ) {
     this.check = new BrokerArgumentChecks(typeof name === 'string' && name ? name : '?');
     this.check.name('constructor', 'name', name);
-    this.claimIdleMs = new BrokerSettingsReader(name, settings).integer('claim_idle_ms', DEFAULT_CLAIM_IDLE_MS, 0);
+    this.claimIdleMs = new BrokerSettingsReader(name, settings).integer('claim_idle_ms', DEFAULT_CLAIM_IDLE_MS, 0, MAX_TIMER_MS);
   }
 
   get state(): BrokerState {

@@ -2,7 +2,7 @@
  * Reads one `[brokers.<name>]` table for an adapter: typed values with defaults, and a
  * `BrokerSettingsError` naming the table and key for a wrong type, a bad value or a typo.
  */
-import { maskUri } from '../config/mask-secrets.js';
+import { describeValue, maskUri } from '../config/mask-secrets.js';
 import { suggestKey } from '../config/suggest-key.js';
 import { BrokerSettingsError } from './broker-settings.error.js';
 import type { BrokerSettings } from './broker.js';
@@ -30,15 +30,16 @@ export class BrokerSettingsReader {
   string(key: string, fallback: string): string {
     const value = this.settings[key];
     if (value === undefined) return fallback;
-    if (typeof value !== 'string') throw new BrokerSettingsError(this.brokerName, key, `must be a string, got ${typeof value}`);
+    if (typeof value !== 'string') throw new BrokerSettingsError(this.brokerName, key, `must be a string, got ${describeValue(value)}`);
     return value;
   }
 
-  integer(key: string, fallback: number, min: number): number {
+  /** `max` defaults to the largest safe integer; durations that end in a timer pass `MAX_TIMER_MS`. */
+  integer(key: string, fallback: number, min: number, max: number = Number.MAX_SAFE_INTEGER): number {
     const value = this.settings[key];
     if (value === undefined) return fallback;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-      throw new BrokerSettingsError(this.brokerName, key, `must be an integer >= ${min}, got ${JSON.stringify(value)}`);
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+      throw new BrokerSettingsError(this.brokerName, key, `must be an integer between ${min} and ${max}, got ${describeValue(value)}`);
     }
     return value;
   }
@@ -48,7 +49,8 @@ export class BrokerSettingsReader {
     const value = this.settings[key];
     const example = `${schemes[0]}://[user:password@]host:port[/db]`;
     if (typeof value !== 'string' || value === '') {
-      throw new BrokerSettingsError(this.brokerName, key, `is required, e.g. ${key} = "${example}"`);
+      const got = value === undefined ? '' : ` (got ${describeValue(value)})`;
+      throw new BrokerSettingsError(this.brokerName, key, `is required as a string, e.g. ${key} = "${example}"${got}`);
     }
     let url: URL;
     try {

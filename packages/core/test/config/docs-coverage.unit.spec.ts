@@ -21,10 +21,10 @@ function leafDefaults(value: unknown, at = ''): Array<[string, unknown]> {
   return [[at, value]];
 }
 
-function schemaLeaves(spec: KeySpec, at = ''): string[] {
+function schemaLeaves(spec: KeySpec, at = ''): Array<[string, KeySpec]> {
   if (spec.kind === 'table') return Object.entries(spec.keys).flatMap(([key, child]) => schemaLeaves(child, at ? `${at}.${key}` : key));
   if (spec.kind === 'namedTables') return schemaLeaves(spec.entry, `${at}.<name>`);
-  return [at];
+  return [[at, spec]];
 }
 
 /** The table row documenting `path`, or undefined. */
@@ -45,7 +45,11 @@ describe('docs/configuration.md', () => {
     expect(row).toContain(`\`${JSON.stringify(value)}\``);
   });
 
-  it.each(schemaLeaves(CONFIG_SCHEMA))('documents schema key %s', (path) => {
-    expect(rowFor(path), `no table row for \`${path}\``).toBeDefined();
+  it.each(schemaLeaves(CONFIG_SCHEMA))('documents schema key %s', (path, spec) => {
+    const row = rowFor(path);
+    expect(row, `no table row for \`${path}\``).toBeDefined();
+    // Bounds are part of the contract: the row states them exactly as the schema enforces them.
+    if (spec.kind === 'integer' || spec.kind === 'number') expect(row).toContain(`${spec.kind} ${spec.min}..${spec.max}`);
+    if (spec.kind === 'refused') expect(row).toContain('refused');
   });
 });

@@ -19,8 +19,8 @@ describe('${VAR} substitution', () => {
   });
 
   it('allows an empty default', () => {
-    const file = tomlFile('[brokers.default]\nprovider = "inline"\nlabel = "pre-${SUFFIX|}"');
-    expect(loadConfig({ configPath: file, env: {} }).config.brokers.default!.label).toBe('pre-');
+    const file = tomlFile('module = "pre-${SUFFIX|}"');
+    expect(loadConfig({ configPath: file, env: {} }).config.module).toBe('pre-');
   });
 
   it('an unset variable without default is a ConfigError naming the variable, the key and the file', () => {
@@ -51,10 +51,10 @@ describe('${VAR} substitution', () => {
   });
 
   it('coerces a whole-placeholder value to the number or boolean its key expects', () => {
-    const file = tomlFile('enable_outbox = "${OUTBOX|false}"\n[server.health]\nport = "${PORT|8080}"');
-    const { config } = loadConfig({ configPath: file, env: { PORT: '9123', OUTBOX: 'true' } });
+    const file = tomlFile('enable_outbox = "${OUTBOX|true}"\n[server.health]\nport = "${PORT|8080}"');
+    const { config } = loadConfig({ configPath: file, env: { PORT: '9123', OUTBOX: 'false' } });
     expect(config.server.health.port).toBe(9123);
-    expect(config.enable_outbox).toBe(true);
+    expect(config.enable_outbox).toBe(false);
   });
 
   it('does not coerce a literal string where a number is expected', () => {

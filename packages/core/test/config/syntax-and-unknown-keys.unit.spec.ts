@@ -36,7 +36,7 @@ describe('unknown keys', () => {
     ]));
     expect(loaded.config).not.toHaveProperty('enable_outbx');
     expect(loaded.config.server).not.toHaveProperty('messages_per_tik');
-    expect(loaded.config.enable_outbox).toBe(false);
+    expect(loaded.config.enable_outbox).toBe(true);
   });
 
   it('warn without a suggestion when nothing is close', () => {
@@ -44,8 +44,14 @@ describe('unknown keys', () => {
     expect(loaded.warnings).toEqual(['domain.toml: unknown key `server.colour` is ignored']);
   });
 
-  it('do not fire for provider-specific keys of databases, brokers and the event store', () => {
-    const loaded = loadConfig({ configPath: tomlFile('[databases.default]\nprovider = "memory"\nflavour = 1\n[event_store]\nprovider = "memory"\nx = 1'), env: {} });
-    expect(loaded.warnings).toEqual([]);
+  it('warn inside provider tables too, against the keys the provider declares', () => {
+    const file = tomlFile('[databases.default]\nprovider = "memory"\nmanage = false\n[brokers.default]\nprovider = "inline"\nmaxln = 5\nmaxlen = 7');
+    const loaded = loadConfig({ configPath: file, env: {} });
+    expect(loaded.warnings).toEqual([
+      'domain.toml: unknown key `databases.default.manage` for provider "memory" is ignored; did you mean `managed`?',
+      'domain.toml: unknown key `brokers.default.maxln` for provider "inline" is ignored; did you mean `maxlen`?',
+    ]);
+    expect(loaded.config.databases.default).not.toHaveProperty('manage');
+    expect(loaded.config.brokers.default).toEqual({ provider: 'inline', maxlen: 7 });
   });
 });

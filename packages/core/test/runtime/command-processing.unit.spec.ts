@@ -83,7 +83,7 @@ describe('command processing and message handling', () => {
 
     it('refuses when the outbox is off', async () => {
       await shop.domain.close();
-      await start({ server: { default_subscription_type: 'event_store' } });
+      await start({ enable_outbox: false });
       await expect(shop.domain.process(shop.PlaceOrder.create({ customer: 'Ann' }), { asynchronous: true })).rejects.toThrow(AsyncCommandsNeedOutboxError);
     });
 

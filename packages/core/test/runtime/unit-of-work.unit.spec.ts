@@ -211,7 +211,7 @@ describe('unit of work', () => {
   });
 
   describe('outbox off', () => {
-    beforeEach(() => start({ server: { default_subscription_type: 'event_store' }, enable_outbox: false }));
+    beforeEach(() => start({ enable_outbox: false }));
 
     it('writes no rows and still hands events to sync handlers', async () => {
       expect(shop.domain.outboxEnabled).toBe(false);

@@ -21,6 +21,8 @@ import { InlineStream } from './inline-stream.js';
 
 /** Entries kept per stream before the oldest are dropped; `maxlen = 0` keeps all. */
 export const INLINE_DEFAULT_MAXLEN = 100_000;
+/** The largest `maxlen` accepted (the bound declared in INLINE_BROKER_SETTINGS). */
+const INLINE_MAXLEN_LIMIT = 1_000_000_000;
 
 export class InlineBroker extends BaseBroker {
   readonly provider = 'inline';
@@ -42,7 +44,7 @@ export class InlineBroker extends BaseBroker {
     super(name, settings);
     const reader = new BrokerSettingsReader(name, settings);
     reader.onlyKeys(['maxlen']);
-    this.maxlen = reader.integer('maxlen', INLINE_DEFAULT_MAXLEN, 0);
+    this.maxlen = reader.integer('maxlen', INLINE_DEFAULT_MAXLEN, 0, INLINE_MAXLEN_LIMIT);
   }
 
   protected async doConnect(): Promise<void> {}
