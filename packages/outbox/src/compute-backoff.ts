@@ -49,4 +49,7 @@ export function checkRetryConfig(retry: OutboxRetryConfig): void {
   if (typeof retry.jitter_factor !== 'number' || !(retry.jitter_factor >= 0 && retry.jitter_factor <= 1)) {
     throw new OutboxConfigError('retry.jitter_factor', `must be a number between 0 and 1, got ${String(retry.jitter_factor)}`);
   }
+  if (typeof retry.max_total_seconds !== 'number' || !Number.isFinite(retry.max_total_seconds) || retry.max_total_seconds < 0) {
+    throw new OutboxConfigError('retry.max_total_seconds', `must be a number of seconds of at least 0 (0: no bound), got ${String(retry.max_total_seconds)}`);
+  }
 }

@@ -85,6 +85,7 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
         external_brokers: { kind: 'stringList' },
         messages_per_tick: positiveInt,
         tick_interval: nonNegative,
+        lock_seconds: { kind: 'number', min: 1, max: 3600 },
         retry: {
           kind: 'table',
           keys: {
@@ -94,6 +95,7 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
             backoff_multiplier: { kind: 'number', min: 1 },
             jitter: { kind: 'boolean' },
             jitter_factor: { kind: 'number', min: 0, max: 1 },
+            max_total_seconds: nonNegative,
           },
         },
         cleanup: {

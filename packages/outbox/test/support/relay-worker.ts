@@ -14,7 +14,7 @@ export interface RelayWorkerOptions {
   streamPrefix: string;
   broker: string;
   workerId: string;
-  lockMs: number;
+  lockSeconds: number;
   messagesPerTick: number;
   tickInterval: number;
 }
@@ -27,9 +27,8 @@ const processor = new OutboxProcessor({
   name: `outbox-processor-default-to-${options.broker}`,
   store: provider.outbox,
   broker,
-  config: { ...base, broker: options.broker, messages_per_tick: options.messagesPerTick, tick_interval: options.tickInterval },
+  config: { ...base, broker: options.broker, messages_per_tick: options.messagesPerTick, tick_interval: options.tickInterval, lock_seconds: options.lockSeconds },
   workerId: options.workerId,
-  lockMs: options.lockMs,
 });
 
 await provider.connect();
