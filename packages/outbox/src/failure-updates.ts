@@ -5,7 +5,7 @@
  * `outbox.retry.max_total_seconds` counted from the row's creation. A retry is never scheduled past
  * that bound: the last one is moved to it, and a failure at or after it abandons the row.
  */
-import type { AbandonReason, FailureUpdate, OutboxRetryConfig, OutboxRow } from '@protean-ts/core';
+import type { AbandonedMessage, AbandonReason, FailureUpdate, OutboxRetryConfig, OutboxRow } from '@protean-ts/core';
 import { computeBackoff } from './compute-backoff.js';
 
 export interface PlannedFailure {
@@ -54,6 +54,24 @@ function abandonedBecause(reason: AbandonReason, row: OutboxRow, attempt: number
   if (reason === 'max_attempts') return `abandoned after ${attempt} attempts (outbox.retry.max_attempts = ${row.maxRetries})`;
   const seconds = Math.round((now - row.createdAt.getTime()) / 1000);
   return `abandoned ${seconds} s after it was written, after ${attempt} attempts (outbox.retry.max_total_seconds = ${retry.max_total_seconds})`;
+}
+
+/** What the `domain.onAbandoned` listeners receive for a planned failure that abandons its row. */
+export function abandonedMessage({ row, update, attempt, reason }: PlannedFailure, now: number): AbandonedMessage {
+  return {
+    outboxId: row.id,
+    messageId: row.messageId,
+    messageType: row.messageType,
+    streamName: row.streamName,
+    partitionKey: row.partitionKey,
+    sequence: row.sequence,
+    targetBroker: row.targetBroker,
+    attempts: attempt,
+    reason: reason ?? 'max_attempts',
+    lastError: update.error,
+    createdAt: new Date(row.createdAt),
+    abandonedAt: new Date(now),
+  };
 }
 
 // last_error is for operators: the message plus the cause the adapter attached, bounded in size.

@@ -1,12 +1,13 @@
 /**
  * Relays one database's outbox rows to one broker: claim a batch, publish it in one broker call,
- * record the outcome. A commit wakes it (the store's `onAppended`), polling every `tick_interval`
- * is the safety net. Broker outages pause it without charging attempts, database outages make it
- * wait and retry; its loop never throws, so it cannot take the server down.
+ * record the outcome. A heartbeat renews the lock of the rows it holds meanwhile, and a row it
+ * gives up on is handed to the `domain.onAbandoned` listeners. A commit wakes it (the store's
+ * `onAppended`), polling every `tick_interval` is the safety net. Broker outages pause it without
+ * charging attempts, database outages make it wait and retry; its loop never throws, so it cannot
+ * take the server down.
  */
 import {
   getLogger,
-  type AbandonedMessage,
   type AbandonedMessageListener,
   type Broker,
   type Logger,
@@ -17,7 +18,7 @@ import {
 import { AbandonAlerts } from './abandon-alerts.js';
 import { Backoff, type BackoffSchedule } from './backoff-schedule.js';
 import { checkProcessorConfig } from './check-processor-config.js';
-import { planFailures, type PlannedFailure } from './failure-updates.js';
+import { abandonedMessage, planFailures } from './failure-updates.js';
 import { LockHeartbeat } from './lock-heartbeat.js';
 import { OutboxConfigError } from './outbox-config.error.js';
 import type { OutboxProcessorMetrics, OutboxProcessorState, OutboxProcessorTotals } from './outbox-processor-metrics.js';
@@ -228,18 +229,26 @@ export class OutboxProcessor {
     this.total.batches += 1;
     this.log.debug(`batch ${batch}: found ${rows.length} messages`, { batch, count: rows.length });
 
-    const outcome = await publishClaimed(this.broker, rows);
-    this.logPublished(outcome.published);
-    const published = outcome.published.length > 0 ? { rows: outcome.published } : null;
-    const unsettled = defer && !outcome.outage ? published : null;
-    if (published && !unsettled) await this.recordPublished(published, result);
-    await this.recordFailed(outcome, result);
-    await this.releaseUnsent(outcome, result);
-    if (outcome.outage) {
-      result.brokerUnavailable = true;
-      this.brokerDown(outcome.outage, outcome.unsent.length);
+    let unsettled: Unsettled | null = null;
+    try {
+      const outcome = await publishClaimed(this.broker, rows);
+      this.logPublished(outcome.published);
+      const published = outcome.published.length > 0 ? { rows: outcome.published } : null;
+      unsettled = defer && !outcome.outage ? published : null;
+      if (published && !unsettled) await this.recordPublished(published, result);
+      await this.recordFailed(outcome, result);
+      await this.releaseUnsent(outcome, result);
+      if (outcome.outage) {
+        result.brokerUnavailable = true;
+        this.brokerDown(outcome.outage, outcome.unsent.length);
+      }
+      return { result, unsettled };
+    } catch (error) {
+      // A bug, not an outage: stop renewing these rows, so their locks run out and another
+      // claim takes them, rather than holding them for as long as this process lives.
+      this.locks.drop(rows.map((row) => row.id));
+      throw error;
     }
-    return { result, unsettled };
   }
 
   /** Counts for this processor's broker plus what this processor did. */
@@ -404,24 +413,7 @@ export class OutboxProcessor {
         this.log.warn(`publish failed (attempt ${attempt} of ${row.maxRetries}); retrying in ${Math.round(delayMs)} ms`, { ...fields, retryInMs: Math.round(delayMs) });
       }
     }
-    this.alerts.raise(abandoned.map((p) => this.abandonedMessage(p, now)));
-  }
-
-  private abandonedMessage({ row, update, attempt, reason }: PlannedFailure, now: number): AbandonedMessage {
-    return {
-      outboxId: row.id,
-      messageId: row.messageId,
-      messageType: row.messageType,
-      streamName: row.streamName,
-      partitionKey: row.partitionKey,
-      sequence: row.sequence,
-      targetBroker: row.targetBroker,
-      attempts: attempt,
-      reason: reason ?? 'max_attempts',
-      lastError: update.error,
-      createdAt: new Date(row.createdAt),
-      abandonedAt: new Date(now),
-    };
+    this.alerts.raise(abandoned.map((p) => abandonedMessage(p, now)));
   }
 
   private async releaseUnsent(outcome: PublishOutcome, result: TickResult): Promise<void> {
