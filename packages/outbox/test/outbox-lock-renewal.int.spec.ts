@@ -15,6 +15,8 @@ import { appendCommitted, createTempDatabase, drainStream, outboxDatabase, REDIS
 import { slowed } from './support/slow-broker.js';
 
 const up = await servicesUp(POSTGRES, REDIS);
+// Two seconds: a heartbeat (every third of it) may run late on a loaded machine by most of a second.
+const LOCK_SECONDS = 2;
 
 describe.skipIf(!up)('outbox lock renewal (PostgreSQL → Redis)', () => {
   let db: TempDatabase;
@@ -56,30 +58,30 @@ describe.skipIf(!up)('outbox lock renewal (PostgreSQL → Redis)', () => {
       name: `outbox-processor-default-to-${broker.name}`,
       store: provider.outbox,
       broker: target,
-      config: outboxConfig({ lock_seconds: 1, messages_per_tick: 50 }),
+      config: outboxConfig({ lock_seconds: LOCK_SECONDS, messages_per_tick: 50 }),
       workerId,
     });
     processors.push(made);
     return made;
   }
 
-  it('regression (lock never renewed): a publish taking 3.5 locks long keeps its rows; another processor polling all along never claims them', async () => {
+  it('regression (lock never renewed): a publish taking three locks long keeps its rows; another processor polling all along never claims them', async () => {
     const batch = Array.from({ length: 20 }, (_, i) => rows.row(`k${i}`, 1));
     await appendCommitted(provider, batch);
-    const slow = processor('slow', slowed(broker, 3_500));
+    const slow = processor('slow', slowed(broker, 3 * LOCK_SECONDS * 1000));
     const claimedAt = Date.now();
     const publishing = slow.tick();
     await waitFor(async () => (await mine('processing')).length === 20, 5_000, 'the slow processor to claim the batch');
 
     const rival = processor('rival');
     await rival.start();
-    // Halfway through the publish, past the claim's own one-second lock: renewed, still held.
-    await new Promise((resolve) => setTimeout(resolve, 1_800));
+    // Halfway through the publish, past the claim's own lock: renewed, still held.
+    await new Promise((resolve) => setTimeout(resolve, 1.5 * LOCK_SECONDS * 1000));
     const midway = await mine('processing');
     expect(midway).toHaveLength(20);
     for (const row of midway) {
       expect(row.lockedBy).toBe('slow');
-      expect(row.lockedUntil!.getTime()).toBeGreaterThan(claimedAt + 1_000);
+      expect(row.lockedUntil!.getTime()).toBeGreaterThan(claimedAt + LOCK_SECONDS * 1000);
     }
 
     const result = await publishing;
