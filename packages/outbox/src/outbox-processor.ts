@@ -229,12 +229,11 @@ export class OutboxProcessor {
     this.total.batches += 1;
     this.log.debug(`batch ${batch}: found ${rows.length} messages`, { batch, count: rows.length });
 
-    let unsettled: Unsettled | null = null;
     try {
       const outcome = await publishClaimed(this.broker, rows);
       this.logPublished(outcome.published);
       const published = outcome.published.length > 0 ? { rows: outcome.published } : null;
-      unsettled = defer && !outcome.outage ? published : null;
+      const unsettled = defer && !outcome.outage ? published : null;
       if (published && !unsettled) await this.recordPublished(published, result);
       await this.recordFailed(outcome, result);
       await this.releaseUnsent(outcome, result);
