@@ -39,6 +39,7 @@ describe('outbox.lock_seconds and outbox.retry.max_total_seconds', () => {
     ['[outbox]\nlock_seconds = "30"', 'outbox.lock_seconds', '"30"'],
     ['[outbox.retry]\nmax_total_seconds = -1', 'outbox.retry.max_total_seconds', '-1'],
     ['[outbox.retry]\nmax_total_seconds = "1h"', 'outbox.retry.max_total_seconds', '"1h"'],
+    ['[outbox.retry]\nmax_total_seconds = 2147484', 'outbox.retry.max_total_seconds', '2147484'],
   ])('%s is refused, naming %s', (toml, path, got) => {
     const problem = problemOf(toml);
     expect(problem.path).toBe(path);
