@@ -92,6 +92,7 @@ export { validateOutboxRows } from './adapters/memory/outbox-row-checks.js';
 export type * from './ports/aggregate-dao.js';
 export type * from './ports/database-provider.js';
 export type * from './ports/outbox-store.js';
+export type * from './ports/abandoned-message.js';
 export { retryOnConflict, isConcurrencyConflict, DEFAULT_CONFLICT_RETRY, type ConflictRetryPolicy } from './processing/retry-on-conflict.js';
 export type * from './ports/inbox-store.js';
 export { PermanentError, markPermanent, isPermanentError } from './errors/permanent-error.js';

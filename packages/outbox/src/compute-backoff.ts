@@ -25,6 +25,9 @@ export function computeBackoff(attempt: number, retry: OutboxRetryConfig, random
   return Math.min(Math.max(delay + spread, 0), capMs);
 }
 
+// The config schema's bound for seconds: the longest a Node timer can wait (about 24.8 days).
+const MAX_TOTAL_SECONDS = 2147483;
+
 /** Throws `OutboxConfigError` naming the first `outbox.retry` key that cannot work. */
 export function checkRetryConfig(retry: OutboxRetryConfig): void {
   const nonNegative = (key: keyof OutboxRetryConfig, value: unknown) => {
@@ -48,5 +51,8 @@ export function checkRetryConfig(retry: OutboxRetryConfig): void {
   }
   if (typeof retry.jitter_factor !== 'number' || !(retry.jitter_factor >= 0 && retry.jitter_factor <= 1)) {
     throw new OutboxConfigError('retry.jitter_factor', `must be a number between 0 and 1, got ${String(retry.jitter_factor)}`);
+  }
+  if (typeof retry.max_total_seconds !== 'number' || !(retry.max_total_seconds >= 0 && retry.max_total_seconds <= MAX_TOTAL_SECONDS)) {
+    throw new OutboxConfigError('retry.max_total_seconds', `must be a number of seconds between 0 (no bound) and ${MAX_TOTAL_SECONDS}, got ${String(retry.max_total_seconds)}`);
   }
 }

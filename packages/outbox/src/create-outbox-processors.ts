@@ -2,7 +2,7 @@
  * Builds every processor a domain needs: one per managed database × target broker (the
  * `outbox.broker` plus each of `outbox.external_brokers`), so the server only starts them.
  */
-import { outboxEnabled, type Broker, type DatabaseProvider, type DomainConfig, type Logger } from '@protean-ts/core';
+import { outboxEnabled, type AbandonedMessageListener, type Broker, type DatabaseProvider, type DomainConfig, type Logger } from '@protean-ts/core';
 import type { BackoffSchedule } from './backoff-schedule.js';
 import { OutboxConfigError } from './outbox-config.error.js';
 import { OutboxProcessor } from './outbox-processor.js';
@@ -14,13 +14,16 @@ export interface OutboxProcessorHost {
   readonly config: Pick<DomainConfig, 'enable_outbox' | 'server' | 'outbox'>;
   readonly providers: ReadonlyMap<string, DatabaseProvider>;
   readonly brokers: ReadonlyMap<string, Broker>;
+  /** `domain.onAbandoned` listeners, read at each abandonment. */
+  abandonedListeners?(): readonly AbandonedMessageListener[];
 }
 
 export interface CreateOutboxProcessorsOptions {
   /** Shared by this process's processors; a fresh `<host>-<pid>-<random>` by default. */
   workerId?: string;
   logger?: Logger;
-  lockMs?: number;
+  /** See `OutboxProcessorOptions.abandonListenerTimeoutMs`. */
+  abandonListenerTimeoutMs?: number;
   brokerProbe?: BackoffSchedule;
   databaseRetry?: BackoffSchedule;
 }
@@ -46,7 +49,8 @@ export function createOutboxProcessors(host: OutboxProcessorHost, options: Creat
           config: config.outbox,
           workerId,
           ...(options.logger ? { logger: options.logger } : {}),
-          ...(options.lockMs ? { lockMs: options.lockMs } : {}),
+          abandonedListeners: () => host.abandonedListeners?.() ?? [],
+          ...(options.abandonListenerTimeoutMs ? { abandonListenerTimeoutMs: options.abandonListenerTimeoutMs } : {}),
           ...(options.brokerProbe ? { brokerProbe: options.brokerProbe } : {}),
           ...(options.databaseRetry ? { databaseRetry: options.databaseRetry } : {}),
         }),

@@ -13,7 +13,14 @@ export interface OutboxProcessorTotals {
   published: number;
   /** Message-level failures (each counted one attempt). */
   failed: number;
+  /** Rows this processor abandoned (each also logged at WARN and handed to `domain.onAbandoned`). */
   abandoned: number;
+  /** Of `abandoned`, those abandoned because `outbox.retry.max_total_seconds` had passed. */
+  abandonedPastMaxTotalSeconds: number;
+  /** Abandoned-message listener calls that threw, rejected or ran past their time limit. */
+  abandonAlertsFailed: number;
+  /** Abandoned-message alerts not delivered because 1000 listener calls were still running. */
+  abandonAlertsDropped: number;
   /** Rows given back untouched (broker unreachable, or stopping). */
   released: number;
   /** Rows whose lock another worker took over before this one recorded them (never an attempt). */
@@ -35,6 +42,8 @@ export interface OutboxProcessorMetrics {
   failed: number | null;
   abandoned: number | null;
   oldestPendingAgeMs: number | null;
+  /** Rows this processor holds right now (claimed, not yet recorded); their locks are being renewed. */
+  heldRows: number;
   /** Average over the last minute. */
   publishedPerSecond: number;
   totals: OutboxProcessorTotals;

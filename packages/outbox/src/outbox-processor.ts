@@ -1,13 +1,25 @@
 /**
  * Relays one database's outbox rows to one broker: claim a batch, publish it in one broker call,
- * record the outcome. A commit wakes it (the store's `onAppended`), polling every `tick_interval`
- * is the safety net. Broker outages pause it without charging attempts, database outages make it
- * wait and retry; its loop never throws, so it cannot take the server down.
+ * record the outcome. A heartbeat renews the lock of the rows it holds meanwhile, and a row it
+ * gives up on is handed to the `domain.onAbandoned` listeners. A commit wakes it (the store's
+ * `onAppended`), polling every `tick_interval` is the safety net. Broker outages pause it without
+ * charging attempts, database outages make it wait and retry; its loop never throws, so it cannot
+ * take the server down.
  */
-import { getLogger, type Broker, type Logger, type OutboxConfig, type OutboxRow, type OutboxStore } from '@protean-ts/core';
+import {
+  getLogger,
+  type AbandonedMessageListener,
+  type Broker,
+  type Logger,
+  type OutboxConfig,
+  type OutboxRow,
+  type OutboxStore,
+} from '@protean-ts/core';
+import { AbandonAlerts } from './abandon-alerts.js';
 import { Backoff, type BackoffSchedule } from './backoff-schedule.js';
 import { checkProcessorConfig } from './check-processor-config.js';
-import { planFailures } from './failure-updates.js';
+import { abandonedMessage, planFailures } from './failure-updates.js';
+import { LockHeartbeat } from './lock-heartbeat.js';
 import { OutboxConfigError } from './outbox-config.error.js';
 import type { OutboxProcessorMetrics, OutboxProcessorState, OutboxProcessorTotals } from './outbox-processor-metrics.js';
 import { publishClaimed, type PublishOutcome } from './publish-claimed.js';
@@ -25,8 +37,13 @@ export interface OutboxProcessorOptions {
   /** Unique per process (and per processor in it): claims are locked under this id. */
   workerId: string;
   logger?: Logger;
-  /** How long a claim holds its rows; past it another worker may take them. Default 30 s. */
-  lockMs?: number;
+  /**
+   * Read at each abandonment (so listeners added later are heard): who to alert when a row is
+   * abandoned. `createOutboxProcessors` passes `domain.abandonedListeners`.
+   */
+  abandonedListeners?: () => readonly AbandonedMessageListener[];
+  /** How long one abandoned-message listener call may run before it is logged as hung. Default 5 s. */
+  abandonListenerTimeoutMs?: number;
   /** Rows deleted per cleanup statement. Default 1000. */
   cleanupBatchSize?: number;
   /** Probing an unreachable broker. Default 100 ms doubling to 5 s. */
@@ -57,17 +74,16 @@ export interface TickResult {
   databaseUnavailable: boolean;
 }
 
-/** Rows a cycle published and has not marked yet, with when they were claimed (their lock runs from then). */
+/** Rows a cycle published and has not marked yet (the heartbeat keeps their lock meanwhile). */
 interface Unsettled {
   rows: OutboxRow[];
-  claimedAt: number;
 }
 
 const emptyResult = (): TickResult => ({
   claimed: 0, published: 0, failed: 0, abandoned: 0, released: 0, lostLocks: 0, brokerUnavailable: false, databaseUnavailable: false,
 });
 
-const DEFAULT_LOCK_MS = 30_000;
+const DEFAULT_LISTENER_TIMEOUT_MS = 5_000;
 const REPORT_EVERY_MS = 60_000;
 const MIN_TICK_MS = 10;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -89,13 +105,16 @@ export class OutboxProcessor {
   private readonly random: () => number;
   private readonly probeBackoff: Backoff;
   private readonly databaseBackoff: Backoff;
+  private readonly locks: LockHeartbeat;
+  private readonly alerts: AbandonAlerts;
   // `work` is woken by commits and stop(); `stopped` only by stop(), so an outage's probe delay
   // is not cut short by every commit that happens meanwhile.
   private readonly work = new Waker();
   private readonly stopSignal = new Waker();
   private readonly rate = new RateWindow(60);
-  private readonly total: OutboxProcessorTotals = {
-    published: 0, failed: 0, abandoned: 0, released: 0, lostLocks: 0, batches: 0, ticks: 0, cleanedPublished: 0, cleanedAbandoned: 0,
+  private readonly total: Omit<OutboxProcessorTotals, 'abandonAlertsFailed' | 'abandonAlertsDropped'> = {
+    published: 0, failed: 0, abandoned: 0, abandonedPastMaxTotalSeconds: 0, released: 0, lostLocks: 0, batches: 0, ticks: 0,
+    cleanedPublished: 0, cleanedAbandoned: 0,
   };
   private currentState: OutboxProcessorState = 'new';
   private stopping = false;
@@ -111,8 +130,7 @@ export class OutboxProcessor {
     this.targetBroker = options.broker.name;
     this.config = options.config;
     this.workerId = options.workerId;
-    this.lockMs = options.lockMs ?? DEFAULT_LOCK_MS;
-    if (!(this.lockMs > 0)) throw new OutboxConfigError('lockMs', `(processor option) must be a positive number of milliseconds, got ${String(this.lockMs)}`);
+    this.lockMs = options.config.lock_seconds * 1000;
     // 0 means "poll as often as sensible": a floor keeps an idle processor from spinning on the database.
     this.tickMs = Math.max(MIN_TICK_MS, options.config.tick_interval * 1000);
     const lanes = options.lanes ?? 1;
@@ -125,6 +143,12 @@ export class OutboxProcessor {
     this.probeBackoff = new Backoff(options.brokerProbe ?? { initialMs: 100, maxMs: 5_000 });
     this.databaseBackoff = new Backoff(options.databaseRetry ?? { initialMs: 200, maxMs: 10_000 });
     this.log = (options.logger ?? getLogger('outbox')).child({ processor: this.name, broker: this.targetBroker, worker: this.workerId });
+    this.locks = new LockHeartbeat(this.store, this.workerId, this.lockMs, this.log);
+    const listenerTimeoutMs = options.abandonListenerTimeoutMs ?? DEFAULT_LISTENER_TIMEOUT_MS;
+    if (!(listenerTimeoutMs > 0)) {
+      throw new OutboxConfigError('abandonListenerTimeoutMs', `(processor option) must be a positive number of milliseconds, got ${String(listenerTimeoutMs)}`);
+    }
+    this.alerts = new AbandonAlerts(options.abandonedListeners ?? (() => []), listenerTimeoutMs, this.log);
   }
 
   get state(): OutboxProcessorState {
@@ -157,6 +181,8 @@ export class OutboxProcessor {
     this.work.wake();
     this.stopSignal.wake();
     await this.loop;
+    await this.locks.stop();
+    await this.alerts.settle();
     await this.unsubscribe?.().catch(() => undefined);
     this.unsubscribe = null;
     this.currentState = 'stopped';
@@ -181,7 +207,9 @@ export class OutboxProcessor {
     let rows: OutboxRow[];
     try {
       if (settle) {
-        const done = await this.store.markPublishedAndClaim(settle.rows.map((row) => row.id), request);
+        const settled = settle.rows.map((row) => row.id);
+        const done = await this.store.markPublishedAndClaim(settled, request);
+        this.locks.drop(settled);
         this.countPublished(settle.rows.length, done.marked, result);
         rows = done.rows;
       } else {
@@ -197,21 +225,29 @@ export class OutboxProcessor {
     this.databaseUp();
     result.claimed = rows.length;
     if (rows.length === 0) return { result, unsettled: null };
+    this.locks.hold(rows.map((row) => row.id), claimedAt);
     this.total.batches += 1;
     this.log.debug(`batch ${batch}: found ${rows.length} messages`, { batch, count: rows.length });
 
-    const outcome = await publishClaimed(this.broker, rows);
-    this.logPublished(outcome.published);
-    const published = outcome.published.length > 0 ? { rows: outcome.published, claimedAt } : null;
-    const unsettled = defer && !outcome.outage ? published : null;
-    if (published && !unsettled) await this.recordPublished(published, result);
-    await this.recordFailed(outcome, claimedAt, result);
-    await this.releaseUnsent(outcome, claimedAt, result);
-    if (outcome.outage) {
-      result.brokerUnavailable = true;
-      this.brokerDown(outcome.outage, outcome.unsent.length);
+    try {
+      const outcome = await publishClaimed(this.broker, rows);
+      this.logPublished(outcome.published);
+      const published = outcome.published.length > 0 ? { rows: outcome.published } : null;
+      const unsettled = defer && !outcome.outage ? published : null;
+      if (published && !unsettled) await this.recordPublished(published, result);
+      await this.recordFailed(outcome, result);
+      await this.releaseUnsent(outcome, result);
+      if (outcome.outage) {
+        result.brokerUnavailable = true;
+        this.brokerDown(outcome.outage, outcome.unsent.length);
+      }
+      return { result, unsettled };
+    } catch (error) {
+      // A bug, not an outage: stop renewing these rows, so their locks run out and another
+      // claim takes them, rather than holding them for as long as this process lives.
+      this.locks.drop(rows.map((row) => row.id));
+      throw error;
     }
-    return { result, unsettled };
   }
 
   /** Counts for this processor's broker plus what this processor did. */
@@ -222,7 +258,8 @@ export class OutboxProcessor {
       workerId: this.workerId,
       state: this.currentState,
       publishedPerSecond: this.rate.perSecond(),
-      totals: { ...this.total },
+      totals: { ...this.total, abandonAlertsFailed: this.alerts.counts.failed, abandonAlertsDropped: this.alerts.counts.dropped },
+      heldRows: this.locks.heldCount,
     };
     try {
       const counts = await this.store.counts(this.targetBroker);
@@ -325,7 +362,8 @@ export class OutboxProcessor {
 
   private async recordPublished(published: Unsettled, result: TickResult): Promise<void> {
     const ids = published.rows.map((row) => row.id);
-    const marked = await this.persist('record published messages', () => this.store.markPublished(this.workerId, ids), published.claimedAt);
+    const marked = await this.persist('record published messages', () => this.store.markPublished(this.workerId, ids), ids);
+    this.locks.drop(ids);
     if (marked === null) {
       this.log.warn(`could not record ${ids.length} published messages; they will be published again once their lock expires`, { count: ids.length });
       return;
@@ -342,34 +380,46 @@ export class OutboxProcessor {
     this.noteLostLocks(sent - marked, 'recording them as published');
   }
 
-  private async recordFailed(outcome: PublishOutcome, claimedAt: number, result: TickResult): Promise<void> {
+  private async recordFailed(outcome: PublishOutcome, result: TickResult): Promise<void> {
     if (outcome.failed.length === 0) return;
-    const planned = planFailures(outcome.failed, this.config.retry, Date.now(), this.random);
-    const updated = await this.persist('record failed messages', () => this.store.markFailed(this.workerId, planned.map((p) => p.update)), claimedAt);
+    const now = Date.now();
+    const planned = planFailures(outcome.failed, this.config.retry, now, this.random);
+    const ids = planned.map((p) => p.row.id);
+    const updated = await this.persist('record failed messages', () => this.store.markFailed(this.workerId, planned.map((p) => p.update)), ids);
+    this.locks.drop(ids);
     if (updated === null) return;
-    result.lostLocks += planned.length - updated;
-    this.noteLostLocks(planned.length - updated, 'recording a failure');
-    const abandoned = planned.filter((p) => p.update.abandon).map((p) => ({ row: p.row, error: p.update.error }));
+    // Only the rows this worker still held were recorded; the others belong to their new holder.
+    const recorded = new Set(updated);
+    const kept = planned.filter((p) => recorded.has(p.row.id));
+    result.lostLocks += planned.length - kept.length;
+    this.noteLostLocks(planned.length - kept.length, 'recording a failure');
+    const abandoned = kept.filter((p) => p.reason !== null);
     // Only on the domain's own broker: external consumers are not protean subscriptions.
-    if (abandoned.length && this.targetBroker === this.config.broker) await publishPositionMarkers(this.broker, abandoned, this.log);
-    for (const { row, update, attempt, delayMs } of planned) {
+    if (abandoned.length && this.targetBroker === this.config.broker) {
+      await publishPositionMarkers(this.broker, abandoned.map((p) => ({ row: p.row, error: p.update.error })), this.log);
+    }
+    for (const { row, update, attempt, delayMs, reason } of kept) {
       const fields = { messageId: row.messageId, messageType: row.messageType, stream: row.streamName, attempt, maxAttempts: row.maxRetries, error: update.error };
-      if (update.abandon) {
+      if (reason !== null) {
         result.abandoned += 1;
         this.total.abandoned += 1;
-        this.log.warn(`message abandoned after ${attempt} attempts`, fields);
+        if (reason === 'max_total_seconds') this.total.abandonedPastMaxTotalSeconds += 1;
+        const why = reason === 'max_attempts' ? '' : `: outbox.retry.max_total_seconds (${this.config.retry.max_total_seconds}) passed`;
+        this.log.warn(`message abandoned after ${attempt} attempts${why}`, { ...fields, reason, partitionKey: row.partitionKey });
       } else {
         result.failed += 1;
         this.total.failed += 1;
         this.log.warn(`publish failed (attempt ${attempt} of ${row.maxRetries}); retrying in ${Math.round(delayMs)} ms`, { ...fields, retryInMs: Math.round(delayMs) });
       }
     }
+    this.alerts.raise(abandoned.map((p) => abandonedMessage(p, now)));
   }
 
-  private async releaseUnsent(outcome: PublishOutcome, claimedAt: number, result: TickResult): Promise<void> {
+  private async releaseUnsent(outcome: PublishOutcome, result: TickResult): Promise<void> {
     if (outcome.unsent.length === 0) return;
     const ids = outcome.unsent.map((row) => row.id);
-    const released = await this.persist('release unsent messages', () => this.store.release(this.workerId, ids), claimedAt);
+    const released = await this.persist('release unsent messages', () => this.store.release(this.workerId, ids), ids);
+    this.locks.drop(ids);
     if (released === null) return;
     result.released = released;
     this.total.released += released;
@@ -377,11 +427,12 @@ export class OutboxProcessor {
 
   /**
    * Runs a write about rows this worker holds, retrying while the database is unreachable, but
-   * only until their lock expires: after that another worker may own them, and the rows come
-   * back on their own. Returns null when it gave up.
+   * only until their lock expires (the heartbeat cannot renew it while the database is away):
+   * after that another worker may own them, and the rows come back on their own. Returns null
+   * when it gave up.
    */
-  private async persist<T>(what: string, write: () => Promise<T>, claimedAt: number): Promise<T | null> {
-    const deadline = claimedAt + this.lockMs;
+  private async persist<T>(what: string, write: () => Promise<T>, ids: readonly string[]): Promise<T | null> {
+    const deadline = this.locks.lockedUntil(ids);
     for (;;) {
       try {
         const value = await write();

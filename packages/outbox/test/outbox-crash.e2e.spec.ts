@@ -58,7 +58,7 @@ describe.skipIf(!up)('a relay process killed mid-batch', () => {
     for (let n = 1; n <= PER_KEY; n++) await appendCommitted(provider, Array.from({ length: KEYS }, (_, k) => rows.row(`key${k}`, n)));
     const victim = await spawnRelay({
       databaseUri: db.uri, redisUri: REDIS_URI, streamPrefix: prefix, broker: rows.broker,
-      workerId: 'victim', lockMs: 3_000, messagesPerTick: 200, tickInterval: 0.2,
+      workerId: 'victim', lockSeconds: 3, messagesPerTick: 200, tickInterval: 0.2,
     });
 
     // Freeze the process, look at what it holds, and kill it only when it holds a batch.
@@ -77,7 +77,7 @@ describe.skipIf(!up)('a relay process killed mid-batch', () => {
     victim.process.kill('SIGKILL');
     await victim.exited;
 
-    const survivor = new OutboxProcessor({ name: 'survivor', store: provider.outbox, broker, config: outboxConfig({ messages_per_tick: 200 }), workerId: 'survivor', lockMs: 30_000 });
+    const survivor = new OutboxProcessor({ name: 'survivor', store: provider.outbox, broker, config: outboxConfig({ messages_per_tick: 200, lock_seconds: 30 }), workerId: 'survivor' });
     await survivor.start();
     try {
       await waitFor(async () => (await provider.outbox.counts(rows.broker)).published === KEYS * PER_KEY, 60_000, 'every row to be published');

@@ -55,7 +55,7 @@ describe.skipIf(!up)('four relay processes on one outbox', () => {
             streamPrefix: prefix,
             broker: rows.broker,
             workerId: `relay-${i}`,
-            lockMs: 30_000,
+            lockSeconds: 30,
             messagesPerTick: 100,
             tickInterval: 0.5,
           }),

@@ -114,6 +114,7 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
       keys: {
         broker: { kind: 'string' },
         external_brokers: { kind: 'stringList' },
+        lock_seconds: { kind: 'number', min: 1, max: 3600 },
         messages_per_tick: positiveInt,
         tick_interval: seconds,
         retry: {
@@ -125,6 +126,7 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
             backoff_multiplier: { kind: 'number', min: 1, max: 100 },
             jitter: { kind: 'boolean' },
             jitter_factor: { kind: 'number', min: 0, max: 1 },
+            max_total_seconds: { kind: 'number', min: 0, max: 2147483 },
           },
         },
         cleanup: {

@@ -47,6 +47,8 @@ export interface OutboxRetryConfig {
   backoff_multiplier: number;
   jitter: boolean;
   jitter_factor: number;
+  /** Seconds from a row's creation after which a failing row is abandoned; 0: no bound. */
+  max_total_seconds: number;
 }
 
 export interface OutboxCleanupConfig {
@@ -60,6 +62,8 @@ export interface OutboxConfig {
   external_brokers: string[];
   messages_per_tick: number;
   tick_interval: number;
+  /** How long a claim holds its rows; renewed while they are being published. */
+  lock_seconds: number;
   retry: OutboxRetryConfig;
   cleanup: OutboxCleanupConfig;
 }

@@ -40,6 +40,7 @@ const DEFAULTS: DomainConfig = {
     external_brokers: [],
     messages_per_tick: 100,
     tick_interval: 1,
+    lock_seconds: 30,
     retry: {
       max_attempts: 5,
       base_delay_seconds: 1,
@@ -47,6 +48,7 @@ const DEFAULTS: DomainConfig = {
       backoff_multiplier: 2,
       jitter: true,
       jitter_factor: 0.25,
+      max_total_seconds: 3600,
     },
     cleanup: {
       published_retention_hours: 168,

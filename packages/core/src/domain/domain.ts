@@ -48,6 +48,7 @@ import type { MessageEnvelope } from '../messages/envelope.js';
 import type { DomainConfig } from '../config/config-types.js';
 import type { DatabaseProvider } from '../ports/database-provider.js';
 import type { Broker } from '../ports/broker.js';
+import type { AbandonedMessageListener } from '../ports/abandoned-message.js';
 
 /** A class decorator that accepts only subclasses of `B`. */
 export type ElementDecorator<B> = <C extends ClassRef<B>>(cls: C) => C;
@@ -229,5 +230,26 @@ export class Domain {
 
   get outboxEnabled(): boolean {
     return this.runtime.outboxEnabled;
+  }
+
+  // --- outbox alerts ---------------------------------------------------------------------------
+
+  private readonly abandonedMessageListeners = new Set<AbandonedMessageListener>();
+
+  /**
+   * Calls `listener` whenever an outbox processor of this domain gives up on a message
+   * (`outbox.retry.max_attempts` or `max_total_seconds` reached), for alerting. Listeners may be
+   * added at any time; returns a function that removes this one.
+   */
+  onAbandoned(listener: AbandonedMessageListener): () => void {
+    this.abandonedMessageListeners.add(listener);
+    return () => {
+      this.abandonedMessageListeners.delete(listener);
+    };
+  }
+
+  /** The listeners added with `onAbandoned`, for the outbox processors. */
+  abandonedListeners(): readonly AbandonedMessageListener[] {
+    return [...this.abandonedMessageListeners];
   }
 }

@@ -96,8 +96,18 @@ export interface OutboxStore {
    * a row this worker no longer held is not marked and still holds back its key.
    */
   markPublishedAndClaim(publishedIds: readonly string[], request: ClaimRequest): Promise<MarkAndClaimResult>;
-  /** Records message-level failures (counts an attempt each). */
-  markFailed(workerId: string, failures: readonly FailureUpdate[]): Promise<number>;
+  /**
+   * Records message-level failures (counts an attempt each). Returns the ids it changed: rows this
+   * worker still held (the others were taken over and are left to their new holder).
+   */
+  markFailed(workerId: string, failures: readonly FailureUpdate[]): Promise<string[]>;
+  /**
+   * Pushes `lockedUntil` to at least now + `lockMs` for the rows still `processing` under
+   * `workerId`, so a batch that takes long to publish is not taken over. Never waits for a row
+   * another statement has locked (it is skipped and renewed by the next call). Returns the ids it
+   * extended.
+   */
+  extendLocks(workerId: string, ids: readonly string[], lockMs: number): Promise<string[]>;
   /** Gives rows back untouched (no attempt counted), e.g. when the broker is unreachable. */
   release(workerId: string, ids: readonly string[]): Promise<number>;
   /** Deletes, in batches, published rows older than one date and abandoned rows older than another. */

@@ -215,7 +215,7 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
         expect(taken).toMatchObject({ id: held!.id, lockedBy: 'w2', status: 'processing' });
         expect(await store.markPublished('w1', [held!.id])).toBe(0);
         expect(await store.release('w1', [held!.id])).toBe(0);
-        expect(await store.markFailed('w1', [{ id: held!.id, error: 'late', nextRetryAt: new Date(), abandon: false }])).toBe(0);
+        expect(await store.markFailed('w1', [{ id: held!.id, error: 'late', nextRetryAt: new Date(), abandon: false }])).toEqual([]);
         expect((await mine())[0]).toMatchObject({ status: 'processing', lockedBy: 'w2', retryCount: 0 });
         expect(await store.markPublished('w2', [held!.id])).toBe(1);
       });
@@ -290,7 +290,7 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
         await append(rows.row('a', 1));
         const [row] = await claim('w1');
         const retryAt = new Date(Date.now() + 60000);
-        expect(await store.markFailed('w1', [{ id: row!.id, error: 'broker said no', nextRetryAt: retryAt, abandon: false }])).toBe(1);
+        expect(await store.markFailed('w1', [{ id: row!.id, error: 'broker said no', nextRetryAt: retryAt, abandon: false }])).toEqual([row!.id]);
         const [failed] = await mine();
         expect(failed).toMatchObject({ status: 'failed', retryCount: 1, lastError: 'broker said no', lockedBy: null, lockedUntil: null });
         expect(Math.abs(failed!.nextRetryAt!.getTime() - retryAt.getTime())).toBeLessThan(5);
@@ -322,6 +322,94 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
         expect(await store.release('w1', claimed.map((r) => r.id))).toBe(2);
         for (const row of await mine()) expect(row).toMatchObject({ status: 'pending', retryCount: 0, lockedBy: null, lockedUntil: null });
         expect(keysOf(await claim('w2'))).toEqual(['a1', 'b1']);
+      });
+    });
+
+    describe('markFailed results', () => {
+      it('returns the ids it changed: rows another worker took over are left out and untouched', async () => {
+        await append(rows.row('a', 1), rows.row('b', 1));
+        const [a, b] = byLabels(await claim('w1', 10, 50), 'a1', 'b1');
+        await sleep(150);
+        // w2 takes the expired row a1 over; b1 stays with w1 only because nobody claimed it.
+        const taken = await store.claimBatch({ workerId: 'w2', targetBroker: rows.broker, limit: 1, lockMs: 30000 });
+        expect(taken).toHaveLength(1);
+        const [lost, kept] = taken[0]!.id === a!.id ? [a!, b!] : [b!, a!];
+        const changed = await store.markFailed('w1', [
+          { id: lost.id, error: 'late', nextRetryAt: new Date(), abandon: true },
+          { id: kept.id, error: 'gave up', nextRetryAt: new Date(), abandon: true },
+        ]);
+        expect(changed).toEqual([kept.id]);
+        const byId = new Map((await mine()).map((r) => [r.id, r]));
+        expect(byId.get(lost.id)).toMatchObject({ status: 'processing', lockedBy: 'w2', retryCount: 0, lastError: null });
+        expect(byId.get(kept.id)).toMatchObject({ status: 'abandoned', retryCount: 1, lastError: 'gave up' });
+      });
+
+      it('keeps createdAt as written through claims, failures and releases (max_total_seconds counts from it)', async () => {
+        await append(rows.row('a', 1));
+        const [written] = await mine();
+        await sleep(20);
+        const [claimed] = await claim('w1');
+        expect(claimed!.createdAt.getTime()).toBe(written!.createdAt.getTime());
+        await store.markFailed('w1', [{ id: claimed!.id, error: 'e', nextRetryAt: new Date(Date.now() - 1), abandon: false }]);
+        const [again] = await claim('w2');
+        expect(again!.createdAt.getTime()).toBe(written!.createdAt.getTime());
+        await store.release('w2', [again!.id]);
+        expect((await mine())[0]!.createdAt.getTime()).toBe(written!.createdAt.getTime());
+      });
+    });
+
+    describe('extendLocks', () => {
+      it('regression (lock never renewed): a renewed lock outlives the claim\'s own, so no other worker can take the row', async () => {
+        await append(rows.row('a', 1), rows.row('b', 1));
+        const held = await claim('w1', 10, 300);
+        const ids = held.map((r) => r.id);
+        await sleep(150);
+        expect((await store.extendLocks('w1', ids, 1000)).sort()).toEqual([...ids].sort());
+        await sleep(300);
+        // Past the claim's 300 ms: without the renewal both rows would be claimable now.
+        expect(await claim('w2', 10, 30000)).toEqual([]);
+        for (const row of await mine()) {
+          expect(row).toMatchObject({ status: 'processing', lockedBy: 'w1' });
+          expect(row.lockedUntil!.getTime()).toBeGreaterThan(Date.now());
+        }
+        expect(await store.markPublished('w1', ids)).toBe(2);
+      });
+
+      it('extends only rows still processing under the caller: not another worker\'s, not settled ones, not unclaimed ones', async () => {
+        await append(rows.row('a', 1), rows.row('b', 1), rows.row('c', 1), rows.row('d', 1));
+        const [a, b, c] = byLabels(await claim('w1', 3), 'a1', 'b1', 'c1');
+        const [d] = await claim('w2');
+        await store.markPublished('w1', [b!.id]);
+        await store.release('w1', [c!.id]);
+        const pending = (await mine('pending'))[0]!;
+        const before = new Map((await mine()).map((r) => [r.id, r.lockedUntil?.getTime() ?? null]));
+        expect(await store.extendLocks('w1', [a!.id, b!.id, c!.id, d!.id, pending.id], 60000)).toEqual([a!.id]);
+        const after = new Map((await mine()).map((r) => [r.id, r]));
+        expect(after.get(a!.id)!.lockedUntil!.getTime()).toBeGreaterThan(before.get(a!.id)! + 20000);
+        expect(after.get(d!.id)!.lockedUntil!.getTime()).toBe(before.get(d!.id));
+        expect(after.get(d!.id)!.lockedBy).toBe('w2');
+        expect(after.get(b!.id)).toMatchObject({ status: 'published', lockedUntil: null });
+        expect(after.get(c!.id)).toMatchObject({ status: 'pending', lockedUntil: null });
+        expect(await store.extendLocks('w1', [], 1000)).toEqual([]);
+      });
+
+      it('never shortens a lock, and leaves the row\'s status and attempts alone', async () => {
+        await append(rows.row('a', 1));
+        const [row] = await claim('w1', 10, 60000);
+        expect(await store.extendLocks('w1', [row!.id], 1000)).toEqual([row!.id]);
+        const [after] = await mine();
+        expect(after!.lockedUntil!.getTime()).toBe(row!.lockedUntil!.getTime());
+        expect(after).toMatchObject({ status: 'processing', lockedBy: 'w1', retryCount: 0 });
+      });
+
+      it('a row whose lock expired and was taken over is not renewed by its old holder', async () => {
+        await append(rows.row('a', 1));
+        const [held] = await claim('w1', 10, 50);
+        await sleep(150);
+        const [taken] = await claim('w2', 10, 30000);
+        expect(taken!.id).toBe(held!.id);
+        expect(await store.extendLocks('w1', [held!.id], 60000)).toEqual([]);
+        expect((await mine())[0]!.lockedUntil!.getTime()).toBe(taken!.lockedUntil!.getTime());
       });
     });
 

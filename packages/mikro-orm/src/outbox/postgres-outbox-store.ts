@@ -25,7 +25,7 @@ import { InvalidOutboxRequestError } from './invalid-outbox-request.error.js';
 import { cleanupBatchSql, countsSql, listSql, retrySql } from './maintenance.sql.js';
 import { mapOutboxRow, type OutboxRecord } from './outbox-row-columns.js';
 import { OUTBOX_CHANNEL, OUTBOX_POSITIONS_TABLE, OUTBOX_TABLE } from './outbox-table.js';
-import { markFailedSql, markPublishedSql, releaseSql } from './settle-rows.sql.js';
+import { extendLocksSql, markFailedSql, markPublishedSql, releaseSql } from './settle-rows.sql.js';
 import { compareKeys } from './compare-keys.js';
 
 type ClaimRecord = OutboxRecord & { marked_count: number };
@@ -83,15 +83,24 @@ export class PostgresOutboxStore implements OutboxStore {
     return { marked, rows: rows.sort((a, b) => b.priority - a.priority || compareIds(a.id, b.id)) };
   }
 
-  async markFailed(workerId: string, failures: readonly FailureUpdate[]): Promise<number> {
-    if (failures.length === 0) return 0;
+  async markFailed(workerId: string, failures: readonly FailureUpdate[]): Promise<string[]> {
+    if (failures.length === 0) return [];
     failures.forEach((failure, index) => {
       if (!(failure.nextRetryAt instanceof Date) || Number.isNaN(failure.nextRetryAt.getTime())) {
         throw new InvalidOutboxRequestError('markFailed', `failures[${index}].nextRetryAt`, 'must be a valid Date');
       }
     });
     const { sql, params } = markFailedSql(this.table, workerId, failures);
-    return (await this.db.execute(sql, params)).rows.length;
+    return (await this.db.execute<{ id: string | number }>(sql, params)).rows.map((row) => String(row.id));
+  }
+
+  async extendLocks(workerId: string, ids: readonly string[], lockMs: number): Promise<string[]> {
+    if (ids.length === 0) return [];
+    if (!Number.isFinite(lockMs) || lockMs <= 0) {
+      throw new InvalidOutboxRequestError('extendLocks', 'lockMs', `must be a positive number of milliseconds, got ${String(lockMs)}`);
+    }
+    const { sql, params } = extendLocksSql(this.table, workerId, ids, lockMs);
+    return (await this.db.execute<{ id: string | number }>(sql, params)).rows.map((row) => String(row.id));
   }
 
   async release(workerId: string, ids: readonly string[]): Promise<number> {

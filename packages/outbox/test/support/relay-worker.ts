@@ -7,6 +7,7 @@ import { defaultConfig } from '@protean-ts/core';
 import { PostgresProvider } from '@protean-ts/mikro-orm';
 import { RedisBroker } from '@protean-ts/redis';
 import { OutboxProcessor } from '../../src/index.js';
+import { slowed } from './slow-broker.js';
 
 export interface RelayWorkerOptions {
   databaseUri: string;
@@ -14,9 +15,11 @@ export interface RelayWorkerOptions {
   streamPrefix: string;
   broker: string;
   workerId: string;
-  lockMs: number;
+  lockSeconds: number;
   messagesPerTick: number;
   tickInterval: number;
+  /** Wait this long before each publish: a slow broker, as seen by the processor. */
+  publishDelayMs?: number;
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as RelayWorkerOptions;
@@ -26,10 +29,9 @@ const base = defaultConfig().outbox;
 const processor = new OutboxProcessor({
   name: `outbox-processor-default-to-${options.broker}`,
   store: provider.outbox,
-  broker,
-  config: { ...base, broker: options.broker, messages_per_tick: options.messagesPerTick, tick_interval: options.tickInterval },
+  broker: options.publishDelayMs ? slowed(broker, options.publishDelayMs) : broker,
+  config: { ...base, broker: options.broker, messages_per_tick: options.messagesPerTick, tick_interval: options.tickInterval, lock_seconds: options.lockSeconds },
   workerId: options.workerId,
-  lockMs: options.lockMs,
 });
 
 await provider.connect();

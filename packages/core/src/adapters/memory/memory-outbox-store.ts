@@ -128,17 +128,31 @@ export class MemoryOutboxStore implements OutboxStore {
     return { marked, rows: await this.claimBatch(request) };
   }
 
-  async markFailed(workerId: string, failures: readonly FailureUpdate[]): Promise<number> {
-    let changed = 0;
+  async markFailed(workerId: string, failures: readonly FailureUpdate[]): Promise<string[]> {
+    const changed: string[] = [];
     for (const failure of failures) {
-      changed += this.updateHeld(workerId, [failure.id], (row) => {
+      const updated = this.updateHeld(workerId, [failure.id], (row) => {
         row.retryCount += 1;
         row.lastError = failure.error;
         row.status = failure.abandon ? 'abandoned' : 'failed';
         row.nextRetryAt = failure.abandon ? null : new Date(failure.nextRetryAt);
       });
+      if (updated > 0) changed.push(String(failure.id));
     }
     return changed;
+  }
+
+  async extendLocks(workerId: string, ids: readonly string[], lockMs: number): Promise<string[]> {
+    const until = this.now() + lockMs;
+    const extended: string[] = [];
+    for (const id of new Set(ids)) {
+      const row = this.rows.get(String(id));
+      if (!row || row.status !== 'processing' || row.lockedBy !== workerId) continue;
+      // Never shortens a lock: only pushes it further.
+      if (row.lockedUntil === null || row.lockedUntil.getTime() < until) row.lockedUntil = new Date(until);
+      extended.push(row.id);
+    }
+    return extended;
   }
 
   async release(workerId: string, ids: readonly string[]): Promise<number> {
