@@ -18,8 +18,11 @@ export function benchEnvelope(messageId: string, partitionKey: string, sequence:
   };
 }
 
+/** A bench row keeps its per-key sequence for the raw relay's own table (the framework's store numbers rows itself). */
+export type BenchRow = NewOutboxRow & { sequence: number };
+
 /** Row `i` of a run: key `i % keys`, sequence growing per key. */
-export function benchRow(i: number, keys: number, targetBroker: string, tag: string): NewOutboxRow {
+export function benchRow(i: number, keys: number, targetBroker: string, tag: string): BenchRow {
   // The ids the framework gives messages (time-ordered UUIDv7), on both sides.
   const messageId = newMessageId();
   const partitionKey = `bench::order-${tag}-${i % keys}`;

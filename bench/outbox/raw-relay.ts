@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import type { Redis } from 'ioredis';
-import type { NewOutboxRow } from '@protean-ts/core';
+import type { BenchRow } from './bench-rows.js';
 
 export const RAW_TABLE = 'raw_outbox';
 
@@ -24,7 +24,7 @@ const INSERT = `INSERT INTO ${RAW_TABLE} (message_id, stream_name, partition_key
   FROM jsonb_to_recordset($1::jsonb) AS r(message_id text, stream_name text, partition_key text, sequence bigint,
     message_type text, data jsonb, metadata jsonb, target_broker text)`;
 
-function payload(rows: readonly NewOutboxRow[]): string {
+function payload(rows: readonly BenchRow[]): string {
   return JSON.stringify(rows.map((r) => ({
     message_id: r.messageId, stream_name: r.streamName, partition_key: r.partitionKey, sequence: r.sequence,
     message_type: r.messageType, data: r.envelope.data, metadata: r.envelope.metadata, target_broker: r.targetBroker,
@@ -32,7 +32,7 @@ function payload(rows: readonly NewOutboxRow[]): string {
 }
 
 /** Inserts rows in one transaction, as a commit would. */
-export async function commitRaw(pool: pg.Pool, rows: readonly NewOutboxRow[]): Promise<void> {
+export async function commitRaw(pool: pg.Pool, rows: readonly BenchRow[]): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');

@@ -11,12 +11,12 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { configureLogging, defaultConfig, type NewOutboxRow } from '@protean-ts/core';
+import { configureLogging, defaultConfig} from '@protean-ts/core';
 import { PostgresProvider } from '@protean-ts/mikro-orm';
 import { RedisBroker } from '@protean-ts/redis';
 import { OutboxProcessor } from '@protean-ts/outbox';
 import { median, percentile } from './latency-stats.js';
-import { BENCH_STREAM, benchRow } from './bench-rows.js';
+import { BENCH_STREAM, benchRow, type BenchRow } from './bench-rows.js';
 import { producePaced } from './paced-producer.js';
 import { commitRaw, createRawTable, RAW_TABLE, RawRelay } from './raw-relay.js';
 import { StreamWatcher } from './stream-watcher.js';
@@ -38,7 +38,7 @@ const BROKER = 'bench';
 interface Side {
   label: string;
   /** Commits rows (one transaction) on this side's table. */
-  commit(rows: readonly NewOutboxRow[]): Promise<void>;
+  commit(rows: readonly BenchRow[]): Promise<void>;
   /** Starts relaying to streams under `prefix`; resolves to the function that stops it. */
   relay(prefix: string): Promise<() => Promise<void>>;
 }
