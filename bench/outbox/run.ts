@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { configureLogging, defaultConfig} from '@protean-ts/core';
+import { configureLogging, defaultConfig } from '@protean-ts/core';
 import { PostgresProvider } from '@protean-ts/mikro-orm';
 import { RedisBroker } from '@protean-ts/redis';
 import { OutboxProcessor } from '@protean-ts/outbox';
