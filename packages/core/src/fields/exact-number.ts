@@ -114,8 +114,31 @@ export function exactInteger(raw: unknown): NumberResult {
   return { ok: true, value: value === 0 ? 0 : value };
 }
 
+/**
+ * The fast path, taken by nearly every value: a number, or a string that is exactly how its
+ * number is written (`12.5`, also `12.50` as PostgreSQL prints numeric(p, 2)). Returns the
+ * number and how many digits it has after the point, or undefined to take the exact path.
+ */
+function plainNumber(raw: unknown): { value: number; decimals: number } | undefined {
+  let text: string;
+  if (typeof raw === 'number') {
+    if (!Number.isFinite(raw)) return undefined;
+    text = String(raw);
+  } else if (typeof raw === 'string' && raw.length <= 32) {
+    text = raw.includes('.') && !/[eE]/.test(raw) ? raw.replace(/\.?0+$/, '') : raw;
+    const n = Number(text);
+    if (!Number.isFinite(n) || String(n) !== text) return undefined;
+  } else return undefined;
+  if (text.includes('e')) return undefined;
+  const point = text.indexOf('.');
+  const value = Number(text);
+  return { value: value === 0 ? 0 : value, decimals: point < 0 ? 0 : text.length - point - 1 };
+}
+
 /** A finite double that is exactly the number given (a numeric string must not have more digits than a double keeps). */
 export function exactFloat(raw: unknown): NumberResult {
+  const plain = plainNumber(raw);
+  if (plain) return { ok: true, value: plain.value };
   const d = readDecimal(raw, 'a number');
   if (typeof d === 'string') return { ok: false, reason: d || `must be a number, got ${describeNumberInput(raw)}` };
   return exactly(d, raw);
@@ -126,6 +149,11 @@ export function exactFloat(raw: unknown): NumberResult {
  * holds exactly, with at most `precision - scale` digits before the point.
  */
 export function exactDecimal(raw: unknown, precision: number | undefined, scale: number | undefined): NumberResult {
+  const plain = plainNumber(raw);
+  // Already within the scale and far from the precision limit: nothing to round, nothing to count.
+  if (plain && (scale === undefined || plain.decimals <= scale) && (precision === undefined || Math.abs(plain.value) < 10 ** Math.min(15, precision - (scale ?? 0)))) {
+    return { ok: true, value: plain.value };
+  }
   const d = readDecimal(raw, 'a number');
   if (typeof d === 'string') return { ok: false, reason: d || `must be a number, got ${describeNumberInput(raw)}` };
   const rounded = scale === undefined ? d : roundToScale(d, scale);
