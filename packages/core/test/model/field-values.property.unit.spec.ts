@@ -273,8 +273,9 @@ function expectSameJson(raw: unknown, value: unknown): void {
   }
   expect([Object.prototype, null]).toContain(Object.getPrototypeOf(raw));
   expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
-  expect(Object.keys(value as object)).toEqual(Object.keys(raw));
-  for (const k of Object.keys(raw)) expectSameJson((raw as Record<string, unknown>)[k], (value as Record<string, unknown>)[k]);
+  const given = raw as Record<string, unknown>;
+  expect(Object.keys(value as object)).toEqual(Object.keys(given));
+  for (const k of Object.keys(given)) expectSameJson(given[k], (value as Record<string, unknown>)[k]);
 }
 
 // --- the property -----------------------------------------------------------------------------
