@@ -166,7 +166,6 @@ describe('strings, dates and lists hold what they validated', () => {
   });
 
   it('refuses arrays with holes instead of reading them back as nulls, even a huge sparse one at once', () => {
-    // eslint-disable-next-line no-sparse-arrays
     expect(reasonsFor('counts', () => create({ counts: [1, , 3] }))[0]).toMatch(/holes/);
     const sparse: number[] = [];
     sparse.length = 1e9;
