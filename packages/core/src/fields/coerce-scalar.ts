@@ -9,8 +9,6 @@ import { describe, isPlainObject, unstorableCharacter } from './describe-value.j
 import { exactDecimal, exactFloat, exactInteger, type NumberResult } from './exact-number.js';
 import { copyJsonValue } from './json-value.js';
 
-export { describe, isPlainObject } from './describe-value.js';
-
 /** `at`: where inside the value the problem is (`a.b.0` in a dict), relative to the field. */
 export type ScalarResult = { ok: true; value: unknown } | { ok: false; reasons: string[]; at?: string };
 
