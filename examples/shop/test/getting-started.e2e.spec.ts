@@ -93,6 +93,26 @@ describe('docs/getting-started.md', () => {
     expect(info.stdout).toContain('aggregate Order');
     expect(info.stdout).toMatch(/eventHandler: Barista/);
   }, 120_000);
+
+  // Issue 10: with useDefineForClassFields left on, the program used to print "one flat white
+  // for undefined"; without experimentalDecorators it failed with talk of symbols.
+  it.each([
+    ['useDefineForClassFields', 'false', /DecoratorSettingsError: Order: its fields customer, drink, status are defined as own properties/],
+    ['experimentalDecorators', 'true', /DecoratorSettingsError: @field\.string\(\) on "customer": it was called as a standard \(TC39\) field decorator/],
+  ])('without "%s": %s in tsconfig.json the program stops with a DecoratorSettingsError naming it', async (option, value, error) => {
+    const folder = newProject();
+    projects.push(folder);
+    const guide = filesAt(files, 'first');
+    const tsconfig = guide.get('tsconfig.json')!;
+    expect(tsconfig).toContain(`"${option}": ${value}`);
+    guide.set('tsconfig.json', tsconfig.replace(new RegExp(`\\s*"${option}": ${value},?`), ''));
+    writeFiles(folder, guide);
+    const main = await runMain(folder);
+    expect(main.code).not.toBe(0);
+    expect(main.stdout).not.toContain('undefined');
+    expect(main.stderr).toMatch(error);
+    expect(main.stderr).toContain(`Set "${option}": ${value} in the "compilerOptions" of your tsconfig.json`);
+  }, 120_000);
 });
 
 describe.skipIf(!(await servicesUp(POSTGRES, REDIS)))('docs/getting-started.md with PostgreSQL and Redis (step 5)', () => {

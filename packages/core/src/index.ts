@@ -47,6 +47,7 @@ export { ImmutableElementError } from './errors/immutable-element.error.js';
 export { DomainModelError } from './errors/domain-model.error.js';
 export { RegistrationError } from './errors/registration.error.js';
 export { FieldDeclarationError } from './errors/field-declaration.error.js';
+export { DecoratorSettingsError } from './errors/decorator-settings.error.js';
 export type { ElementKind } from './elements/element-kind.js';
 export type * from './elements/element-options.js';
 export { BaseDataElement } from './elements/base-data-element.js';

@@ -13,11 +13,20 @@ describe('column codecs', () => {
     expect(timestampToIso(null)).toBeNull();
   });
 
-  it('turns bigint and numeric text into numbers, keeps JSON numbers', () => {
+  it('turns bigint and numeric text that is exactly a number into it, keeps JSON numbers', () => {
     expect(codecFor(def('integer')).decode('1099511627776')).toBe(2 ** 40);
-    expect(codecFor(def('decimal')).decode('12.50')).toBe(12.5);
+    expect(codecFor(def('decimal')).decode('12.5')).toBe(12.5);
+    expect(codecFor(def('decimal')).decode('-0.001')).toBe(-0.001);
     expect(codecFor(def('float')).decode(0.5)).toBe(0.5);
     expect(codecFor(def('decimal')).decode(null)).toBeNull();
+  });
+
+  it('leaves other numeric text to the field, which reads it exactly or refuses it by name', () => {
+    // numeric(p, 2) prints trailing zeros; fromPlain reads "12.50" as 12.5.
+    expect(codecFor(def('decimal')).decode('12.50')).toBe('12.50');
+    // A bigint another program wrote past 2^53 would round as a number; fromPlain refuses it.
+    expect(codecFor(def('integer')).decode('9007199254740993')).toBe('9007199254740993');
+    expect(codecFor(def('decimal')).decode('0.12345678901234567890')).toBe('0.12345678901234567890');
   });
 
   it('sends lists and dicts as JSON text, so arrays never become PostgreSQL arrays', () => {

@@ -32,12 +32,14 @@ import type { BaseRepository } from '../elements/base-repository.js';
 import type { BaseSubscriber } from '../elements/base-subscriber.js';
 import type { AggregateSchema } from '../ports/aggregate-dao.js';
 import { RegistrationError } from '../errors/registration.error.js';
+import { refuseStandardDecorator } from '../fields/decorator-settings.js';
 import { DomainModelError } from '../errors/domain-model.error.js';
 import { ElementRegistry, type HandlerBinding } from './registry.js';
 import type { ElementOptionsByKind } from './element-defaults.js';
 import type { AggregateRecord, ElementRecord, RecordOfKind } from './element-record.js';
 import { inferElementKind } from './infer-element-kind.js';
 import { validateModel } from './model-check.js';
+import { checkFieldAccessors } from './field-accessor-check.js';
 import { buildAggregateSchema } from './aggregate-schema.js';
 import type { DomainOptions } from './domain-options.js';
 import { DomainRuntime, type InitOptions } from './runtime.js';
@@ -120,7 +122,8 @@ export class Domain {
   }
 
   private decorator<K extends ElementKind, B>(kind: K, options: ElementOptionsByKind[K] | undefined): ElementDecorator<B> {
-    return <C extends ClassRef<B>>(cls: C): C => {
+    return <C extends ClassRef<B>>(cls: C, ...standardContext: unknown[]): C => {
+      refuseStandardDecorator(`@domain.${kind}()`, standardContext[0]);
       this.registry.register(kind, cls, options);
       return cls;
     };
@@ -164,8 +167,12 @@ export class Domain {
     return validateModel(this.registry);
   }
 
-  /** Throws one DomainModelError listing every problem of the model. */
+  /**
+   * Throws DecoratorSettingsError when the domain was compiled with class fields that hide the
+   * field accessors, then one DomainModelError listing every problem of the model.
+   */
   checkModel(): void {
+    checkFieldAccessors(this.registry);
     const problems = this.validateModel();
     if (problems.length) throw new DomainModelError(this.name, problems);
   }

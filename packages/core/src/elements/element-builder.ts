@@ -8,7 +8,9 @@ import type { ClassRef, FieldDefinition } from '../fields/field-definition.js';
 import { fieldMapOf, identityFieldOf } from '../fields/field-metadata.js';
 import { isFieldHost } from '../fields/field-host.js';
 import { isMissing, resolveFieldValue, type BuildMode, type CoercionContext } from '../fields/field-coercion.js';
-import { isPlainObject } from '../fields/coerce-scalar.js';
+import { isPlainObject } from '../fields/describe-value.js';
+import { enterNesting, leaveNesting, TOO_DEEP } from '../fields/nesting-depth.js';
+import { refuseShadowedFields } from '../fields/decorator-settings.js';
 import { addFieldError, ValidationError, type FieldErrors } from '../errors/validation.error.js';
 import { RegistrationError } from '../errors/registration.error.js';
 import { hostOf } from './element-host.js';
@@ -39,12 +41,16 @@ function identityOf(value: object): string | undefined {
   return hasState(value) ? identityValue(value) : undefined;
 }
 
+function isBuilt(element: object): boolean {
+  return hasState(element) && stateOf(element).ready;
+}
+
 // Shared, so building an element allocates no closures (this is the hot path of every load).
 const CONTEXTS = {
-  create: { mode: 'create', fillDefaults: true, build: buildNested, identityOf },
-  plain: { mode: 'plain', fillDefaults: false, build: buildNested, identityOf },
-  plainAbsent: { mode: 'plain', fillDefaults: true, build: buildNested, identityOf },
-  assign: { mode: 'create', fillDefaults: false, build: buildNested, identityOf },
+  create: { mode: 'create', fillDefaults: true, build: buildNested, identityOf, isBuilt },
+  plain: { mode: 'plain', fillDefaults: false, build: buildNested, identityOf, isBuilt },
+  plainAbsent: { mode: 'plain', fillDefaults: true, build: buildNested, identityOf, isBuilt },
+  assign: { mode: 'create', fillDefaults: false, build: buildNested, identityOf, isBuilt },
 } as const satisfies Record<string, CoercionContext>;
 
 /** The context for validating an assignment to an existing object (no defaults). */
@@ -61,7 +67,17 @@ export function buildElement<T extends object>(cls: ElementConstructor<T>, input
   if (!isPlainObject(input)) {
     throw new ValidationError({ '': [`${cls.name} must be built from a plain object, got ${input === null ? 'null' : typeof input}`] }, cls.name);
   }
+  if (!enterNesting()) throw new ValidationError({ '': [TOO_DEEP] }, cls.name);
+  try {
+    return buildValidElement(cls, input, mode, options);
+  } finally {
+    leaveNesting();
+  }
+}
+
+function buildValidElement<T extends object>(cls: ElementConstructor<T>, input: Record<string, unknown>, mode: BuildMode, options: FromPlainOptions): T {
   const obj = new cls();
+  refuseShadowedFields(cls, obj);
   const state = stateOf(obj);
   const fields = fieldMapOf(cls);
   const errors: FieldErrors = {};
@@ -72,7 +88,7 @@ export function buildElement<T extends object>(cls: ElementConstructor<T>, input
   }
   // Values assigned by class-field initializers during construction act as defaults.
   const preset = state.values;
-  state.values = {};
+  state.values = Object.create(null) as Record<string, unknown>;
   for (const def of fields.values()) {
     const present = Object.hasOwn(input, def.name) && input[def.name] !== undefined;
     let raw = present ? input[def.name] : preset[def.name];

@@ -24,7 +24,8 @@ export interface ElementState {
 }
 
 export function newState(): ElementState {
-  return { values: {}, ready: false, owner: undefined, atomicDepth: 0, version: -1, events: [], metadata: undefined };
+  // No prototype: field names are looked up here, and `toString` must not find Object.prototype's.
+  return { values: Object.create(null) as Record<string, unknown>, ready: false, owner: undefined, atomicDepth: 0, version: -1, events: [], metadata: undefined };
 }
 
 interface HasState {

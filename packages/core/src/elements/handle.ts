@@ -4,6 +4,7 @@
  */
 import 'reflect-metadata';
 import type { ClassRef } from '../fields/field-definition.js';
+import { refuseStandardDecorator } from '../fields/decorator-settings.js';
 
 const HANDLES = Symbol('protean:handles');
 
@@ -19,6 +20,7 @@ export function handle<M>(message: ClassRef<M>) {
   // The descriptor's method type is inferred and checked against the message, so a handler
   // method taking another message class does not compile (protected methods included).
   return <F extends HandlerMethod<M>>(target: object, key: string | symbol, _descriptor: TypedPropertyDescriptor<F>): void => {
+    refuseStandardDecorator(`@handle(${typeof message === 'function' ? message.name : '?'})`, key);
     if (typeof key !== 'string') throw new TypeError(`@handle methods must have string names, got ${String(key)}`);
     if (typeof message !== 'function') {
       throw new TypeError(`@handle on ${target.constructor.name}.${key} needs a message class, got ${String(message)} (check for an import cycle)`);

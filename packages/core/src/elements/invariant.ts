@@ -6,6 +6,7 @@
 import 'reflect-metadata';
 import type { ClassRef } from '../fields/field-definition.js';
 import { mergeFieldErrors, ValidationError, type FieldErrors } from '../errors/validation.error.js';
+import { refuseStandardDecorator } from '../fields/decorator-settings.js';
 
 export type InvariantPhase = 'pre' | 'post';
 const INVARIANTS = Symbol('protean:invariants');
@@ -18,6 +19,7 @@ interface InvariantMark {
 
 function mark(phase: InvariantPhase): MethodDecorator {
   return (target, key) => {
+    refuseStandardDecorator(`@invariant.${phase}()`, key);
     if (typeof key !== 'string') throw new TypeError('@invariant methods must have string names');
     const own: InvariantMark[] = Reflect.getOwnMetadata(INVARIANTS, target) ?? [];
     Reflect.defineMetadata(INVARIANTS, [...own.filter((m) => m.method !== key), { phase, method: key }], target);

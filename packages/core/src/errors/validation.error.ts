@@ -30,15 +30,20 @@ export class ValidationError extends Error {
   }
 }
 
-/** Adds `reason` under `key`, creating the list on first use. */
+/**
+ * Adds `reason` under `key`, creating the list on first use. Keys come from user input (an
+ * unknown key, a dict key), so `__proto__`, `constructor` or `toString` must land as own
+ * entries, never reach what Object.prototype holds under those names.
+ */
 export function addFieldError(errors: FieldErrors, key: string, reason: string): void {
-  (errors[key] ??= []).push(reason);
+  if (Object.hasOwn(errors, key)) errors[key]!.push(reason);
+  else Object.defineProperty(errors, key, { value: [reason], enumerable: true, writable: true, configurable: true });
 }
 
 /** Copies nested errors under a path prefix: `street` under `shippingAddress` becomes `shippingAddress.street`. */
 export function mergeFieldErrors(into: FieldErrors, from: FieldErrors, prefix = ''): void {
   for (const [key, reasons] of Object.entries(from)) {
     const path = prefix ? (key ? `${prefix}.${key}` : prefix) : key;
-    for (const reason of reasons) addFieldError(into, path, reason);
+    for (const reason of Array.isArray(reasons) ? reasons : [String(reasons)]) addFieldError(into, path, reason);
   }
 }

@@ -4,7 +4,9 @@
  * the field's path, so creation can report every bad field at once.
  */
 import type { ClassRef, FieldDefinition, ListItemType } from './field-definition.js';
-import { coerceScalar, describe, isPlainObject } from './coerce-scalar.js';
+import { coerceScalar, type ScalarResult } from './coerce-scalar.js';
+import { describe, isPlainObject } from './describe-value.js';
+import { enterNesting, leaveNesting, TOO_DEEP } from './nesting-depth.js';
 import { addFieldError, mergeFieldErrors, ValidationError, type FieldErrors } from '../errors/validation.error.js';
 
 /** `create` validates input; `plain` rebuilds stored or received state (no autoNow over stored values). */
@@ -18,6 +20,8 @@ export interface CoercionContext {
   build(target: ClassRef, plain: Record<string, unknown>, mode: BuildMode): unknown;
   /** The identity of an aggregate instance given to a reference field. */
   identityOf(value: object): string | undefined;
+  /** False for an element made with `new` and never built by create/fromPlain (its fields were never validated). */
+  isBuilt(element: object): boolean;
 }
 
 const STRINGY = new Set(['string', 'text', 'identifier', 'status', 'reference']);
@@ -40,7 +44,11 @@ function resolveTarget(def: FieldDefinition, path: string, errors: FieldErrors):
 }
 
 function coerceElement(target: ClassRef, raw: unknown, path: string, errors: FieldErrors, ctx: CoercionContext): unknown {
-  if (raw instanceof target) return raw;
+  if (raw instanceof target) {
+    if (ctx.isBuilt(raw as object)) return raw;
+    addFieldError(errors, path, `is a ${target.name} made with \`new\`, whose fields were never validated; build it with ${target.name}.create({...})`);
+    return undefined;
+  }
   if (!isPlainObject(raw)) {
     addFieldError(errors, path, `must be a ${target.name} or a plain object, got ${describe(raw)}`);
     return undefined;
@@ -63,9 +71,41 @@ function coerceListItem(of: ListItemType, raw: unknown, path: string, errors: Fi
     const target = of();
     return coerceElement(target, raw, path, errors, ctx);
   }
-  const result = coerceScalar(of, raw, {});
-  if (!result.ok) for (const reason of result.reasons) addFieldError(errors, path, reason);
-  return result.ok ? result.value : undefined;
+  return scalarValue(coerceScalar(of, raw, {}), path, errors);
+}
+
+function scalarValue(result: ScalarResult, path: string, errors: FieldErrors): unknown {
+  if (result.ok) return result.value;
+  for (const reason of result.reasons) addFieldError(errors, result.at ? `${path}.${result.at}` : path, reason);
+  return undefined;
+}
+
+function coerceList(def: FieldDefinition, raw: unknown, path: string, errors: FieldErrors, ctx: CoercionContext): unknown {
+  if (!Array.isArray(raw)) {
+    addFieldError(errors, path, `must be an array, got ${describe(raw)}`);
+    return undefined;
+  }
+  // Object.keys counts the items that exist: a sparse array (even of length 1e9) is refused at once.
+  if (Object.keys(raw).length < raw.length) {
+    addFieldError(errors, path, 'is an array with holes (missing items); every item must be given');
+    return undefined;
+  }
+  const target = def.kind === 'hasMany' ? resolveTarget(def, path, errors) : undefined;
+  if (def.kind === 'hasMany' && !target) return undefined;
+  if (!enterNesting()) {
+    addFieldError(errors, path, TOO_DEEP);
+    return undefined;
+  }
+  try {
+    const items: unknown[] = [];
+    for (let i = 0; i < raw.length; i++) {
+      const at = `${path}.${i}`;
+      items.push(target ? coerceElement(target, raw[i], at, errors, ctx) : coerceListItem(def.of!, raw[i], at, errors, ctx));
+    }
+    return Object.freeze(items);
+  } finally {
+    leaveNesting();
+  }
 }
 
 function coercePresent(def: FieldDefinition, raw: unknown, path: string, errors: FieldErrors, ctx: CoercionContext): unknown {
@@ -76,18 +116,8 @@ function coercePresent(def: FieldDefinition, raw: unknown, path: string, errors:
       return target && coerceElement(target, raw, path, errors, ctx);
     }
     case 'hasMany':
-    case 'list': {
-      if (!Array.isArray(raw)) {
-        addFieldError(errors, path, `must be an array, got ${describe(raw)}`);
-        return undefined;
-      }
-      const target = def.kind === 'hasMany' ? resolveTarget(def, path, errors) : undefined;
-      if (def.kind === 'hasMany' && !target) return undefined;
-      const items = raw.map((item, i) =>
-        target ? coerceElement(target, item, `${path}.${i}`, errors, ctx) : coerceListItem(def.of!, item, `${path}.${i}`, errors, ctx),
-      );
-      return Object.freeze(items);
-    }
+    case 'list':
+      return coerceList(def, raw, path, errors, ctx);
     case 'reference': {
       if (typeof raw === 'object' && raw !== null) {
         const target = resolveTarget(def, path, errors);
@@ -100,9 +130,7 @@ function coercePresent(def: FieldDefinition, raw: unknown, path: string, errors:
     default:
       break;
   }
-  const result = coerceScalar(def.kind, raw, def);
-  if (!result.ok) for (const reason of result.reasons) addFieldError(errors, path, reason);
-  return result.ok ? result.value : undefined;
+  return scalarValue(coerceScalar(def.kind, raw, def), path, errors);
 }
 
 /**

@@ -9,7 +9,8 @@ export function transitionProblem(def: FieldDefinition, from: unknown, to: unkno
   if (def.kind !== 'status' || !def.transitions || from === to) return undefined;
   if (from === undefined || from === null) return undefined;
   if (to === undefined || to === null) return `cannot be cleared once set (it is ${String(from)})`;
-  const allowed = def.transitions[String(from)] ?? [];
+  // Own keys only: a state named `constructor` or `toString` must not find Object.prototype's.
+  const allowed = Object.hasOwn(def.transitions, String(from)) ? (def.transitions[String(from)] ?? []) : [];
   if (allowed.includes(String(to))) return undefined;
   const options = allowed.length ? `allowed from ${String(from)}: ${allowed.join(', ')}` : `${String(from)} is a final state`;
   return `cannot move from ${String(from)} to ${String(to)} (${options})`;

@@ -29,10 +29,22 @@ const passThrough: ColumnCodec = {
   decode: (raw) => raw ?? null,
 };
 
+/**
+ * bigint and numeric arrive as text (they may exceed a double). Text that is exactly a number
+ * becomes that number; any other (`12.50` from numeric(p, 2), a bigint past 2^53 written by
+ * another program) stays text, so the field's own validation in fromPlain reads it exactly or
+ * refuses it naming the field, instead of this codec rounding it silently.
+ */
+function decodeNumeric(raw: unknown): unknown {
+  if (raw === null || raw === undefined) return null;
+  if (typeof raw !== 'string') return raw;
+  const n = Number(raw);
+  return String(n) === raw ? n : raw;
+}
+
 const numeric: ColumnCodec = {
   encode: (value) => value ?? null,
-  // bigint and numeric arrive as strings in text form (they may exceed a double); fields are numbers.
-  decode: (raw) => (raw === null || raw === undefined ? null : typeof raw === 'number' ? raw : Number(raw)),
+  decode: decodeNumeric,
 };
 
 const timestamp: ColumnCodec = {
