@@ -25,7 +25,8 @@ import {
 } from '@protean-ts/core';
 import { RedisBlockingPool } from './redis-blocking-pool.js';
 import { readRedisBrokerSettings, type RedisBrokerSettings } from './redis-broker-settings.js';
-import { explainRedisError, isRedisConnectionError, isRedisCredentialsError, notReadyError } from './redis-connection-errors.js';
+import { explainRedisError, isRedisConnectionError, isRedisCredentialsError, isRedisDatabaseIndexError, notReadyError } from './redis-connection-errors.js';
+import { checkRedisDatabase } from './redis-database-check.js';
 import { RedisDeadLetterQueue } from './redis-dead-letter-queue.js';
 import { envelopeFields, type RawEntry } from './redis-entry-codec.js';
 import { repliesOrThrow, type PipelineResults } from './redis-replies.js';
@@ -69,6 +70,8 @@ export class RedisBroker extends BaseBroker {
   private readonly knownStreams = new Set<string>();
   private readonly trims: TrimSchedule;
   private lastConnectionError: Error | undefined;
+  /** A settings mistake found while connecting (no such database): every later connect fails with it. */
+  private refused: BrokerSettingsError | undefined;
   private down = false;
 
   constructor(name: string, settings: BrokerSettings) {
@@ -105,6 +108,7 @@ export class RedisBroker extends BaseBroker {
   }
 
   protected async doConnect(): Promise<void> {
+    if (this.refused) throw this.refused;
     const status = this.client.status;
     if (status === 'ready') return;
     // Only a client that never connected (or was ended) may be started; otherwise ioredis is
@@ -117,6 +121,16 @@ export class RedisBroker extends BaseBroker {
     } catch (error) {
       // ioredis rejects with "Connection is closed."; the socket error says why.
       throw this.connectFailure(this.lastConnectionError ?? error);
+    }
+    try {
+      await checkRedisDatabase(this.client, this.name, this.config.maskedUri);
+    } catch (error) {
+      // A missing database is final: stop ioredis reconnecting (and so re-selecting) in the background.
+      if (error instanceof BrokerSettingsError) {
+        this.refused = error;
+        this.client.disconnect();
+      }
+      throw error;
     }
   }
 
@@ -372,7 +386,8 @@ export class RedisBroker extends BaseBroker {
   /** Logs connection loss and recovery once each (not every retry) for the main connection. */
   private watch(connection: Redis, main: boolean): Redis {
     connection.on('error', (error: Error) => {
-      if (!main) return;
+      // ioredis's own SELECT at connect: not an outage; connecting reports it (checkRedisDatabase).
+      if (!main || isRedisDatabaseIndexError(error)) return;
       this.lastConnectionError = error;
       if (this.down || this.state === 'closed') return;
       this.down = true;
