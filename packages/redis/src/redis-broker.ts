@@ -36,8 +36,11 @@ import { nackPending, REDIS_SCRIPTS, removeIdleConsumers, touchPending } from '.
 import { parseTrimReply, queueTrim, TrimSchedule, type TrimOutcome } from './redis-stream-trimming.js';
 import { decodeOrDeadLetter } from './redis-undecodable-entries.js';
 
-/** Reconnect back-off ceiling: a restarted Redis is picked up within this long. */
-const MAX_RECONNECT_DELAY_MS = 2_000;
+/**
+ * Reconnect back-off ceiling: a restarted Redis is picked up within this long, so the server's
+ * readiness follows it within about a second. A refused connect to a local port costs nothing.
+ */
+const MAX_RECONNECT_DELAY_MS = 500;
 /** Extra wait past `blockMs` before a blocked read on a silently dead socket gives up. */
 const BLOCKING_GRACE_MS = 10_000;
 /** XAUTOCLAIM scans about 10 × COUNT pending entries per call; this bounds the calls per reclaim. */
@@ -376,7 +379,7 @@ export class RedisBroker extends BaseBroker {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       connectTimeout: this.config.connectTimeoutMs,
-      retryStrategy: (attempt) => Math.min(attempt * 200, MAX_RECONNECT_DELAY_MS),
+      retryStrategy: (attempt) => Math.min(attempt * 100, MAX_RECONNECT_DELAY_MS),
       connectionName: `protean-ts:${this.name}:${role}`,
       scripts: REDIS_SCRIPTS,
       ...(role === 'blocking' ? { blockingTimeout: BLOCKING_GRACE_MS, blockingTimeoutGrace: BLOCKING_GRACE_MS } : {}),

@@ -65,6 +65,6 @@ export function explainRedisError(error: unknown): unknown {
 }
 
 /** Redis's answer to SELECT of a database index the server does not have (`databases` in redis.conf). */
-export function isRedisDatabaseIndexError(error: unknown): error is Error {
+export function isRedisDatabaseIndexError(error: unknown): boolean {
   return error instanceof Error && /^ERR (DB index is out of range|invalid DB index)/.test(error.message);
 }

@@ -15,7 +15,7 @@ export async function checkRedisDatabase(client: Redis, brokerName: string, mask
   try {
     await client.select(database);
   } catch (error) {
-    if (!isRedisDatabaseIndexError(error)) throw error;
+    if (!(error instanceof Error) || !isRedisDatabaseIndexError(error)) throw error;
     const count = await databaseCount(client);
     const range = count === null ? '' : `; it has ${count} (0 to ${count - 1})`;
     throw new BrokerSettingsError(
