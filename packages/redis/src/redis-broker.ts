@@ -393,6 +393,8 @@ export class RedisBroker extends BaseBroker {
       if (!main || isRedisDatabaseIndexError(error)) return;
       this.lastConnectionError = error;
       if (this.down || this.state === 'closed') return;
+      // Credentials refused before the first connect: connect() reports that as a settings error.
+      if (this.state === 'disconnected' && isRedisCredentialsError(error)) return;
       this.down = true;
       this.log.warn('Redis connection lost; retrying in the background', { error: this.redact(error.message) });
     });

@@ -1,10 +1,11 @@
 /**
  * The server's log stays JSON records: Node's process warnings (pg's DeprecationWarning, for one)
- * become WARN records instead of raw `(node:123) …` lines on stderr.
+ * become WARN records instead of raw `(node:123) …` lines on stderr, and console calls (ioredis's
+ * own warnings, a handler's) become records of the `console` logger.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { configureLogging, getLogger, type LogRecord } from '@protean-ts/core';
-import { logProcessWarnings } from '../src/index.js';
+import { logConsoleOutput, logProcessWarnings } from '../src/index.js';
 
 describe('logProcessWarnings', () => {
   const cleanups: (() => void)[] = [];
@@ -51,5 +52,28 @@ describe('logProcessWarnings', () => {
     const before = process.listeners('warning');
     logProcessWarnings(getLogger('server'))();
     expect(process.listeners('warning')).toEqual(before);
+  });
+});
+
+describe('logConsoleOutput', () => {
+  it('turns console calls into records at the matching level, URIs masked, and restores the console', () => {
+    const records: LogRecord[] = [];
+    const previous = configureLogging({ level: 'debug', format: 'json', sink: (_line, record) => records.push(record) });
+    const original = console.warn;
+    const restore = logConsoleOutput(getLogger('console'));
+    try {
+      console.warn('[WARN] Redis server does not require a password, but a password was supplied.');
+      console.log('handled %d orders for %s', 3, 'redis://user:S3cretRedis@127.0.0.1:6379');
+      console.error(new Error('boom'));
+    } finally {
+      restore();
+      configureLogging(previous);
+    }
+    expect(console.warn).toBe(original);
+    expect(records.map((r) => [r.level, r.logger, r.msg.split('\n')[0]])).toEqual([
+      ['warn', 'console', '[WARN] Redis server does not require a password, but a password was supplied.'],
+      ['info', 'console', 'handled 3 orders for redis://user:***@127.0.0.1:6379'],
+      ['error', 'console', 'Error: boom'],
+    ]);
   });
 });
