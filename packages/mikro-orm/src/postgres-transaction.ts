@@ -3,6 +3,10 @@
  * DAOs and the outbox store run statements on it through `execute`; code that wants MikroORM's
  * EntityManager in the same transaction asks for `entityManager()`, a fork bound to it.
  *
+ * Statements take turns on the connection (ConnectionTurns): callers may run several at once
+ * (a handler's `Promise.all` of finds), and COMMIT or ROLLBACK only goes out once every statement
+ * before it has finished.
+ *
  * The fork is made on demand because forking and MikroORM's transaction bookkeeping cost more
  * than the inserts of a typical commit (measured in bench/persistence); most units of work never
  * need it.
@@ -12,6 +16,7 @@ import { TransactionStateError } from '@protean-ts/core';
 import type { SqlEntityManager } from '@mikro-orm/postgresql';
 import type { Knex } from '@mikro-orm/postgresql';
 import type { ConnectionPool } from './connection/connection-pool.js';
+import { ConnectionTurns } from './connection/connection-turns.js';
 import type { PgConnection } from './connection/pg-connection.js';
 import type { StatementRunner } from './connection/statement-runner.js';
 import { qualifiedName } from './schema/column-naming.js';
@@ -25,6 +30,7 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
   private failure: Error | undefined;
   private released = false;
   private fork: { em: SqlEntityManager; trx: Knex.Transaction } | undefined;
+  private readonly turns = new ConnectionTurns();
 
   private constructor(
     readonly providerName: string,
@@ -52,7 +58,7 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
   async execute<R = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: ExecuteOptions): Promise<SqlResult<R>> {
     this.assertActive('run a statement');
     try {
-      return await this.runner.run<R>(this.connection, sql, params, options);
+      return await this.turns.run(() => this.runner.run<R>(this.connection, sql, params, options));
     } catch (error) {
       this.failure ??= error as Error;
       throw error;
@@ -73,7 +79,7 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
       const em = this.pool.orm.em.fork({ clear: true });
       // knex adopts this connection; the BEGIN it sends meets our open transaction, which
       // PostgreSQL answers with a warning only. COMMIT/ROLLBACK then go through knex.
-      const trx = await em.getKnex().transaction(undefined, { connection: this.connection } as Knex.TransactionConfig);
+      const trx = await this.turns.run(() => em.getKnex().transaction(undefined, { connection: this.connection } as Knex.TransactionConfig));
       em.setTransactionContext(trx);
       this.fork = { em, trx };
     }
@@ -82,16 +88,22 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
 
   async commit(): Promise<void> {
     this.assertActive('commit');
+    // A statement still running may yet fail; COMMIT on an aborted transaction would roll back quietly.
+    await this.turns.settled();
+    this.assertActive('commit');
     if (this.failure) {
       await this.rollback();
       throw new TransactionStateError(`Cannot commit: a statement in the transaction of database "${this.providerName}" failed (${this.failure.message}), so PostgreSQL aborted it; it was rolled back`);
     }
     try {
-      if (this.fork) {
-        await this.fork.em.flush();
-        await this.fork.trx.commit();
+      const fork = this.fork;
+      if (fork) {
+        await this.turns.run(async () => {
+          await fork.em.flush();
+          await fork.trx.commit();
+        });
       } else {
-        await this.runner.run(this.connection, 'COMMIT');
+        await this.turns.run(() => this.runner.run(this.connection, 'COMMIT'));
       }
       this.state = 'committed';
     } catch (error) {
@@ -115,8 +127,10 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
 
   private async abort(): Promise<void> {
     this.state = 'rolled back';
-    if (this.fork) await this.fork.trx.rollback().catch(() => undefined);
-    else await this.runner.run(this.connection, 'ROLLBACK').catch(() => undefined);
+    const fork = this.fork;
+    // In turn: a ROLLBACK sent while a statement is still running would queue inside the driver.
+    if (fork) await this.turns.run(() => fork.trx.rollback()).catch(() => undefined);
+    else await this.turns.run(() => this.runner.run(this.connection, 'ROLLBACK')).catch(() => undefined);
   }
 
   private async finish(): Promise<void> {

@@ -25,7 +25,8 @@ import {
 } from '@protean-ts/core';
 import { RedisBlockingPool } from './redis-blocking-pool.js';
 import { readRedisBrokerSettings, type RedisBrokerSettings } from './redis-broker-settings.js';
-import { explainRedisError, isRedisConnectionError, isRedisCredentialsError, notReadyError } from './redis-connection-errors.js';
+import { explainRedisError, isRedisConnectionError, isRedisCredentialsError, isRedisDatabaseIndexError, notReadyError } from './redis-connection-errors.js';
+import { checkRedisDatabase } from './redis-database-check.js';
 import { RedisDeadLetterQueue } from './redis-dead-letter-queue.js';
 import { envelopeFields, type RawEntry } from './redis-entry-codec.js';
 import { repliesOrThrow, type PipelineResults } from './redis-replies.js';
@@ -35,8 +36,11 @@ import { nackPending, REDIS_SCRIPTS, removeIdleConsumers, touchPending } from '.
 import { parseTrimReply, queueTrim, TrimSchedule, type TrimOutcome } from './redis-stream-trimming.js';
 import { decodeOrDeadLetter } from './redis-undecodable-entries.js';
 
-/** Reconnect back-off ceiling: a restarted Redis is picked up within this long. */
-const MAX_RECONNECT_DELAY_MS = 2_000;
+/**
+ * Reconnect back-off ceiling: a restarted Redis is picked up within this long, so the server's
+ * readiness follows it within about a second. A refused connect to a local port costs nothing.
+ */
+const MAX_RECONNECT_DELAY_MS = 500;
 /** Extra wait past `blockMs` before a blocked read on a silently dead socket gives up. */
 const BLOCKING_GRACE_MS = 10_000;
 /** XAUTOCLAIM scans about 10 × COUNT pending entries per call; this bounds the calls per reclaim. */
@@ -69,6 +73,8 @@ export class RedisBroker extends BaseBroker {
   private readonly knownStreams = new Set<string>();
   private readonly trims: TrimSchedule;
   private lastConnectionError: Error | undefined;
+  /** A settings mistake found while connecting (no such database): every later connect fails with it. */
+  private refused: BrokerSettingsError | undefined;
   private down = false;
 
   constructor(name: string, settings: BrokerSettings) {
@@ -105,6 +111,7 @@ export class RedisBroker extends BaseBroker {
   }
 
   protected async doConnect(): Promise<void> {
+    if (this.refused) throw this.refused;
     const status = this.client.status;
     if (status === 'ready') return;
     // Only a client that never connected (or was ended) may be started; otherwise ioredis is
@@ -117,6 +124,16 @@ export class RedisBroker extends BaseBroker {
     } catch (error) {
       // ioredis rejects with "Connection is closed."; the socket error says why.
       throw this.connectFailure(this.lastConnectionError ?? error);
+    }
+    try {
+      await checkRedisDatabase(this.client, this.name, this.config.maskedUri);
+    } catch (error) {
+      // A missing database is final: stop ioredis reconnecting (and so re-selecting) in the background.
+      if (error instanceof BrokerSettingsError) {
+        this.refused = error;
+        this.client.disconnect();
+      }
+      throw error;
     }
   }
 
@@ -362,7 +379,7 @@ export class RedisBroker extends BaseBroker {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       connectTimeout: this.config.connectTimeoutMs,
-      retryStrategy: (attempt) => Math.min(attempt * 200, MAX_RECONNECT_DELAY_MS),
+      retryStrategy: (attempt) => Math.min(attempt * 100, MAX_RECONNECT_DELAY_MS),
       connectionName: `protean-ts:${this.name}:${role}`,
       scripts: REDIS_SCRIPTS,
       ...(role === 'blocking' ? { blockingTimeout: BLOCKING_GRACE_MS, blockingTimeoutGrace: BLOCKING_GRACE_MS } : {}),
@@ -372,9 +389,12 @@ export class RedisBroker extends BaseBroker {
   /** Logs connection loss and recovery once each (not every retry) for the main connection. */
   private watch(connection: Redis, main: boolean): Redis {
     connection.on('error', (error: Error) => {
-      if (!main) return;
+      // ioredis's own SELECT at connect: not an outage; connecting reports it (checkRedisDatabase).
+      if (!main || isRedisDatabaseIndexError(error)) return;
       this.lastConnectionError = error;
       if (this.down || this.state === 'closed') return;
+      // Credentials refused before the first connect: connect() reports that as a settings error.
+      if (this.state === 'disconnected' && isRedisCredentialsError(error)) return;
       this.down = true;
       this.log.warn('Redis connection lost; retrying in the background', { error: this.redact(error.message) });
     });

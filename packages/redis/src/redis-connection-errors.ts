@@ -63,3 +63,8 @@ export function explainRedisError(error: unknown): unknown {
   }
   return error;
 }
+
+/** Redis's answer to SELECT of a database index the server does not have (`databases` in redis.conf). */
+export function isRedisDatabaseIndexError(error: unknown): boolean {
+  return error instanceof Error && /^ERR (DB index is out of range|invalid DB index)/.test(error.message);
+}

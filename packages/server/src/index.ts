@@ -23,4 +23,6 @@ export { tagLogsWithWorker } from './supervisor/worker-log-tag.js';
 export { assertDistributable } from './supervisor/distribution-check.js';
 export { currentWorkerId, WORKER_ID_ENV, type WorkerMessage } from './supervisor/worker-messages.js';
 export { NotDistributableError, type InProcessSetting } from './errors/not-distributable.error.js';
+export { logProcessWarnings } from './process-warnings.js';
+export { logConsoleOutput } from './console-output.js';
 export { installShutdown, type ShutdownHandle, type ShutdownOptions, type ShutdownSignal } from './shutdown.js';

@@ -11,6 +11,8 @@ import {
   NotDistributableError,
   DEFAULT_RESTART_POLICY,
   Engine,
+  logConsoleOutput,
+  logProcessWarnings,
   runSupervisor,
   runWorker,
   tagLogsWithWorker,
@@ -56,6 +58,9 @@ export const registerServerCommands: CommandGroup = (program, context) => {
 async function serve(context: CliContext, options: ServerOptions, workerId: number | null): Promise<number> {
   if (workerId !== null) tagLogsWithWorker(workerId);
   const logger = getLogger('server', workerId === null ? {} : { workerId });
+  // Every line this process writes is a JSON record: Node's warnings and console calls included.
+  logProcessWarnings(logger);
+  logConsoleOutput(getLogger('console'));
   // Configuration and model errors fail here; the Engine connects, waiting for services still coming up.
   const domain = await context.initDomain({ connect: false });
   // Under a supervisor only the supervisor binds the health port, answering for every worker.
@@ -72,6 +77,8 @@ async function serve(context: CliContext, options: ServerOptions, workerId: numb
 
 async function supervise(context: CliContext, options: ServerOptions): Promise<number> {
   const logger = getLogger('supervisor');
+  logProcessWarnings(logger);
+  logConsoleOutput(getLogger('console'));
   // Load and check the domain once here, so a broken configuration fails once, before forking,
   // instead of N times in a crash loop. Not connected: the workers wait for the services.
   const domain = await context.initDomain({ connect: false });

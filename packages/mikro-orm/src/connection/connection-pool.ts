@@ -6,7 +6,7 @@
 import { MikroORM, type EntitySchema } from '@mikro-orm/postgresql';
 import { DatabaseConnectionError } from '../database-connection.error.js';
 import type { PostgresSettings } from '../postgres-settings.js';
-import { mikroOrmOptions } from './mikro-orm-options.js';
+import { knexLog, mikroOrmOptions } from './mikro-orm-options.js';
 import type { PgConnection } from './pg-connection.js';
 
 interface KnexClient {
@@ -32,6 +32,7 @@ export class ConnectionPool {
       pool: { min: 0, max: settings.poolSize },
       driverOptions: {
         acquireConnectionTimeout: CONNECT_TIMEOUT_MS,
+        log: knexLog(settings),
         connection: { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: `protean-ts:${settings.name}` },
         // Unqualified names in users' own SQL resolve to the provider's schema first.
         ...(settings.schema === 'public' ? {} : { searchPath: [settings.schema, 'public'] }),

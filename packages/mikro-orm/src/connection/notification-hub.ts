@@ -2,11 +2,13 @@
  * LISTEN/NOTIFY for one provider through a single dedicated connection (a pooled connection
  * cannot hold a LISTEN). Channels are listened to while they have listeners; after a dropped
  * connection it reconnects with a growing delay and listens again, so callers never re-subscribe.
+ * LISTEN and UNLISTEN take turns on the connection (ConnectionTurns).
  */
 import pg from 'pg';
 import { getLogger, maskUri, type Logger } from '@protean-ts/core';
 import { quoteIdent } from '../schema/column-naming.js';
 import type { NotificationListener } from '../sql-executor.js';
+import { ConnectionTurns } from './connection-turns.js';
 
 const MAX_RECONNECT_DELAY_MS = 5_000;
 
@@ -17,6 +19,7 @@ export class NotificationHub {
   private reconnectDelay = 100;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  private readonly turns = new ConnectionTurns();
   private readonly log: Logger;
 
   constructor(
@@ -33,14 +36,15 @@ export class NotificationHub {
       set = new Set();
       this.channels.set(channel, set);
       const client = await this.connection();
-      await client.query(`LISTEN ${quoteIdent(channel)}`);
+      await this.turns.run(() => client.query(`LISTEN ${quoteIdent(channel)}`));
     }
     set.add(listener);
     return async () => {
       const current = this.channels.get(channel);
       if (!current?.delete(listener) || current.size > 0) return;
       this.channels.delete(channel);
-      if (this.client) await this.client.query(`UNLISTEN ${quoteIdent(channel)}`).catch(() => undefined);
+      const client = this.client;
+      if (client) await this.turns.run(() => client.query(`UNLISTEN ${quoteIdent(channel)}`)).catch(() => undefined);
     };
   }
 
@@ -67,7 +71,7 @@ export class NotificationHub {
     client.on('error', (error) => this.dropped(client, error));
     client.on('end', () => this.dropped(client, undefined));
     await client.connect();
-    for (const channel of this.channels.keys()) await client.query(`LISTEN ${quoteIdent(channel)}`);
+    for (const channel of this.channels.keys()) await this.turns.run(() => client.query(`LISTEN ${quoteIdent(channel)}`));
     this.client = client;
     this.reconnectDelay = 100;
     return client;

@@ -38,6 +38,9 @@ export interface EngineOptions {
   drain?: { intervalMs: number; quietChecks: number };
 }
 
+const OUTBOX_BROKER_PROBE = { initialMs: 100, maxMs: 500 };
+const OUTBOX_DATABASE_RETRY = { initialMs: 200, maxMs: 1_000 };
+
 type EngineState = 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
 
 export class Engine {
@@ -84,6 +87,8 @@ export class Engine {
     this.infrastructure = new InfrastructureWait(domain, {
       signal: this.stopping.signal,
       timeoutMs: domain.config.server.startup_timeout_seconds * 1000,
+      // A service that comes up is found within about a second (and /readyz with it).
+      maxDelayMs: 1_000,
       logger: this.log,
     });
     await this.infrastructure.run();
@@ -91,7 +96,14 @@ export class Engine {
     await this.startInboxJanitor(plan.length > 0);
     if (this.stopping.signal.aborted) return;
 
-    const processors = createOutboxProcessors(domain, { workerId: this.consumer, logger: this.log.child({}, 'outbox') });
+    const processors = createOutboxProcessors(domain, {
+      workerId: this.consumer,
+      logger: this.log.child({}, 'outbox'),
+      // Short ceilings: a processor resumes (and /readyz follows) within about a second of a
+      // service's return. A probe of a broker that is still down fails without a round trip.
+      brokerProbe: OUTBOX_BROKER_PROBE,
+      databaseRetry: OUTBOX_DATABASE_RETRY,
+    });
     for (const processor of processors) {
       if (this.stopping.signal.aborted) return;
       await processor.start();

@@ -21,3 +21,24 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
 export function backoffDelay(consecutiveFailures: number, baseMs = 500, maxMs = 30_000): number {
   return Math.min(maxMs, baseMs * 2 ** Math.max(0, consecutiveFailures - 1));
 }
+
+/** How often a back-off after an outage asks whether the service answers again. */
+export const RECOVERY_PROBE_MS = 250;
+
+/**
+ * Waits up to `ms` like abortableSleep, but ends as soon as `answers()` says the service is back
+ * (asked every RECOVERY_PROBE_MS), so a loop backing off after a long outage resumes within a
+ * fraction of a second of the service's return instead of at the end of a 30 s back-off.
+ * Resolves true when it ended because the service answered.
+ */
+export async function sleepUntilRecovered(ms: number, signal: AbortSignal, answers: () => Promise<boolean>): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (!signal.aborted) {
+    const left = until - Date.now();
+    if (left <= 0) return false;
+    await abortableSleep(Math.min(RECOVERY_PROBE_MS, left), signal);
+    if (signal.aborted) return false;
+    if (await answers().catch(() => false)) return true;
+  }
+  return false;
+}

@@ -7,6 +7,7 @@
  */
 import {
   BrokerClosedError,
+  BrokerUnavailableError,
   positionOf,
   type Broker,
   type HandleOutcome,
@@ -15,7 +16,7 @@ import {
   type ReceivedMessage,
   type StreamSubscriptionConfig,
 } from '@protean-ts/core';
-import { abortableSleep, backoffDelay } from './abortable-sleep.js';
+import { abortableSleep, backoffDelay, sleepUntilRecovered } from './abortable-sleep.js';
 import { AckBatcher } from './ack-batcher.js';
 import { KeyScheduler, type Queued } from './key-scheduler.js';
 import { DEAD_CONSUMER_CHECK_MS, Liveness } from './liveness.js';
@@ -220,7 +221,13 @@ export class ConsumerLoop implements Subscription {
         this.lastError = errorText(err, 500);
         // The first failure and then every tenth, so a long outage does not flood the log.
         if (failures === 1 || failures % 10 === 0) this.log.warn('subscription failed; backing off', { error: err, failures, delayMs });
-        await abortableSleep(delayMs, this.abort.signal);
+        if (!isOutage(err)) {
+          await abortableSleep(delayMs, this.abort.signal);
+        } else if (await sleepUntilRecovered(delayMs, this.abort.signal, () => broker.ping())) {
+          // The broker answers again: ready now, not after the next blocking read returns.
+          this.state = 'running';
+          this.lastError = null;
+        }
       }
     }
     await this.stop();
@@ -285,4 +292,9 @@ export class ConsumerLoop implements Subscription {
     for (const message of messages) await broker.nack(stream, group, message.id).catch(() => undefined);
     if (messages.length) this.log.info('stopping: handed unprocessed messages back to the group', { count: messages.length });
   }
+}
+
+/** A broker that cannot be reached (not a failed call): worth resuming the moment it answers again. */
+function isOutage(error: unknown): boolean {
+  return error instanceof BrokerUnavailableError || (error instanceof Error && error.name === 'BrokerUnavailableError');
 }

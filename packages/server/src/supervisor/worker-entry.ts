@@ -9,6 +9,12 @@ import { installShutdown } from '../shutdown.js';
 import type { DrainResult } from '../engine/drain-monitor.js';
 import type { WorkerMessage } from './worker-messages.js';
 
+/**
+ * How often a supervised worker sends its health report: the supervisor's /readyz answers from
+ * the latest one, so this bounds how late it follows a service going or coming back.
+ */
+const REPORT_INTERVAL_MS = 500;
+
 /** The part of the Engine a process runner needs. */
 export interface RunnableEngine {
   start(): Promise<void>;
@@ -78,9 +84,19 @@ export async function runWorker(options: RunWorkerOptions): Promise<number> {
   if (supervised) {
     // Reports start before the engine does: while it waits for databases and brokers, the
     // supervisor's /readyz shows which ones this worker is missing.
-    const report = async () => send({ type: 'protean:health', workerId: workerId!, report: await engine.health().catch(failedReport) });
+    let reporting = false;
+    const report = async () => {
+      // A check hanging on a dead service must not pile up reports behind it.
+      if (reporting) return;
+      reporting = true;
+      try {
+        send({ type: 'protean:health', workerId: workerId!, report: await engine.health().catch(failedReport) });
+      } finally {
+        reporting = false;
+      }
+    };
     void report();
-    reportTimer = setInterval(() => void report(), options.reportIntervalMs ?? 2000);
+    reportTimer = setInterval(() => void report(), options.reportIntervalMs ?? REPORT_INTERVAL_MS);
     reportTimer.unref();
     process.once('disconnect', () => void shutdown.trigger('supervisor went away'));
   }
