@@ -21,7 +21,7 @@ describe.skipIf(!up)('PostgreSQL event store', () => {
     await db?.drop();
   });
 
-  describeEventStoreConformance('postgresql', { open: async () => provider });
+  describeEventStoreConformance('postgresql', { open: async () => provider, propertyRuns: 30 });
 
   it('set-up creates the event store tables with the outbox, then reports them as existing', async () => {
     const again = await provider.setupOutbox();

@@ -15,11 +15,14 @@ import type { EventStore } from '../ports/event-store.js';
 import { cursorOf, type NewEvent } from '../ports/event-store-records.js';
 import { ALL_STREAMS } from '../ports/stream-names.js';
 import { describeEventStoreConcurrency } from './event-store-conformance-concurrency.js';
+import { itKeepsReadersExactlyOnce } from './event-store-conformance-property.js';
 import { EventFactory, inTransaction, readToHead, sleep } from './event-store-conformance-fixtures.js';
 
 export interface EventStoreConformanceHarness {
   /** A connected provider whose event store tables exist. Called before each test. */
   open(): Promise<DatabaseProvider>;
+  /** Runs of the interleaving property per seed (each run opens up to four transactions). */
+  propertyRuns?: number;
 }
 
 export function describeEventStoreConformance(name: string, harness: EventStoreConformanceHarness): void {
@@ -269,5 +272,6 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
     });
 
     describeEventStoreConcurrency(() => ({ provider, store, f }));
+    itKeepsReadersExactlyOnce(() => harness.open(), harness.propertyRuns ?? 200);
   });
 }

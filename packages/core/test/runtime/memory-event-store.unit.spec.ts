@@ -2,4 +2,4 @@
 import { MemoryProvider } from '../../src/adapters/memory/memory-provider.js';
 import { describeEventStoreConformance } from '../../src/testing/event-store-conformance.js';
 
-describeEventStoreConformance('memory', { open: async () => new MemoryProvider('default') });
+describeEventStoreConformance('memory', { open: async () => new MemoryProvider('default'), propertyRuns: 1000 });

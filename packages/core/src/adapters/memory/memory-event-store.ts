@@ -27,6 +27,8 @@ export class MemoryEventStore extends EventStore {
   private readonly streams = new Map<string, StoredEvent[]>();
   /** Every committed event in reader order (commit number, then global position). */
   private readonly log: StoredEvent[] = [];
+  /** The same, per category. */
+  private readonly categories = new Map<string, StoredEvent[]>();
   private readonly snapshots = new Map<string, Snapshot>();
   private lastGlobalPosition = 0;
   private lastCommit = 0;
@@ -63,15 +65,9 @@ export class MemoryEventStore extends EventStore {
   }
 
   protected async _readCategory(category: string, read: CategoryRead): Promise<StoredEvent[]> {
-    const page: StoredEvent[] = [];
-    const { transactionId, globalPosition } = read.after;
-    for (const event of this.log) {
-      if (event.transactionId < transactionId || (event.transactionId === transactionId && event.globalPosition <= globalPosition)) continue;
-      if (category !== ALL_STREAMS && categoryOf(event.streamName) !== category) continue;
-      page.push(copy(event));
-      if (page.length === read.limit) break;
-    }
-    return page;
+    const log = category === ALL_STREAMS ? this.log : (this.categories.get(category) ?? []);
+    const first = firstAfter(log, read.after);
+    return log.slice(first, first + read.limit).map(copy);
   }
 
   protected async _streamVersion(stream: string, tx: ProviderTransaction | undefined): Promise<number> {
@@ -123,6 +119,10 @@ export class MemoryEventStore extends EventStore {
           };
           events.push(stored);
           this.log.push(stored);
+          const category = categoryOf(stream);
+          const log = this.categories.get(category) ?? [];
+          log.push(stored);
+          this.categories.set(category, log);
         }
         this.streams.set(stream, events);
       }
@@ -134,6 +134,7 @@ export class MemoryEventStore extends EventStore {
   clear(): void {
     this.streams.clear();
     this.log.length = 0;
+    this.categories.clear();
     this.snapshots.clear();
     this.lastGlobalPosition = 0;
     this.lastCommit = 0;
@@ -179,6 +180,20 @@ export class MemoryEventStore extends EventStore {
     }
     return tx;
   }
+}
+
+/** Index of the first event of `log` (in reader order) after `cursor`: a binary search. */
+function firstAfter(log: readonly StoredEvent[], cursor: CategoryRead['after']): number {
+  let low = 0;
+  let high = log.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const event = log[middle]!;
+    const isAfter = event.transactionId > cursor.transactionId || (event.transactionId === cursor.transactionId && event.globalPosition > cursor.globalPosition);
+    if (isAfter) high = middle;
+    else low = middle + 1;
+  }
+  return low;
 }
 
 function copy(event: StoredEvent): StoredEvent {
