@@ -1,4 +1,6 @@
 /** The PostgreSQL event store against a real server: the shared EventStore conformance suite, and its set-up. */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEventStoreConformance, POSTGRES, servicesUp } from '@protean-ts/core/testing';
 import { PostgresProvider } from '../src/index.js';
@@ -27,6 +29,31 @@ describe.skipIf(!up)('PostgreSQL event store', () => {
     const again = await provider.setupOutbox();
     expect(again.created).toEqual([]);
     expect(again.existing).toEqual(expect.arrayContaining(['protean_events', 'protean_event_streams', 'protean_snapshots']));
+  });
+
+  it('an older transaction open anywhere on the server holds readers back until it ends; they then read on, skipping nothing', async () => {
+    const category = `lag::c${randomUUID().slice(0, 8)}`;
+    const elsewhere = new pg.Client({ connectionString: db.uri.replace(/\/[^/]+$/, '/postgres') });
+    await elsewhere.connect();
+    try {
+      await elsewhere.query('BEGIN');
+      await elsewhere.query('SELECT pg_current_xact_id()');
+      const tx = await provider.begin();
+      await provider.eventStore.append(tx, `${category}-1`, [{ messageId: randomUUID(), type: 'Lag.Happened.v1', data: {} }]);
+      await tx.commit();
+      expect(await provider.eventStore.readStream(`${category}-1`)).toHaveLength(1);
+      expect((await provider.eventStore.readCategory(category)).events).toEqual([]);
+      await elsewhere.query('ROLLBACK');
+      const deadline = Date.now() + 20_000;
+      let events = (await provider.eventStore.readCategory(category)).events;
+      while (events.length === 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        events = (await provider.eventStore.readCategory(category)).events;
+      }
+      expect(events.map((e) => e.streamName)).toEqual([`${category}-1`]);
+    } finally {
+      await elsewhere.end();
+    }
   });
 
   it('category reads use the category index in reader order', async () => {

@@ -71,3 +71,16 @@ export async function eventually(what: string, check: () => Promise<boolean>, ti
 export function before(a: ReaderCursor, b: ReaderCursor): boolean {
   return a.transactionId < b.transactionId || (a.transactionId === b.transactionId && a.globalPosition < b.globalPosition);
 }
+
+/**
+ * Reads `category` from `after` until at least `count` events are visible (readers may lag behind
+ * commits on PostgreSQL while older transactions of other sessions are open), then returns them.
+ */
+export async function readAtLeast(store: EventStore, category: string, count: number, after: ReaderCursor = START_CURSOR): Promise<StoredEvent[]> {
+  let events: StoredEvent[] = [];
+  await eventually(`${count} events of ${category}`, async () => {
+    events = (await readToHead(store, category, after)).events;
+    return events.length >= count;
+  });
+  return events;
+}
