@@ -47,7 +47,8 @@ function idDash(stream: string): number {
   if (separator <= 0 || !isPart(stream.slice(0, separator))) return -1;
   const dash = stream.indexOf('-', separator + 2);
   if (dash <= separator + 2 || dash === stream.length - 1) return -1;
-  return isPart(stream.slice(separator + 2, dash)) ? dash : -1;
+  const category = stream.slice(separator + 2, dash);
+  return isPart(category) && !category.includes('::') ? dash : -1;
 }
 
 function isPart(value: unknown): value is string {
