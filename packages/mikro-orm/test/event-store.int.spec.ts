@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryProvider, TransactionStateError } from '@protean-ts/core';
 import { describeEventStoreConformance, POSTGRES, servicesUp } from '@protean-ts/core/testing';
 import { PostgresProvider } from '../src/index.js';
 import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';
@@ -54,6 +55,23 @@ describe.skipIf(!up)('PostgreSQL event store', () => {
     } finally {
       await elsewhere.end();
     }
+  });
+
+  it("refuses a transaction that is not this provider's with TransactionStateError", async () => {
+    const foreign = await new MemoryProvider('default').begin();
+    const append = provider.eventStore.append(foreign, 'shop::order-1', [{ messageId: 'm-1', type: 'Shop.Happened.v1', data: {} }]);
+    await expect(append).rejects.toThrow(TransactionStateError);
+    await expect(append).rejects.toThrow(/so the events commit with the unit of work/);
+  });
+
+  it('truncate empties the event store tables and restarts global positions', async () => {
+    await provider.truncate([]);
+    const tx = await provider.begin();
+    await provider.eventStore.append(tx, 'trunc::thing-1', [{ messageId: randomUUID(), type: 'Trunc.Happened.v1', data: {} }]);
+    await tx.commit();
+    const [event] = await provider.eventStore.readStream('trunc::thing-1');
+    expect(event!.globalPosition).toBe(1);
+    expect(await provider.eventStore.streamVersion('trunc::thing-1')).toBe(0);
   });
 
   it('category reads use the category index in reader order', async () => {
