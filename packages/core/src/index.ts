@@ -88,7 +88,7 @@ export { Repository, type RepositoryHost } from './repository/repository.js';
 export { DomainRuntime, type InitOptions } from './domain/runtime.js';
 export type { ProcessOptions } from './processing/command-processor.js';
 export type { HandleMessageOptions, HandleOutcome } from './processing/message-handling.js';
-export { MemoryProvider, MemoryOutboxStore, MemoryInboxStore, MemoryTransaction } from './adapters/memory/index.js';
+export { MemoryProvider, MemoryOutboxStore, MemoryInboxStore, MemoryEventStore, MemoryTransaction } from './adapters/memory/index.js';
 export { validateOutboxRows } from './adapters/memory/outbox-row-checks.js';
 export type * from './ports/aggregate-dao.js';
 export type * from './ports/database-provider.js';
@@ -96,4 +96,26 @@ export type * from './ports/outbox-store.js';
 export type * from './ports/abandoned-message.js';
 export { retryOnConflict, isConcurrencyConflict, DEFAULT_CONFLICT_RETRY, type ConflictRetryPolicy } from './processing/retry-on-conflict.js';
 export type * from './ports/inbox-store.js';
+// The event store (issue 11): the port, its records and stream naming.
+export { EventStore, type StreamRead, type CategoryRead } from './ports/event-store.js';
+export {
+  START_CURSOR,
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  cursorOf,
+  type NewEvent,
+  type StoredEvent,
+  type ReaderCursor,
+  type AppendOptions,
+  type AppendResult,
+  type StreamReadOptions,
+  type CategoryReadOptions,
+  type CategoryPage,
+  type NewSnapshot,
+  type Snapshot,
+} from './ports/event-store-records.js';
+export { streamName, categoryOf, isEntityStream, isCategory, ALL_STREAMS } from './ports/stream-names.js';
+export { StreamVersionError } from './errors/stream-version.error.js';
+export { InvalidStreamNameError } from './errors/invalid-stream-name.error.js';
+export { InvalidEventStoreRequestError } from './errors/invalid-event-store-request.error.js';
 export { PermanentError, markPermanent, isPermanentError } from './errors/permanent-error.js';

@@ -14,3 +14,5 @@ export { PostgresSettingsError } from './postgres-settings.error.js';
 export { MappingError } from './mapping.error.js';
 // The PostgreSQL outbox store and table set-up (owned by the outbox work; see src/outbox/).
 export * from './outbox/index.js';
+// The PostgreSQL event store and its tables (see src/event-store/).
+export * from './event-store/index.js';

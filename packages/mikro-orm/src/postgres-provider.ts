@@ -4,13 +4,14 @@
  * aggregates it stores, and is the pool-level `SqlDatabase` (execute, LISTEN) the outbox uses.
  */
 import { TransactionStateError, fieldsOf } from '@protean-ts/core';
-import type { AggregateDao, AggregateSchema, DatabaseProvider, DatabaseSettings, InboxStore, OutboxStore, ProviderTransaction, SchemaReport } from '@protean-ts/core';
+import type { AggregateDao, AggregateSchema, DatabaseProvider, DatabaseSettings, EventStore, InboxStore, OutboxStore, ProviderTransaction, SchemaReport } from '@protean-ts/core';
 import { ConnectionPool } from './connection/connection-pool.js';
 import { NotificationHub } from './connection/notification-hub.js';
 import { StatementRunner } from './connection/statement-runner.js';
 import { AggregateMapping } from './dao/aggregate-mapping.js';
 import { AutoCommitAggregateDao } from './dao/auto-commit-dao.js';
 import { PostgresAggregateDao } from './dao/postgres-aggregate-dao.js';
+import { EVENT_STORE_TABLES, EVENT_STREAMS_TABLE, EVENTS_TABLE, eventStoreDdl, PostgresEventStore, SNAPSHOTS_TABLE } from './event-store/index.js';
 import { MappingError } from './mapping.error.js';
 import { inboxDdl, INBOX_CHECKPOINTS_TABLE, INBOX_MESSAGES_TABLE, INBOX_PASSED_TABLE, INBOX_TABLES, PostgresInboxStore } from './inbox/index.js';
 import { OUTBOX_POSITIONS_TABLE, OUTBOX_TABLE, PostgresOutboxStore, setupOutboxTable } from './outbox/index.js';
@@ -36,6 +37,7 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
   private readonly tableOwners = new Map<string, string>();
   private outboxStore: PostgresOutboxStore | undefined;
   private inboxStore: PostgresInboxStore | undefined;
+  private events: PostgresEventStore | undefined;
   /** Set by close(): nothing reopens the pool behind the caller's back until connect(). */
   private closed = false;
 
@@ -66,6 +68,12 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
   get inbox(): InboxStore {
     this.inboxStore ??= new PostgresInboxStore(this);
     return this.inboxStore;
+  }
+
+  /** The `protean_events` (and streams, snapshots) tables of this database. */
+  get eventStore(): EventStore {
+    this.events ??= new PostgresEventStore(this);
+    return this.events;
   }
 
   /** Opens the pool and checks the database answers; a `DatabaseConnectionError` when it does not. */
@@ -126,7 +134,7 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
     return { created: [...report.created, ...outbox.created], existing: [...report.existing, ...outbox.existing] };
   }
 
-  /** The outbox and the inbox tables: what the server's relay and subscriptions need. */
+  /** The outbox, inbox and event store tables: what the server's relay and subscriptions need. */
   async setupOutbox(): Promise<SchemaReport> {
     await this.schemaManager().ensureNamespace();
     const report = await setupOutboxTable(this);
@@ -138,15 +146,29 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
     const tables = { checkpoints: this.qualify(INBOX_CHECKPOINTS_TABLE), passed: this.qualify(INBOX_PASSED_TABLE), messages: this.qualify(INBOX_MESSAGES_TABLE) };
     for (const statement of inboxDdl(tables)) await this.execute(statement);
     for (const table of INBOX_TABLES) (existing.has(table) ? report.existing : report.created).push(table);
+    const events = await this.setupEventStore();
+    return { created: [...report.created, ...events.created], existing: [...report.existing, ...events.existing] };
+  }
+
+  /** The event store tables (`protean_events`, `protean_event_streams`, `protean_snapshots`); idempotent. */
+  async setupEventStore(): Promise<SchemaReport> {
+    await this.schemaManager().ensureNamespace();
+    const report: SchemaReport = { created: [], existing: [] };
+    for (const table of EVENT_STORE_TABLES) {
+      const found = await this.execute<{ present: boolean }>('SELECT to_regclass(?) IS NOT NULL AS present', [this.qualify(table)]);
+      (found.rows[0]?.present === true ? report.existing : report.created).push(table);
+    }
+    const tables = { events: this.qualify(EVENTS_TABLE), streams: this.qualify(EVENT_STREAMS_TABLE), snapshots: this.qualify(SNAPSHOTS_TABLE) };
+    for (const statement of eventStoreDdl(tables)) await this.execute(statement);
     return report;
   }
 
-  /** Drops the tables of these aggregates and the outbox table. */
+  /** Drops the tables of these aggregates and the outbox, inbox and event store tables. */
   async dropSchema(schemas: AggregateSchema[]): Promise<string[]> {
     return this.schemaManager().drop(this.tablesOf(schemas));
   }
 
-  /** Deletes every row of these aggregates' tables and of the outbox table. */
+  /** Deletes every row of these aggregates' tables and of the outbox, inbox and event store tables. */
   async truncate(schemas: AggregateSchema[]): Promise<string[]> {
     return this.schemaManager().truncate(this.tablesOf(schemas));
   }
@@ -190,7 +212,7 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
   }
 
   private tablesOf(schemas: AggregateSchema[]): string[] {
-    return [...schemas.flatMap((schema) => tablesOf(this.mappingFor(schema).model).map((t) => t.tableName)), OUTBOX_TABLE, OUTBOX_POSITIONS_TABLE, ...INBOX_TABLES];
+    return [...schemas.flatMap((schema) => tablesOf(this.mappingFor(schema).model).map((t) => t.tableName)), OUTBOX_TABLE, OUTBOX_POSITIONS_TABLE, ...INBOX_TABLES, ...EVENT_STORE_TABLES];
   }
 
   private schemaManager(): SchemaManager {

@@ -4,6 +4,7 @@
  * lazily, hands that transaction to DAOs and to the outbox store, and commits or rolls back.
  */
 import type { AggregateDao, AggregateSchema } from './aggregate-dao.js';
+import type { EventStore } from './event-store.js';
 import type { InboxStore } from './inbox-store.js';
 import type { OutboxStore } from './outbox-store.js';
 
@@ -31,6 +32,8 @@ export interface DatabaseProvider {
   readonly outbox: OutboxStore;
   /** The inbox tables of this database (checkpoints of subscriptions whose `[inbox] database` it is). */
   readonly inbox: InboxStore;
+  /** The event store kept in this database (appends run in this provider's transactions). */
+  readonly eventStore: EventStore;
 
   /**
    * Connects (pools) and checks the database answers; a clear error naming the masked URI when
@@ -43,9 +46,9 @@ export interface DatabaseProvider {
   /** A data-access object for one aggregate, working inside `tx` (or auto-commit when absent). */
   dao<T extends object>(schema: AggregateSchema<T>, tx?: ProviderTransaction): AggregateDao<T>;
 
-  /** Creates the tables of the given aggregates (and the outbox and inbox when `outbox` is true); idempotent. */
+  /** Creates the tables of the given aggregates (and the outbox, inbox and event store when `outbox` is true); idempotent. */
   setupSchema(schemas: AggregateSchema[], options: { outbox: boolean }): Promise<SchemaReport>;
-  /** Creates only the outbox and inbox tables; idempotent. */
+  /** Creates only the outbox, inbox and event store tables; idempotent. */
   setupOutbox(): Promise<SchemaReport>;
   dropSchema(schemas: AggregateSchema[]): Promise<string[]>;
   truncate(schemas: AggregateSchema[]): Promise<string[]>;

@@ -9,3 +9,4 @@ export { describeAggregateDaoConformance, type DaoConformanceHarness } from './a
 export { conformanceModel } from './dao-conformance-model.js';
 export { freePort, startRedisServer, stopProcess, type RedisServerOptions } from './redis-server-process.js';
 export { describeInboxStoreConformance, type InboxConformanceHarness } from './inbox-store-conformance.js';
+export { describeEventStoreConformance, type EventStoreConformanceHarness } from './event-store-conformance.js';

@@ -8,4 +8,5 @@ registerDatabaseProvider('memory', (name, settings) => new MemoryProvider(name, 
 export { MemoryProvider } from './memory-provider.js';
 export { MemoryOutboxStore } from './memory-outbox-store.js';
 export { MemoryInboxStore } from './memory-inbox-store.js';
+export { MemoryEventStore } from './memory-event-store.js';
 export { MemoryTransaction } from './memory-transaction.js';

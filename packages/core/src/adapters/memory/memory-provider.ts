@@ -8,6 +8,7 @@ import { TransactionStateError } from '../../errors/transaction-state.error.js';
 import type { AggregateDao, AggregateSchema } from '../../ports/aggregate-dao.js';
 import type { DatabaseProvider, DatabaseSettings, ProviderTransaction, SchemaReport } from '../../ports/database-provider.js';
 import { MemoryAggregateDao } from './memory-aggregate-dao.js';
+import { MemoryEventStore } from './memory-event-store.js';
 import { MemoryInboxStore } from './memory-inbox-store.js';
 import { MemoryOutboxStore } from './memory-outbox-store.js';
 import { MemoryTables } from './memory-tables.js';
@@ -20,6 +21,7 @@ export class MemoryProvider implements DatabaseProvider {
   readonly managed: boolean;
   readonly outbox: MemoryOutboxStore;
   readonly inbox: MemoryInboxStore;
+  readonly eventStore: MemoryEventStore;
   private readonly tables = new MemoryTables();
   private closed = false;
 
@@ -30,6 +32,7 @@ export class MemoryProvider implements DatabaseProvider {
     this.managed = settings.managed ?? true;
     this.outbox = new MemoryOutboxStore(name);
     this.inbox = new MemoryInboxStore(name);
+    this.eventStore = new MemoryEventStore(name);
   }
 
   async connect(): Promise<void> {
@@ -71,6 +74,7 @@ export class MemoryProvider implements DatabaseProvider {
   async truncate(schemas: AggregateSchema[]): Promise<string[]> {
     const names = schemas.flatMap((schema) => tableNames(schema));
     for (const table of names) this.tables.clear(table);
+    this.eventStore.clear();
     return names;
   }
 
@@ -83,10 +87,12 @@ export class MemoryProvider implements DatabaseProvider {
   }
 
   private applyCommit(tx: MemoryTransaction): void {
-    // Inbox moves are checked before anything is applied, so a conflict leaves nothing behind.
+    // Inbox moves and stream versions are checked before anything is applied, so a conflict leaves nothing behind.
     for (const write of tx.inboxWrites) write.check();
+    this.eventStore.checkCommit(tx);
     this.tables.applyWrites(tx.writes);
     for (const write of tx.inboxWrites) write.apply();
+    this.eventStore.applyCommit(tx);
     this.outbox.insertCommitted(tx.outboxRows);
   }
 

@@ -6,7 +6,9 @@
  */
 import { TransactionStateError } from '../../errors/transaction-state.error.js';
 import type { ProviderTransaction } from '../../ports/database-provider.js';
+import type { NewSnapshot } from '../../ports/event-store-records.js';
 import type { NewOutboxRow } from '../../ports/outbox-store.js';
+import type { StagedStreamAppend } from './memory-event-store.js';
 import type { StagedInboxWrite } from './memory-inbox-store.js';
 import type { MemoryRecord } from './memory-tables.js';
 
@@ -34,6 +36,9 @@ export class MemoryTransaction implements ProviderTransaction {
   readonly writes = new Map<string, Map<string, StagedWrite>>();
   readonly outboxRows: NewOutboxRow[] = [];
   readonly inboxWrites: StagedInboxWrite[] = [];
+  /** Stream name → the events this transaction appends to it, in append order. */
+  readonly streamAppends = new Map<string, StagedStreamAppend>();
+  readonly snapshots: NewSnapshot[] = [];
   private state: TransactionState = 'active';
 
   constructor(
@@ -83,5 +88,7 @@ export class MemoryTransaction implements ProviderTransaction {
     this.writes.clear();
     this.outboxRows.length = 0;
     this.inboxWrites.length = 0;
+    this.streamAppends.clear();
+    this.snapshots.length = 0;
   }
 }

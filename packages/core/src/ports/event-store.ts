@@ -1,0 +1,98 @@
+/**
+ * The event store port. Adapters (memory in core, PostgreSQL in @protean-ts/mikro-orm) implement
+ * the small `_` methods; the public ones check arguments first, so a caller's bug is an
+ * `InvalidEventStoreRequestError` or `InvalidStreamNameError`, never an adapter's cryptic reply.
+ *
+ * Appends run in the caller's transaction (the unit of work's), so events commit with the rest of
+ * its writes; the expected-version check and the write are atomic (`StreamVersionError`, an
+ * `ExpectedVersionError`, on mismatch). Category and `$all` readers never skip a committed event:
+ * see `ReaderCursor`.
+ */
+import type { ProviderTransaction } from './database-provider.js';
+import { EventStoreChecks } from './event-store-checks.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  START_CURSOR,
+  type AppendOptions,
+  type AppendResult,
+  type CategoryPage,
+  type CategoryReadOptions,
+  type NewEvent,
+  type NewSnapshot,
+  type Snapshot,
+  type StoredEvent,
+  type StreamReadOptions,
+} from './event-store-records.js';
+
+/** Stream read options after defaults: what adapters receive. */
+export interface StreamRead {
+  from: number;
+  limit: number;
+  until: Date | undefined;
+}
+
+export interface CategoryRead {
+  after: { transactionId: number; globalPosition: number };
+  limit: number;
+}
+
+export abstract class EventStore {
+  private readonly check = new EventStoreChecks();
+
+  /** Appends `events` to `stream` inside `tx`; they become visible to others when `tx` commits. */
+  async append(tx: ProviderTransaction, stream: string, events: readonly NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
+    this.check.stream('append', 'stream', stream);
+    this.check.events('append', events);
+    const expected = options?.expectedVersion;
+    if (expected !== undefined) this.check.integer('append', 'expectedVersion', expected, -1);
+    return this._append(tx, stream, events, expected);
+  }
+
+  /** Events of one stream from a position, in stream order, one page at a time. */
+  async readStream(stream: string, options: StreamReadOptions = {}, tx?: ProviderTransaction): Promise<StoredEvent[]> {
+    this.check.stream('readStream', 'stream', stream);
+    const from = options.from ?? 0;
+    this.check.integer('readStream', 'from', from, 0);
+    const limit = this.check.limit('readStream', options.limit ?? DEFAULT_PAGE_SIZE);
+    if (options.until !== undefined) this.check.date('readStream', 'until', options.until);
+    return this._readStream(stream, { from, limit, until: options.until }, tx);
+  }
+
+  /** Events of a category (`<domain>::<category>`) or of `$all` after a cursor, in reader order. */
+  async readCategory(category: string, options: CategoryReadOptions = {}): Promise<CategoryPage> {
+    this.check.category('readCategory', category);
+    const after = options.after ?? START_CURSOR;
+    this.check.cursor('readCategory', after);
+    const limit = this.check.limit('readCategory', options.limit ?? DEFAULT_PAGE_SIZE);
+    const events = await this._readCategory(category, { after: { transactionId: after.transactionId, globalPosition: after.globalPosition }, limit });
+    const last = events[events.length - 1];
+    return { events, cursor: last ? { transactionId: last.transactionId, globalPosition: last.globalPosition } : after };
+  }
+
+  /** The position of the stream's last event; -1 when it has none. */
+  async streamVersion(stream: string, tx?: ProviderTransaction): Promise<number> {
+    this.check.stream('streamVersion', 'stream', stream);
+    return this._streamVersion(stream, tx);
+  }
+
+  /** Keeps the snapshot unless the stream already has one of the same or a later version. */
+  async saveSnapshot(snapshot: NewSnapshot, tx?: ProviderTransaction): Promise<void> {
+    this.check.snapshot(snapshot);
+    return this._saveSnapshot(snapshot, tx);
+  }
+
+  /** The stream's latest snapshot; null when none. */
+  async latestSnapshot(stream: string, tx?: ProviderTransaction): Promise<Snapshot | null> {
+    this.check.stream('latestSnapshot', 'stream', stream);
+    return this._latestSnapshot(stream, tx);
+  }
+
+  /** `events` is non-empty and checked; `expectedVersion` is undefined (no check) or >= -1. */
+  protected abstract _append(tx: ProviderTransaction, stream: string, events: readonly NewEvent[], expectedVersion: number | undefined): Promise<AppendResult>;
+  protected abstract _readStream(stream: string, read: StreamRead, tx: ProviderTransaction | undefined): Promise<StoredEvent[]>;
+  /** Events after `read.after` in (transactionId, globalPosition) order, only of ended transactions. */
+  protected abstract _readCategory(category: string, read: CategoryRead): Promise<StoredEvent[]>;
+  protected abstract _streamVersion(stream: string, tx: ProviderTransaction | undefined): Promise<number>;
+  protected abstract _saveSnapshot(snapshot: NewSnapshot, tx: ProviderTransaction | undefined): Promise<void>;
+  protected abstract _latestSnapshot(stream: string, tx: ProviderTransaction | undefined): Promise<Snapshot | null>;
+}

@@ -1,0 +1,53 @@
+/**
+ * The event store's tables and their DDL, idempotent, created with the outbox and inbox
+ * (`db setup`, `db setup-outbox`):
+ * - `protean_events`: one row per event. `transaction_id` is the writing transaction's xid8;
+ *   readers order by (transaction_id, global_position) and read only transactions that have
+ *   ended (see read-events.sql.ts). The primary key (stream_name, position) keeps streams gapless
+ *   and serves stream reads.
+ * - `protean_event_streams`: one row per stream holding its version. Appends lock it, so the
+ *   expected-version check and the write are one atomic step under concurrency.
+ * - `protean_snapshots`: the latest snapshot per stream.
+ */
+export const EVENTS_TABLE = 'protean_events';
+export const EVENT_STREAMS_TABLE = 'protean_event_streams';
+export const SNAPSHOTS_TABLE = 'protean_snapshots';
+export const EVENT_STORE_TABLES = [EVENTS_TABLE, EVENT_STREAMS_TABLE, SNAPSHOTS_TABLE] as const;
+
+export interface EventStoreTableNames {
+  events: string;
+  streams: string;
+  snapshots: string;
+}
+
+export function eventStoreDdl(t: EventStoreTableNames): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${t.events} (
+  global_position bigint GENERATED ALWAYS AS IDENTITY,
+  transaction_id xid8 NOT NULL DEFAULT pg_current_xact_id(),
+  stream_name text COLLATE "C" NOT NULL,
+  category text COLLATE "C" NOT NULL,
+  position bigint NOT NULL,
+  message_id text NOT NULL,
+  type text NOT NULL,
+  data jsonb NOT NULL,
+  metadata jsonb NOT NULL,
+  time timestamptz NOT NULL,
+  PRIMARY KEY (stream_name, position)
+)`,
+    // Reader order for $all, and per category.
+    `CREATE INDEX IF NOT EXISTS ${EVENTS_TABLE}_reader_idx ON ${t.events} (transaction_id, global_position)`,
+    `CREATE INDEX IF NOT EXISTS ${EVENTS_TABLE}_category_idx ON ${t.events} (category, transaction_id, global_position)`,
+    `CREATE TABLE IF NOT EXISTS ${t.streams} (
+  stream_name text COLLATE "C" PRIMARY KEY,
+  version bigint NOT NULL
+)`,
+    `CREATE TABLE IF NOT EXISTS ${t.snapshots} (
+  stream_name text COLLATE "C" PRIMARY KEY,
+  version bigint NOT NULL,
+  type text NOT NULL,
+  data jsonb NOT NULL,
+  time timestamptz NOT NULL DEFAULT now()
+)`,
+  ];
+}

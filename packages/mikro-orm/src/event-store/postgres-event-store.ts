@@ -1,0 +1,92 @@
+/**
+ * The PostgreSQL `EventStore`: events live in `protean_events` of the provider's database and are
+ * appended inside the caller's transaction (the unit of work's), so they commit with the
+ * aggregates and the outbox rows of that unit. Reads run in the given transaction, or on the pool.
+ */
+import {
+  categoryOf,
+  EventStore,
+  StreamVersionError,
+  ALL_STREAMS,
+  type AppendResult,
+  type CategoryRead,
+  type NewEvent,
+  type NewSnapshot,
+  type ProviderTransaction,
+  type Snapshot,
+  type StoredEvent,
+  type StreamRead,
+} from '@protean-ts/core';
+import type { SqlDatabase, SqlExecutor } from '../sql-executor.js';
+import { transactionExecutor } from '../transaction-executor.js';
+import { appendEventsSql } from './append-events.sql.js';
+import { EVENT_STREAMS_TABLE, EVENTS_TABLE, SNAPSHOTS_TABLE, type EventStoreTableNames } from './event-store-tables.js';
+import { readCategorySql, readStreamSql, streamVersionSql, type EventRow } from './read-events.sql.js';
+import { latestSnapshotSql, saveSnapshotSql } from './snapshots.sql.js';
+
+export class PostgresEventStore extends EventStore {
+  readonly tables: EventStoreTableNames;
+
+  constructor(private readonly db: SqlDatabase) {
+    super();
+    this.tables = { events: db.qualify(EVENTS_TABLE), streams: db.qualify(EVENT_STREAMS_TABLE), snapshots: db.qualify(SNAPSHOTS_TABLE) };
+  }
+
+  protected async _append(tx: ProviderTransaction, stream: string, events: readonly NewEvent[], expectedVersion: number | undefined): Promise<AppendResult> {
+    const sql = this.inTransaction(tx);
+    const statement = appendEventsSql(this.tables, stream, categoryOf(stream), events, expectedVersion);
+    const [bumped] = (await sql.execute<{ version: string }>(statement.sql, statement.params, { prepare: true })).rows;
+    if (bumped) return { version: Number(bumped.version) };
+    // The check failed; this statement sees the version that made it fail (it has committed).
+    throw new StreamVersionError(stream, expectedVersion ?? -1, await this._streamVersion(stream, tx));
+  }
+
+  protected async _readStream(stream: string, read: StreamRead, tx: ProviderTransaction | undefined): Promise<StoredEvent[]> {
+    const statement = readStreamSql(this.tables, stream, read);
+    return (await this.executor(tx).execute<EventRow>(statement.sql, statement.params, { prepare: true })).rows.map(toStoredEvent);
+  }
+
+  protected async _readCategory(category: string, read: CategoryRead): Promise<StoredEvent[]> {
+    const statement = readCategorySql(this.tables, category === ALL_STREAMS ? null : category, read);
+    return (await this.db.execute<EventRow>(statement.sql, statement.params, { prepare: true })).rows.map(toStoredEvent);
+  }
+
+  protected async _streamVersion(stream: string, tx: ProviderTransaction | undefined): Promise<number> {
+    const statement = streamVersionSql(this.tables, stream);
+    const [row] = (await this.executor(tx).execute<{ version: string }>(statement.sql, statement.params, { prepare: true })).rows;
+    return row ? Number(row.version) : -1;
+  }
+
+  protected async _saveSnapshot(snapshot: NewSnapshot, tx: ProviderTransaction | undefined): Promise<void> {
+    const statement = saveSnapshotSql(this.tables, snapshot);
+    await this.executor(tx).execute(statement.sql, statement.params);
+  }
+
+  protected async _latestSnapshot(stream: string, tx: ProviderTransaction | undefined): Promise<Snapshot | null> {
+    const statement = latestSnapshotSql(this.tables, stream);
+    const [row] = (await this.executor(tx).execute<{ stream_name: string; version: string; type: string; data: Record<string, unknown>; time_ms: string }>(statement.sql, statement.params)).rows;
+    return row ? { streamName: row.stream_name, version: Number(row.version), type: row.type, data: row.data, time: new Date(Number(row.time_ms)) } : null;
+  }
+
+  private inTransaction(tx: ProviderTransaction): SqlExecutor {
+    return transactionExecutor(tx, this.db.providerName, 'The event store', 'so the events commit with the unit of work');
+  }
+
+  private executor(tx: ProviderTransaction | undefined): SqlExecutor {
+    return tx ? this.inTransaction(tx) : this.db;
+  }
+}
+
+function toStoredEvent(row: EventRow): StoredEvent {
+  return {
+    globalPosition: Number(row.global_position),
+    position: Number(row.position),
+    time: new Date(Number(row.time_ms)),
+    messageId: row.message_id,
+    streamName: row.stream_name,
+    type: row.type,
+    data: row.data,
+    metadata: row.metadata,
+    transactionId: Number(row.transaction_id),
+  };
+}

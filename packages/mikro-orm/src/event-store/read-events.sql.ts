@@ -1,0 +1,70 @@
+/**
+ * Reads of the event store. Stream reads follow the primary key (stream_name, position).
+ *
+ * Category and `$all` reads must never skip a committed event. Global positions come from an
+ * identity sequence when a row is inserted, not when it commits, so a transaction holding 41 can
+ * commit after one holding 42. Readers therefore order by (transaction_id, global_position) and
+ * take only rows whose transaction id is below `pg_snapshot_xmin(pg_current_snapshot())`: every
+ * transaction below that horizon has ended (committed or rolled back), so no row can appear later
+ * before the reader's cursor. The price: a reader waits for the oldest open transaction of the
+ * whole server (xids are cluster-wide), so long transactions delay subscriptions, never lose
+ * events for them.
+ */
+import type { CategoryRead, StreamRead } from '@protean-ts/core';
+import type { EventStoreTableNames } from './event-store-tables.js';
+
+type Statement = { sql: string; params: unknown[] };
+
+export interface EventRow {
+  global_position: string;
+  transaction_id: string;
+  stream_name: string;
+  position: string;
+  message_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  time_ms: string;
+}
+
+// Numbers travel as text (bigint, xid8) and the time as epoch milliseconds; the table is aliased
+// `e` so ORDER BY names the columns, not these text outputs of the same names.
+const COLUMNS = `e.global_position::text AS global_position, e.transaction_id::text AS transaction_id, e.stream_name,
+  e.position::text AS position, e.message_id, e.type, e.data, e.metadata, floor(extract(epoch FROM e.time) * 1000)::text AS time_ms`;
+
+export function readStreamSql(t: EventStoreTableNames, stream: string, read: StreamRead): Statement {
+  if (read.until === undefined) {
+    return {
+      sql: `SELECT ${COLUMNS} FROM ${t.events} e WHERE e.stream_name = ? AND e.position >= ?::bigint ORDER BY e.position LIMIT ?::integer`,
+      params: [stream, read.from, read.limit],
+    };
+  }
+  return {
+    sql: `SELECT ${COLUMNS} FROM ${t.events} e WHERE e.stream_name = ? AND e.position >= ?::bigint AND e.time <= ?::timestamptz ORDER BY e.position LIMIT ?::integer`,
+    params: [stream, read.from, read.until.toISOString(), read.limit],
+  };
+}
+
+/** `category` null reads `$all`. */
+export function readCategorySql(t: EventStoreTableNames, category: string | null, read: CategoryRead): Statement {
+  const after = [String(read.after.transactionId), read.after.globalPosition];
+  const ended = 'e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())';
+  if (category === null) {
+    return {
+      sql: `SELECT ${COLUMNS} FROM ${t.events} e
+WHERE (e.transaction_id, e.global_position) > (?::xid8, ?::bigint) AND ${ended}
+ORDER BY e.transaction_id, e.global_position LIMIT ?::integer`,
+      params: [...after, read.limit],
+    };
+  }
+  return {
+    sql: `SELECT ${COLUMNS} FROM ${t.events} e
+WHERE e.category = ? AND (e.transaction_id, e.global_position) > (?::xid8, ?::bigint) AND ${ended}
+ORDER BY e.transaction_id, e.global_position LIMIT ?::integer`,
+    params: [category, ...after, read.limit],
+  };
+}
+
+export function streamVersionSql(t: EventStoreTableNames, stream: string): Statement {
+  return { sql: `SELECT version::text AS version FROM ${t.streams} WHERE stream_name = ?`, params: [stream] };
+}
