@@ -64,6 +64,7 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
             enable_dlq: { kind: 'boolean' },
             concurrency: positiveInt,
             gap_timeout_seconds: nonNegative,
+            accept_unsigned_envelopes: { kind: 'boolean' },
           },
         },
         health: {
