@@ -10,6 +10,10 @@ import { MissingChecksumError } from '../errors/missing-checksum.error.js';
 import { envelopeChecksum } from './envelope-checksum.js';
 import type { MessageEnvelope } from './envelope.js';
 import { MAX_MESSAGE_NESTING, nestsDeeperThan } from './message-nesting.js';
+import { MAX_POSITION_KEY_LENGTH, positionOf } from './with-position.js';
+
+/** The longest message id accepted (the framework writes 36-character UUIDs). */
+export const MAX_MESSAGE_ID_LENGTH = 255;
 
 export interface CheckEnvelopeOptions {
   /** Refuse envelopes without a checksum (`MissingChecksumError`). Default false: only a wrong checksum is refused. */
@@ -38,6 +42,10 @@ function checkShape(envelope: unknown): asserts envelope is MessageEnvelope {
   const { headers, domain, envelope: info } = metadata;
   if (!isObject(headers)) throw new MalformedEnvelopeError('"metadata.headers" is missing');
   if (!isNonBlank(headers.id)) throw new MalformedEnvelopeError(`"metadata.headers.id" must be a non-empty string, got ${describe(headers.id)}`);
+  // Inboxes record and index the id; the framework's are UUIDs.
+  if (headers.id.length > MAX_MESSAGE_ID_LENGTH || headers.id.includes('\u0000')) {
+    throw new MalformedEnvelopeError(`"metadata.headers.id" must be at most ${MAX_MESSAGE_ID_LENGTH} characters without NUL, got ${describe(headers.id)}`);
+  }
   const id = clip(headers.id);
   if (!isNonBlank(headers.type)) throw new MalformedEnvelopeError(`message ${id}: "metadata.headers.type" must be a non-empty string, got ${describe(headers.type)}`);
   if (!isObject(domain)) throw new MalformedEnvelopeError(`message ${id}: "metadata.domain" is missing`);
@@ -47,6 +55,12 @@ function checkShape(envelope: unknown): asserts envelope is MessageEnvelope {
   if (!isObject(info)) throw new MalformedEnvelopeError(`message ${id}: "metadata.envelope" is missing`);
   if (info.checksum !== undefined && typeof info.checksum !== 'string') {
     throw new MalformedEnvelopeError(`message ${id}: "metadata.envelope.checksum" must be a string, got ${describe(info.checksum)}`);
+  }
+  // Not covered by the checksum (the outbox assigns it later), so a bad one is refused here, not ignored.
+  if (info.position !== undefined && positionOf(envelope) === null) {
+    throw new MalformedEnvelopeError(
+      `message ${id}: "metadata.envelope.position" must be { key, sequence }: a key of 1 to ${MAX_POSITION_KEY_LENGTH} characters without NUL and an integer sequence >= 1`,
+    );
   }
 }
 

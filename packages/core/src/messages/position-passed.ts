@@ -11,6 +11,7 @@ import { checkEnvelope, type CheckEnvelopeOptions } from './check-envelope.js';
 import { envelopeChecksum } from './envelope-checksum.js';
 import type { MessageEnvelope, MessagePosition } from './envelope.js';
 import { newMessageId } from './message-id.js';
+import { storableText } from './storable-text.js';
 import { positionOf } from './with-position.js';
 
 export const POSITION_PASSED_TYPE = 'protean.PositionPassed.v1';
@@ -39,12 +40,16 @@ export function positionPassedEnvelope(row: PassedRow): MessageEnvelope {
   return envelope;
 }
 
-/** The abandoned row a marker stands for, or null when the envelope is no marker. */
+/** The abandoned row a marker stands for (as text an inbox can record), or null when the envelope is no marker. */
 export function passedRowOf(envelope: unknown): { messageId: string; reason: string } | null {
   const candidate = envelope as { data?: Record<string, unknown>; metadata?: { headers?: { type?: unknown } } } | null;
   if (candidate?.metadata?.headers?.type !== POSITION_PASSED_TYPE) return null;
-  const data = candidate.data ?? {};
-  return { messageId: String(data.messageId ?? ''), reason: String(data.reason ?? 'abandoned in the outbox') };
+  const data = isRecord(candidate.data) ? candidate.data : {};
+  return { messageId: storableText(data.messageId ?? '', 255), reason: storableText(data.reason ?? 'abandoned in the outbox', 2000) };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }
 
 /**

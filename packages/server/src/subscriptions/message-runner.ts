@@ -4,7 +4,7 @@
  * what cannot, and ack. A message that must wait for its predecessor tells the KeyScheduler when
  * to try again; one that waited longer than `gap_timeout_seconds` is let through with an ERROR.
  */
-import { checkPositionPassed, isPermanentError, passedRowOf, type Broker, type HandleOutcome, type InboxStore, type Logger, type ReceivedMessage, type StreamSubscriptionConfig } from '@protean-ts/core';
+import { checkPositionPassed, isPermanentError, passedRowOf, storableText, type Broker, type HandleOutcome, type InboxStore, type Logger, type ReceivedMessage, type StreamSubscriptionConfig } from '@protean-ts/core';
 import { abortableSleep } from './abortable-sleep.js';
 import type { AckBatcher } from './ack-batcher.js';
 import type { HeadResult, Queued } from './key-scheduler.js';
@@ -280,14 +280,17 @@ export class MessageRunner {
   }
 }
 
+/** The message id as the inbox records it with a passed position (a hostile one must not make the record fail). */
 function headerId(message: ReceivedMessage): string | undefined {
   const id = message.envelope?.metadata?.headers?.id;
-  return typeof id === 'string' ? id : undefined;
+  return typeof id === 'string' ? storableText(id, 255) : undefined;
 }
 
 export function ids(message: ReceivedMessage): Record<string, unknown> {
   const headers = message.envelope?.metadata?.headers;
-  return { brokerMessageId: message.id, messageId: headers?.id, messageType: headers?.type, deliveryCount: message.deliveryCount };
+  // Clipped: a hostile entry may carry megabytes there, and every log line of the message repeats them.
+  const text = (value: unknown) => (typeof value === 'string' ? storableText(value, 255) : value);
+  return { brokerMessageId: message.id, messageId: text(headers?.id), messageType: text(headers?.type), deliveryCount: message.deliveryCount };
 }
 
 /** The error as stored with a dead letter: name, message and the top of the stack. */
