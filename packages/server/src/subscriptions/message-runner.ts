@@ -253,7 +253,7 @@ export class MessageRunner {
     } catch (err) {
       if (message.deliveryCount > this.poisonDeliveries) return this.dropUndeliverable(item, error, err);
       counters.leftPending += 1;
-      log.error('dead-lettering failed; the message stays pending and is tried again after claim_idle_ms', { ...ids(message), error: err });
+      log.error('dead-lettering failed; the message stays pending and is not acked', { ...ids(message), error: err });
     }
     return { done: true };
   }
