@@ -165,12 +165,14 @@ function entryArbitrary(counter: Counter): fc.Arbitrary<Entry> {
       else envelope.metadata.headers.id = `${envelope.metadata.headers.id}${odd}`;
       return deadLettered(`unstorable ${inKey ? 'position key' : 'message id'}`, envelopeField(signed(envelope)), inKey ? /metadata\.envelope\.position/ : /metadata\.headers\.id/);
     }),
-    fc.constantFrom('\u0000', 'r'.repeat(100_000)).map((reason) => {
+    fc.constantFrom<unknown>('\u0000', 'r'.repeat(100_000), { toString: 'not a function' }, ['x'], null).map((odd) => {
       const { envelope } = valid('');
       const marker = positionPassedEnvelope({
-        position: positionOf(envelope)!, messageId: `m\u0000${envelope.metadata.headers.id}`, messageType: envelope.metadata.headers.type, streamCategory: counter.stream, reason,
+        position: positionOf(envelope)!, messageId: `m\u0000${envelope.metadata.headers.id}`, messageType: envelope.metadata.headers.type, streamCategory: counter.stream, reason: 'placeholder',
       });
-      return ends('signed marker with unstorable text', envelopeField(marker));
+      // Odd values a producer that signs garbage could put where text belongs: String() of the object throws.
+      Object.assign(marker.data, { reason: odd, messageId: odd });
+      return ends('signed marker with unstorable text', envelopeField(signed(marker)));
     }),
     // Odd layouts: the envelope field twice (the last one counts), empty names and values.
     fc.constant(null).map(() => {
