@@ -8,6 +8,7 @@ export { HandlerNotFoundError } from './errors/handler-not-found.error.js';
 export { ChecksumMismatchError } from './errors/checksum-mismatch.error.js';
 export { UnknownMessageTypeError } from './errors/unknown-message-type.error.js';
 export { MalformedEnvelopeError } from './errors/malformed-envelope.error.js';
+export { MissingChecksumError } from './errors/missing-checksum.error.js';
 export { UnknownProviderError } from './errors/unknown-provider.error.js';
 export { AdapterLoadError } from './errors/adapter-load.error.js';
 export { DomainNotInitializedError } from './errors/domain-not-initialized.error.js';

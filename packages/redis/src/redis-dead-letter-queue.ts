@@ -6,7 +6,7 @@
 import type { Redis } from 'ioredis';
 import type { DeadLetter, ReceivedMessage } from '@protean-ts/core';
 import { isRedisConnectionError } from './redis-connection-errors.js';
-import { deadLetterFields, toDeadLetter, undecodableDeadLetterFields, type RawEntry } from './redis-entry-codec.js';
+import { failureFields, fallbackEnvelopeFields, fallbackRawFields, toDeadLetter, type RawEntry } from './redis-entry-codec.js';
 import { repliesOrThrow, type PipelineResults } from './redis-replies.js';
 import { deadLetterPending, queueReplay } from './redis-scripts.js';
 
@@ -24,14 +24,29 @@ export class RedisDeadLetterQueue {
 
   /** XADD to the DLQ, then XACK, in one script: never acked without its dead letter. */
   async add(stream: string, group: string, message: ReceivedMessage, error: string): Promise<void> {
-    const fields = deadLetterFields(stream, group, message, error, new Date().toISOString());
-    await deadLetterPending(this.client(), this.key(stream), this.streamKey(stream), group, message.id, fields);
+    await deadLetterPending(this.client(), this.keys(stream), group, message.id, {
+      mode: 'envelope',
+      fallback: fallbackEnvelopeFields(message.envelope),
+      failure: failureFields(message.id, stream, group, error, new Date().toISOString(), message.deliveryCount),
+    });
   }
 
-  /** The same for an entry `read` or `reclaim` could not decode: its raw fields stand in for the envelope. */
+  /** The same for an entry `read` or `reclaim` could not decode: its raw fields stand in for the envelope (replay leaves it). */
   async addUndecodable(stream: string, group: string, entry: { id: string; fields: string[] }, error: string, deliveryCount: number): Promise<void> {
-    const fields = undecodableDeadLetterFields(stream, group, entry, error, new Date().toISOString(), deliveryCount);
-    await deadLetterPending(this.client(), this.key(stream), this.streamKey(stream), group, entry.id, fields);
+    await deadLetterPending(this.client(), this.keys(stream), group, entry.id, {
+      mode: 'raw',
+      fallback: fallbackRawFields(entry.fields),
+      failure: failureFields(entry.id, stream, group, error, new Date().toISOString(), deliveryCount),
+    });
+  }
+
+  /** The last resort for an entry that could not be dead-lettered on any delivery: ack it without a letter. */
+  async ackWithoutLetter(stream: string, group: string, id: string): Promise<void> {
+    await this.client().call('XACK', this.streamKey(stream), group, id);
+  }
+
+  private keys(stream: string): { dlq: string; stream: string } {
+    return { dlq: this.key(stream), stream: this.streamKey(stream) };
   }
 
   async list(stream: string, count: number): Promise<DeadLetter[]> {

@@ -2,7 +2,7 @@
  * How a message sits in a Redis stream entry: the whole envelope as one JSON field, plus the
  * message type and id as plain fields so `XRANGE` and `redis-cli` show what an entry is.
  */
-import type { DeadLetter, OutgoingMessage, ReceivedMessage } from '@protean-ts/core';
+import { MAX_MESSAGE_NESTING, nestsDeeperThan, type DeadLetter, type OutgoingMessage, type ReceivedMessage } from '@protean-ts/core';
 
 type MessageEnvelope = OutgoingMessage['envelope'];
 
@@ -26,8 +26,9 @@ export function fieldMap(fields: readonly string[]): Map<string, string> {
 
 /**
  * The envelope in an entry's `envelope` field, or what is wrong with it. Only the parts every
- * broker call relies on are checked (the same ones `publish` checks), so whatever `read` returns
- * can be acked and dead-lettered; the handler side validates the rest.
+ * broker call relies on are checked (the same ones `publish` and `deadLetter` check), and that it
+ * nests no deeper than any message may, so whatever `read` returns can be acked, dead-lettered
+ * and walked without overflowing the stack; the handler side validates the rest.
  */
 function parseEnvelope(raw: string | undefined): { envelope: MessageEnvelope } | { problem: string } {
   if (raw === undefined) return { problem: 'it has no "envelope" field' };
@@ -39,10 +40,12 @@ function parseEnvelope(raw: string | undefined): { envelope: MessageEnvelope } |
   }
   const envelope = value as { data?: unknown; metadata?: { headers?: { id?: unknown; type?: unknown } } } | null;
   if (!isObject(envelope) || !isObject(envelope.data)) return { problem: 'its "envelope" field is not a { data, metadata } object' };
+  if (nestsDeeperThan(envelope, MAX_MESSAGE_NESTING)) return { problem: `its envelope nests deeper than ${MAX_MESSAGE_NESTING} levels` };
   const headers = isObject(envelope.metadata) && isObject(envelope.metadata.headers) ? envelope.metadata.headers : undefined;
   if (!headers) return { problem: 'its envelope has no metadata.headers' };
   for (const name of ['id', 'type'] as const) {
-    if (typeof headers[name] !== 'string' || headers[name] === '') return { problem: `its envelope has no metadata.headers.${name}` };
+    // Blank counts as missing, as in the broker's argument checks: ack and deadLetter refuse it.
+    if (typeof headers[name] !== 'string' || headers[name].trim() === '') return { problem: `its envelope has no metadata.headers.${name}` };
   }
   return { envelope: value as MessageEnvelope };
 }
@@ -53,19 +56,25 @@ export function decodeEntry(stream: string, [id, fields]: RawEntry, deliveryCoun
   return { ok: true, message: { id, stream, envelope: parsed.envelope, deliveryCount } };
 }
 
-export function deadLetterFields(stream: string, group: string, message: ReceivedMessage, error: string, failedAt: string): string[] {
-  return [
-    ...envelopeFields(message.envelope),
-    ...failureFields(message.id, stream, group, error, failedAt, message.deliveryCount),
-  ];
+/**
+ * What a dead letter holds when the entry is no longer in the stream as it is dead-lettered
+ * (trimmed or deleted meanwhile): the envelope encoded again. Never throws: an envelope that
+ * cannot be encoded (not built by `read`) leaves a note instead.
+ */
+export function fallbackEnvelopeFields(envelope: MessageEnvelope): string[] {
+  try {
+    return envelopeFields(envelope);
+  } catch (error) {
+    return ['envelope_unavailable', `the entry was gone from the stream and its envelope could not be encoded (${(error as Error).message})`];
+  }
 }
 
-/** A dead letter of an undecodable entry: no envelope (so replay leaves it), its fields kept as JSON. */
-export function undecodableDeadLetterFields(stream: string, group: string, entry: { id: string; fields: string[] }, error: string, failedAt: string, deliveryCount: number): string[] {
-  return [...failureFields(entry.id, stream, group, error, failedAt, deliveryCount), 'raw_fields', JSON.stringify(entry.fields)];
+/** The same for an undecodable entry: the fields as `read` got them, as a JSON array. */
+export function fallbackRawFields(fields: readonly string[]): string[] {
+  return ['raw_fields', JSON.stringify(fields)];
 }
 
-function failureFields(originalId: string, stream: string, group: string, error: string, failedAt: string, deliveryCount: number): string[] {
+export function failureFields(originalId: string, stream: string, group: string, error: string, failedAt: string, deliveryCount: number): string[] {
   return [
     'original_id', originalId,
     'stream', stream,

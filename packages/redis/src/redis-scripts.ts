@@ -66,9 +66,35 @@ return added
 
 // Moves a pending message to the dead-letter stream and acks it. Not MULTI: a MULTI still runs
 // the XACK when the XADD fails (a DLQ key of the wrong type), losing the message; here a failing
-// XADD raises and ends the script before the ack. ARGV: group, id, then the dead letter's fields.
+// XADD raises and ends the script before the ack.
+// The message is copied from the stream entry itself, byte for byte, never encoded again by the
+// client (an envelope JSON.parse accepted may be one JSON.stringify cannot write): mode
+// 'envelope' copies its envelope, type and id fields (what replay needs); mode 'raw' keeps all of
+// an undecodable entry's fields as a JSON array in raw_fields. When the entry is gone (trimmed,
+// deleted) the client's fallback fields stand in.
+// ARGV: group, id, mode, number of fallback fields, fallback fields…, the failure fields.
 const DEAD_LETTER = `
-local added = redis.call('XADD', KEYS[1], '*', unpack(ARGV, 3))
+local entries = redis.call('XRANGE', KEYS[2], ARGV[2], ARGV[2])
+local fallbackEnd = 4 + tonumber(ARGV[4])
+local letter = {}
+if #entries == 1 then
+  local fields = entries[1][2]
+  if ARGV[3] == 'raw' then
+    letter = { 'raw_fields', cjson.encode(fields) }
+  else
+    for i = 1, #fields, 2 do
+      local name = fields[i]
+      if name == 'envelope' or name == 'type' or name == 'id' then
+        letter[#letter + 1] = name
+        letter[#letter + 1] = fields[i + 1]
+      end
+    end
+  end
+else
+  for i = 5, fallbackEnd do letter[#letter + 1] = ARGV[i] end
+end
+for i = fallbackEnd + 1, #ARGV do letter[#letter + 1] = ARGV[i] end
+local added = redis.call('XADD', KEYS[1], '*', unpack(letter))
 redis.call('XACK', KEYS[2], ARGV[1], ARGV[2])
 return added
 `;
@@ -110,7 +136,7 @@ export const REDIS_SCRIPTS = {
 interface ScriptClient {
   proteanNack(streamKey: string, group: string, id: string): Promise<number>;
   proteanTouch(streamKey: string, group: string, consumer: string, ...ids: string[]): Promise<number>;
-  proteanDeadLetter(dlqKey: string, streamKey: string, group: string, id: string, ...fields: string[]): Promise<string>;
+  proteanDeadLetter(dlqKey: string, streamKey: string, group: string, id: string, mode: DeadLetterMode, fallbackCount: string, ...fields: string[]): Promise<string>;
   proteanRemoveIdleConsumers(streamKey: string, group: string, idleMs: string): Promise<string[]>;
 }
 interface ScriptPipeline {
@@ -127,9 +153,22 @@ export function queueReplay(pipeline: ChainableCommander, dlqKey: string, stream
   (pipeline as unknown as ScriptPipeline).proteanReplay(dlqKey, streamKey, id);
 }
 
-/** Adds the dead letter, then acks the message; when the add fails nothing is acked. */
-export function deadLetterPending(client: Redis, dlqKey: string, streamKey: string, group: string, id: string, fields: readonly string[]): Promise<string> {
-  return (client as unknown as ScriptClient).proteanDeadLetter(dlqKey, streamKey, group, id, ...fields);
+/** How the dead letter keeps the message: its envelope fields (replayable), or all raw fields (undecodable). */
+export type DeadLetterMode = 'envelope' | 'raw';
+
+/**
+ * Adds the dead letter (the entry's own fields in `mode`, or `fallback` when the entry is gone,
+ * then `failure`), then acks the message; when the add fails nothing is acked.
+ */
+export function deadLetterPending(
+  client: Redis,
+  keys: { dlq: string; stream: string },
+  group: string,
+  id: string,
+  letter: { mode: DeadLetterMode; fallback: readonly string[]; failure: readonly string[] },
+): Promise<string> {
+  const { mode, fallback, failure } = letter;
+  return (client as unknown as ScriptClient).proteanDeadLetter(keys.dlq, keys.stream, group, id, mode, String(fallback.length), ...fallback, ...failure);
 }
 
 /** How many of `ids` were pending for `consumer` and had their idle time reset. */

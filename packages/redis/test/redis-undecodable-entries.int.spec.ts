@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { configureLogging, type LogRecord } from '@protean-ts/core';
 import { REDIS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
 import { RedisBroker } from '../src/index.js';
+import { UNDECODABLE_DEAD_LETTER_DELIVERIES } from '../src/redis-undecodable-entries.js';
 import { deleteKeys, REDIS_URI, uniquePrefix } from './redis-test-support.js';
 
 const up = await servicesUp(REDIS);
@@ -134,6 +135,120 @@ describe.skipIf(!up)('redis broker: stream entries without a valid envelope', ()
     expect(await broker.reclaim(stream, 'g', 'c2', 0, 10)).toEqual([]);
     expect(await pendingIds(broker, stream, 'g')).toEqual([]);
     expect((await broker.listDeadLetters(stream)).map((l) => l.originalId)).toEqual([foreign]);
+  });
+
+  /** Envelope JSON text nesting `levels` arrays deep inside its data: JSON.parse reads it, JSON.stringify cannot write it. */
+  const deepEnvelopeText = (stream: string, levels: number) => {
+    const { metadata } = sampleBrokerEnvelope(stream);
+    return `{"data":{"deep":${'['.repeat(levels)}${']'.repeat(levels)}},"metadata":${JSON.stringify(metadata)}}`;
+  };
+
+  it('regression: an entry whose envelope nests deeper than any message is dead-lettered at read with its raw fields, never handed to a handler', async () => {
+    const broker = open();
+    const stream = 'deep';
+    await broker.ensureGroup(stream, 'g');
+    const text = deepEnvelopeText(stream, 100_000);
+    const deep = (await redis.xadd(broker.key(stream), '*', 'envelope', text, 'type', 'Shop.OrderPlaced.v1'))!;
+    const valid = await broker.publish({ stream, envelope: sampleBrokerEnvelope(stream) });
+
+    expect((await broker.read(stream, 'g', 'c1', { count: 10, blockMs: 0 })).map((m) => m.id)).toEqual([valid]);
+    expect(await pendingIds(broker, stream, 'g')).toEqual([valid]);
+    const [letter] = await broker.listDeadLetters(stream);
+    expect(letter).toMatchObject({ originalId: deep, envelope: null });
+    expect(letter!.error).toMatch(/its envelope nests deeper than 200 levels/);
+    expect(letter!.rawFields).toEqual(['envelope', text, 'type', 'Shop.OrderPlaced.v1']);
+  });
+
+  it('regression: an envelope with a blank id or type is undecodable (deadLetter and ack would refuse it, leaving it pending forever)', async () => {
+    const broker = open();
+    const stream = 'blank-id';
+    await broker.ensureGroup(stream, 'g');
+    const blank = sampleBrokerEnvelope(stream);
+    blank.metadata.headers.id = '   ';
+    const entry = (await redis.xadd(broker.key(stream), '*', 'envelope', JSON.stringify(blank)))!;
+
+    expect(await broker.read(stream, 'g', 'c1', { count: 10, blockMs: 0 })).toEqual([]);
+    expect(await pendingIds(broker, stream, 'g')).toEqual([]);
+    expect((await broker.listDeadLetters(stream)).map((l) => [l.originalId, l.error.includes('no metadata.headers.id')])).toEqual([[entry, true]]);
+  });
+
+  it('regression: a dead letter copies the entry from the stream, so an envelope JSON.stringify cannot write still goes to the DLQ, verbatim', async () => {
+    const broker = open();
+    const stream = 'copy-verbatim';
+    await broker.ensureGroup(stream, 'g');
+    // Read around protean-ts's decoding (which refuses this depth) to hand deadLetter what it cannot encode.
+    const text = deepEnvelopeText(stream, 20_000);
+    const id = (await redis.xadd(broker.key(stream), '*', 'envelope', text, 'type', 'Shop.OrderPlaced.v1', 'id', 'm-deep', 'extra', 'dropped'))!;
+    await redis.xreadgroup('GROUP', 'g', 'c1', 'COUNT', 10, 'STREAMS', broker.key(stream), '>');
+    const message = { id, stream, envelope: JSON.parse(text) as ReturnType<typeof sampleBrokerEnvelope>, deliveryCount: 1 };
+
+    await broker.deadLetter(stream, 'g', message, 'handler failed');
+
+    expect(await pendingIds(broker, stream, 'g')).toEqual([]);
+    const [[, fields]] = (await redis.xrange(`${broker.key(stream)}:dlq`, '-', '+')) as [string, string[]][];
+    expect(fields.slice(0, 6)).toEqual(['envelope', text, 'type', 'Shop.OrderPlaced.v1', 'id', 'm-deep']);
+    expect(fields).not.toContain('extra');
+    expect((await broker.listDeadLetters(stream))[0]).toMatchObject({ originalId: id, error: 'handler failed', deliveryCount: 1 });
+  });
+
+  it('regression: dead letters keep the bytes of the entry (invalid UTF-8 included), for messages and undecodable entries alike', async () => {
+    const broker = open();
+    const stream = 'bytes';
+    await broker.ensureGroup(stream, 'g');
+    const envelope = sampleBrokerEnvelope(stream);
+    const [head, tail] = JSON.stringify(envelope).split('naïve');
+    const bytes = Buffer.concat([Buffer.from(head!), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(tail!)]);
+    const message = (await redis.xadd(broker.key(stream), '*', 'envelope', bytes))!;
+    const garbage = Buffer.from([0x00, 0xff, 0x80, 0x7b]);
+    const undecodable = (await redis.xadd(broker.key(stream), '*', 'envelope', garbage))!;
+
+    const [received] = await broker.read(stream, 'g', 'c1', { count: 10, blockMs: 0 });
+    expect(received!.id).toBe(message);
+    await broker.deadLetter(stream, 'g', received!, 'handler failed');
+
+    const letters = (await redis.xrangeBuffer(Buffer.from(`${broker.key(stream)}:dlq`), '-', '+')) as [Buffer, Buffer[]][];
+    const fieldOf = (fields: Buffer[], name: string) => fields[fields.findIndex((f, i) => i % 2 === 0 && f.toString() === name) + 1]!;
+    const byId = new Map(letters.map(([, fields]) => [fieldOf(fields, 'original_id').toString(), fields]));
+    expect(fieldOf(byId.get(message)!, 'envelope').equals(bytes)).toBe(true);
+    // raw_fields is the JSON array of the fields; the garbage bytes stand in it as they were.
+    expect(fieldOf(byId.get(undecodable)!, 'raw_fields').includes(Buffer.from([0xff, 0x80, 0x7b]))).toBe(true);
+  });
+
+  it('dead-letters a message whose entry is gone from the stream with the envelope the consumer holds', async () => {
+    const broker = open();
+    const stream = 'gone';
+    await broker.ensureGroup(stream, 'g');
+    await broker.publish({ stream, envelope: sampleBrokerEnvelope(stream) });
+    const [message] = await broker.read(stream, 'g', 'c1', { count: 10, blockMs: 0 });
+    await redis.xdel(broker.key(stream), message!.id);
+
+    await broker.deadLetter(stream, 'g', message!, 'handler failed');
+
+    expect(await pendingIds(broker, stream, 'g')).toEqual([]);
+    expect((await broker.listDeadLetters(stream))[0]!.envelope).toEqual(message!.envelope);
+  });
+
+  it(`regression: an undecodable entry whose dead letter can never be written is acked with an ERROR at its ${UNDECODABLE_DEAD_LETTER_DELIVERIES}th delivery, not reclaimed forever`, async () => {
+    const broker = open();
+    const stream = 'dlq-never';
+    await broker.ensureGroup(stream, 'g');
+    const foreign = (await redis.xadd(broker.key(stream), '*', 'payment', 'p-0'))!;
+    await redis.set(`${broker.key(stream)}:dlq`, 'not a stream');
+
+    expect(await broker.read(stream, 'g', 'c1', { count: 10, blockMs: 0 })).toEqual([]);
+    for (let delivery = 2; delivery < UNDECODABLE_DEAD_LETTER_DELIVERIES; delivery++) {
+      expect(await broker.reclaim(stream, 'g', 'c2', 0, 10)).toEqual([]);
+      expect(await pendingIds(broker, stream, 'g')).toEqual([foreign]);
+    }
+    expect(await broker.reclaim(stream, 'g', 'c2', 0, 10)).toEqual([]);
+
+    expect(await pendingIds(broker, stream, 'g')).toEqual([]);
+    const dropped = logs.filter((r) => r.level === 'error' && r.msg.startsWith('undecodable stream entry dropped'));
+    expect(dropped.map((r) => [r.entryId, r.deliveries])).toEqual([[foreign, UNDECODABLE_DEAD_LETTER_DELIVERIES]]);
+    expect(String(dropped[0]!.hint)).toContain(foreign);
+    expect(JSON.stringify(dropped[0]!.deadLetterError)).toContain('WRONGTYPE');
+    // Still in the stream for an operator to read.
+    expect(await redis.xrange(broker.key(stream), foreign, foreign)).toHaveLength(1);
   });
 
   it('keeps the dead letter of an undecodable entry on replay (publishing it again cannot help) and replays the others', async () => {

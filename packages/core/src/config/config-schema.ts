@@ -95,6 +95,7 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
             enable_dlq: { kind: 'boolean' },
             concurrency: count(1, 10_000),
             gap_timeout_seconds: seconds,
+            accept_unsigned_envelopes: { kind: 'boolean' },
           },
         },
         health: {

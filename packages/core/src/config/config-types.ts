@@ -19,6 +19,8 @@ export interface StreamSubscriptionConfig {
   concurrency: number;
   /** How long a key's message waits for a predecessor that has not arrived before it is passed. */
   gap_timeout_seconds: number;
+  /** Handle envelopes without a checksum (another producer's); by default they are dead-lettered. */
+  accept_unsigned_envelopes: boolean;
 }
 
 /** The inbox: what subscriptions record, in the handler's transaction, to skip redeliveries. */

@@ -29,6 +29,7 @@ const DEFAULTS: DomainConfig = {
       enable_dlq: true,
       concurrency: 32,
       gap_timeout_seconds: 60,
+      accept_unsigned_envelopes: false,
     },
     health: { host: '127.0.0.1', port: 8080 },
     startup_timeout_seconds: 0,

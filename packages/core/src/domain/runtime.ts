@@ -251,12 +251,14 @@ export class DomainRuntime {
 
   /** Runs the handlers of a delivered message (what stream subscriptions call). */
   async handleMessage(envelope: MessageEnvelope, options: HandleMessageOptions = {}): Promise<HandleOutcome> {
-    this.require('handling a message');
+    const config = this.require('handling a message');
+    // Everything the framework publishes is signed; an unsigned envelope is refused unless accepted.
+    const requireChecksum = !config.server.stream_subscription.accept_unsigned_envelopes;
     return handleMessage(
       {
         domainName: this.domain.name,
         handlersFor: (type) => this.domain.handlersFor(type),
-        deserialize: (e) => deserializeMessage(this.domain, e),
+        deserialize: (e) => deserializeMessage(this.domain, e, { requireChecksum }),
         freshUnitOfWork: (work, context) => this.freshUnitOfWork(work, context),
         ...(this.inbox ? { enterInbox: (entry: InboxEntry) => this.enterInbox(entry) } : {}),
       },

@@ -17,7 +17,9 @@ export interface SerializableMessage {
 export function serializeMessage(message: SerializableMessage): MessageEnvelope {
   const metadata = message._metadata;
   if (!metadata) throw new MessageWithoutMetadataError(message.constructor.name);
-  const { checksum: _stale, ...envelopeInfo } = metadata.envelope;
+  // A position is the outbox's to assign when it writes the row (and the checksum leaves it out):
+  // one a received message still carries belongs to that delivery, not to a new envelope.
+  const { checksum: _stale, position: _assignedByTheOutbox, ...envelopeInfo } = metadata.envelope;
   // One canonical pass gives both the hashed text and (parsed back) a plain envelope with
   // sorted keys, so serializing the same message twice gives identical bytes.
   const text = canonicalJson({ data: message.toPlain(), metadata: { ...metadata, envelope: envelopeInfo } });

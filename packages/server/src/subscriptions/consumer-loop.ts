@@ -62,7 +62,7 @@ export class ConsumerLoop implements Subscription {
   private loop: Promise<void> | null = null;
   private stopped: Promise<void> | null = null;
   private readonly counters: SubscriptionCounters = {
-    handled: 0, retried: 0, deadLettered: 0, leftPending: 0, skipped: 0, duplicates: 0, late: 0, waits: 0, gapsPassed: 0, passedAbandoned: 0,
+    handled: 0, retried: 0, deadLettered: 0, leftPending: 0, skipped: 0, duplicates: 0, late: 0, waits: 0, gapsPassed: 0, passedAbandoned: 0, dropped: 0,
   };
   private readonly scheduler: KeyScheduler;
   private readonly runner: MessageRunner;

@@ -4,7 +4,7 @@
  * what cannot, and ack. A message that must wait for its predecessor tells the KeyScheduler when
  * to try again; one that waited longer than `gap_timeout_seconds` is let through with an ERROR.
  */
-import { isPermanentError, passedRowOf, type Broker, type HandleOutcome, type InboxStore, type Logger, type ReceivedMessage, type StreamSubscriptionConfig } from '@protean-ts/core';
+import { checkPositionPassed, isPermanentError, passedRowOf, storableText, type Broker, type HandleOutcome, type InboxStore, type Logger, type ReceivedMessage, type StreamSubscriptionConfig } from '@protean-ts/core';
 import { abortableSleep } from './abortable-sleep.js';
 import type { AckBatcher } from './ack-batcher.js';
 import type { HeadResult, Queued } from './key-scheduler.js';
@@ -68,13 +68,13 @@ export class MessageRunner {
     const { message } = item;
     const { settings, counters } = this.options;
     const maxAttempts = settings.max_retries + 1;
-    if (reclaimed && message.deliveryCount > POISON_DELIVERIES * maxAttempts) {
+    if (reclaimed && message.deliveryCount > this.poisonDeliveries) {
       // Each delivery already had its own retries; a message whose consumers keep dying is a poison
       // pill. Twice the attempts: a takeover from a live but slow consumer counts a delivery too.
       return this.giveUp(item, `delivered ${message.deliveryCount} times without an ack: the consumer handling it stopped each time`);
     }
     const marker = passedRowOf(message.envelope);
-    if (marker) return this.passAbandoned(item, marker);
+    if (marker) return this.passAbandonedIfTrusted(item, marker);
     const jumpGap = this.gapTimedOut(item);
     for (let attempt = 1; ; attempt++) {
       let outcome: HandleOutcome;
@@ -141,6 +141,17 @@ export class MessageRunner {
     return checkpoint !== null && checkpoint >= item.sequence ? 'duplicate' : 'early';
   }
 
+  /** A marker moves a key past a message: only a signed, intact one is followed; another is dead-lettered. */
+  private async passAbandonedIfTrusted(item: Queued, marker: { messageId: string; reason: string }): Promise<HeadResult> {
+    try {
+      checkPositionPassed(item.message.envelope, { requireChecksum: !this.options.settings.accept_unsigned_envelopes });
+    } catch (error) {
+      this.options.log.error('position marker refused: it cannot be trusted to move its key', { ...ids(item.message), error });
+      return this.giveUp(item, errorText(error, 4000));
+    }
+    return this.passAbandoned(item, marker);
+  }
+
   /** The outbox abandoned the message at this position: the key moves past it, recorded. */
   private async passAbandoned(item: Queued, marker: { messageId: string; reason: string }): Promise<HeadResult> {
     const { inbox, log, counters } = this.options;
@@ -168,6 +179,11 @@ export class MessageRunner {
     const ceiling = Math.min(MAX_WAIT_MS, FIRST_WAIT_MS * 2 ** (state.waits - 1));
     const untilTimeout = state.since + this.gapTimeoutMs - Date.now();
     return { done: false, afterMs: Math.max(0, Math.min(untilTimeout, ceiling / 2 + (Math.random() * ceiling) / 2)) };
+  }
+
+  /** Deliveries without an ack after which a message is given up (dead-lettered, or dropped when that fails). */
+  private get poisonDeliveries(): number {
+    return POISON_DELIVERIES * (this.options.settings.max_retries + 1);
   }
 
   private get gapTimeoutMs(): number {
@@ -235,21 +251,46 @@ export class MessageRunner {
       counters.deadLettered += 1;
       log.error('message moved to the dead-letter stream', { ...ids(message), deadLetterStream: `${stream}:dlq` });
     } catch (err) {
+      if (message.deliveryCount > this.poisonDeliveries) return this.dropUndeliverable(item, error, err);
       counters.leftPending += 1;
       log.error('dead-lettering failed; the message stays pending and is not acked', { ...ids(message), error: err });
     }
     return { done: true };
   }
+
+  /**
+   * The last resort, so no message is reclaimed forever: it failed, and dead-lettering it failed
+   * on every delivery up to the poison-pill bound. It is acked with an ERROR naming it; the entry
+   * itself stays in the stream (readable by its id) until the stream is trimmed.
+   */
+  private dropUndeliverable(item: Queued, reason: string, deadLetterError: unknown): HeadResult {
+    const { message } = item;
+    const { stream, group, counters, log } = this.options;
+    counters.dropped += 1;
+    log.error('message dropped: it failed and could not be dead-lettered on any of its deliveries; acked so it is not reclaimed forever', {
+      ...ids(message),
+      stream,
+      group,
+      reason,
+      deadLetterError,
+      hint: `the entry stays in the stream until trimmed: read it by its id (${message.id}); fix what makes dead-lettering fail (see deadLetterError)`,
+    });
+    this.options.acks.ack(message.id);
+    return { done: true };
+  }
 }
 
+/** The message id as the inbox records it with a passed position (a hostile one must not make the record fail). */
 function headerId(message: ReceivedMessage): string | undefined {
   const id = message.envelope?.metadata?.headers?.id;
-  return typeof id === 'string' ? id : undefined;
+  return typeof id === 'string' ? storableText(id, 255) : undefined;
 }
 
 export function ids(message: ReceivedMessage): Record<string, unknown> {
   const headers = message.envelope?.metadata?.headers;
-  return { brokerMessageId: message.id, messageId: headers?.id, messageType: headers?.type, deliveryCount: message.deliveryCount };
+  // Clipped: a hostile entry may carry megabytes there, and every log line of the message repeats them.
+  const text = (value: unknown) => (typeof value === 'string' ? storableText(value, 255) : value);
+  return { brokerMessageId: message.id, messageId: text(headers?.id), messageType: text(headers?.type), deliveryCount: message.deliveryCount };
 }
 
 /** The error as stored with a dead letter: name, message and the top of the stack. */

@@ -24,6 +24,8 @@ export interface SubscriptionCounters {
   gapsPassed: number;
   /** Positions passed because the outbox abandoned their message (a marker took its place). */
   passedAbandoned: number;
+  /** Failed messages acked without a dead letter: dead-lettering them failed up to the poison-pill bound (logged at ERROR). */
+  dropped: number;
 }
 
 export interface SubscriptionStatus extends SubscriptionCounters {
