@@ -77,9 +77,9 @@ describe('PostgreSQL connection errors', () => {
   it('refuses bad settings with the key and how to fix it', () => {
     expect(() => new PostgresProvider('orders', { provider: 'postgresql', managed: true, pool_size: 1 })).toThrow(PostgresSettingsError);
     expect(() => new PostgresProvider('orders', { provider: 'postgresql', managed: true, pool_size: 1 })).toThrow(/\[databases\.orders\] database_uri is required/);
-    expect(() => provider(`mysql://app:${SECRET}@host/db`)).toThrow(/must start with postgresql:\/\/ \(or postgres:\/\/\) \(got "mysql:\/\/app:\*\*\*@host\/db"\)/);
+    expect(() => provider(`mysql://app:${SECRET}@host/db`)).toThrow(/database_uri must be a URI starting with postgresql:\/\/ \(or postgres:\/\/\) \(got "mysql:\/\/app:\*\*\*@host\/db"\)/);
     expect(() => provider(`${SERVER_URI}/x`, { schema: 'drop table;' })).toThrow(/\[databases\.orders\] schema must be a plain PostgreSQL identifier/);
-    expect(() => provider(`${SERVER_URI}/x`, { pool_size: 0 })).toThrow(/pool_size must be a positive integer/);
+    expect(() => provider(`${SERVER_URI}/x`, { pool_size: 0 })).toThrow(/\[databases\.orders\] pool_size must be an integer between 1 and 10000, got 0/);
     expect(() => provider(`${SERVER_URI}/x`, { debug: 'yes' })).toThrow(/debug must be true or false/);
   });
 

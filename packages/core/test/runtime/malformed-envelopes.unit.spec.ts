@@ -232,10 +232,14 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant('replace' as const), value: fc.oneof(anyJson, fc.constantFrom(null, 0, '', [], 'envelope')) }),
 );
 
+// Text a string field can hold: string fields refuse NUL and lone surrogates (they cannot be stored).
+const storableText = (maxLength: number) =>
+  fc.string({ unit: 'grapheme', maxLength }).map((text) => text.replaceAll('\u0000', ''));
+
 const content = fc.record({
   amount: fc.integer({ min: -1e9, max: 1e9 }),
-  note: fc.string({ unit: 'binary', maxLength: 40 }),
-  tags: fc.array(fc.string({ unit: 'grapheme', maxLength: 8 }), { maxLength: 4 }),
+  note: storableText(40),
+  tags: fc.array(storableText(8), { maxLength: 4 }),
   extra: fc.dictionary(key, anyJson, { maxKeys: 4 }),
 });
 
