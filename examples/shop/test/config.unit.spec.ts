@@ -6,6 +6,10 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, type DomainConfig } from '@protean-ts/core';
+// The adapters declare their keys when imported (as domain.init() and `config check` import them),
+// so the production overlay's adapter keys are checked here too.
+import '@protean-ts/mikro-orm';
+import '@protean-ts/redis';
 
 const shopToml = fileURLToPath(new URL('../domain.toml', import.meta.url));
 const rootToml = fileURLToPath(new URL('../../../domain.toml', import.meta.url));

@@ -162,7 +162,11 @@ describe.skipIf(!(await servicesUp(POSTGRES, REDIS)))('docs/getting-started.md w
       expect(main.stdout).toMatch(/order [0-9a-f-]{36}: SERVED\n$/);
       // The barista ran in a server worker, not in main.ts.
       expect(main.stdout).not.toContain('barista:');
-      await expect.poll(() => serverOut, { timeout: 10_000 }).toContain('barista: one flat white for Ada');
+      // In a server, console output becomes records of the `console` logger like every other line.
+      const baristaRecord = () =>
+        (serverOut + serverErr).split('\n').find((line) => line.includes('barista: one flat white for Ada'));
+      await expect.poll(baristaRecord, { timeout: 10_000 }).toBeDefined();
+      expect(JSON.parse(baristaRecord()!)).toMatchObject({ logger: 'console', level: 'info', msg: 'barista: one flat white for Ada' });
     } finally {
       server.kill('SIGTERM');
     }

@@ -47,6 +47,9 @@ let serial = 0;
 const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'then', 'toJSON'] as const;
 const anyJson = fc.jsonValue({ maxDepth: 3 });
 const anyText = fc.oneof(fc.string({ unit: 'binary', maxLength: 30 }), fc.string({ unit: 'grapheme', maxLength: 30 }), fc.constantFrom('', ' ', '\u0000', '\ud800', 'null', '{}'));
+// Text a string field accepts: fields refuse NUL and unpaired surrogates (they cannot be stored).
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const storableText = anyText.filter((text) => !text.includes('\u0000') && !LONE_SURROGATE.test(text));
 
 const envelopeField = (envelope: unknown): (string | Buffer)[] => ['envelope', JSON.stringify(envelope), 'type', 'Malformed.v1'];
 
@@ -73,7 +76,7 @@ function entryArbitrary(counter: Counter): fc.Arbitrary<Entry> {
       const { n, key, envelope, label } = valid('valid');
       return handled(label, envelope, key, n);
     }),
-    anyText.map((text) => {
+    storableText.map((text) => {
       const n = next();
       const key = `u${n}:${text}`;
       // The position keeps an ordinary key; the odd text travels in the data.
