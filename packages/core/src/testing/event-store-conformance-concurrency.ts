@@ -10,7 +10,7 @@ import { StreamVersionError } from '../errors/stream-version.error.js';
 import type { DatabaseProvider, ProviderTransaction } from '../ports/database-provider.js';
 import type { EventStore } from '../ports/event-store.js';
 import { cursorOf, type ReaderCursor, type StoredEvent } from '../ports/event-store-records.js';
-import { before, eventually, EventFactory, readToHead, sleep } from './event-store-conformance-fixtures.js';
+import { before, eventually, EventFactory, inTransaction, readToHead, sleep } from './event-store-conformance-fixtures.js';
 
 interface Context {
   provider: DatabaseProvider;
@@ -146,12 +146,12 @@ export function describeEventStoreConcurrency(context: () => Context): void {
       const reader = new Follower(store, f.category, (await readToHead(store, f.category)).cursor);
       const slow = await provider.begin();
       await store.append(slow, f.stream('slow'), f.events(2, 'slow'));
-      await inTransactionOf(provider, (tx) => store.append(tx, f.stream('fast'), f.events(1, 'fast')));
+      await inTransaction(() => provider.begin(), (tx) => store.append(tx, f.stream('fast'), f.events(1, 'fast')));
       await reader.poll();
       expect(reader.seen.map((e) => e.data.label)).not.toContain('slow');
       await slow.rollback();
       await eventually('the committed event read', async () => (await reader.poll(), reader.seen.length >= 1));
-      await inTransactionOf(provider, (tx) => store.append(tx, f.stream('after'), f.events(1, 'after')));
+      await inTransaction(() => provider.begin(), (tx) => store.append(tx, f.stream('after'), f.events(1, 'after')));
       await eventually('the later event read', async () => (await reader.poll(), reader.seen.length >= 2));
       expect(reader.seen.map((e) => e.data.label)).toEqual(['fast', 'after']);
     });
@@ -191,16 +191,4 @@ export function describeEventStoreConcurrency(context: () => Context): void {
       for (let i = 1; i < reader.seen.length; i++) expect(before(cursorOf(reader.seen[i - 1]!), cursorOf(reader.seen[i]!))).toBe(true);
     });
   });
-}
-
-async function inTransactionOf<R>(provider: DatabaseProvider, work: (tx: ProviderTransaction) => Promise<R>): Promise<R> {
-  const tx = await provider.begin();
-  try {
-    const result = await work(tx);
-    await tx.commit();
-    return result;
-  } catch (error) {
-    await tx.rollback();
-    throw error;
-  }
 }
