@@ -35,6 +35,7 @@ import { BaseRepository } from '../elements/base-repository.js';
 import { RegistrationError } from '../errors/registration.error.js';
 import { buildCustomRepository } from '../repository/custom-repository.js';
 import { Repository } from '../repository/repository.js';
+import { EventSourcedRepository, type EventSourcedRepositoryHost } from '../repository/event-sourced-repository.js';
 import { outboxRowsForEvents } from '../uow/outbox-rows.js';
 import { runInUnitOfWork } from '../uow/run-in-unit-of-work.js';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
@@ -220,7 +221,10 @@ export class DomainRuntime {
     this.require(`getting the repository of ${aggregate?.name}`);
     let repository = this.repositories.get(aggregate);
     if (!repository) {
-      const generic = new Repository<T>(this.repositoryHost, this.domain.aggregateSchemaFor(aggregate));
+      const schema = this.domain.aggregateSchemaFor(aggregate);
+      const generic = this.domain.registry.isEventSourced(aggregate)
+        ? new EventSourcedRepository<T>(this.eventSourcedRepositoryHost, schema)
+        : new Repository<T>(this.repositoryHost, schema);
       const custom = this.domain.registry.recordsOf('repository').find((r) => r.options.partOf === aggregate && (!r.options.databaseProvider || r.options.databaseProvider === generic.schema.provider));
       repository = (custom ? buildCustomRepository(custom.cls, generic) : generic) as Repository<BaseAggregate>;
       this.repositories.set(aggregate, repository);
@@ -314,6 +318,18 @@ export class DomainRuntime {
     provider: (name: string) => this.provider(name),
     activeUnitOfWork: () => this.activeUnitOfWork(),
     uow: <R>(work: () => Promise<R>) => this.uow(work),
+  };
+
+  private readonly eventSourcedRepositoryHost: EventSourcedRepositoryHost = {
+    ...this.repositoryHost,
+    eventStore: () => {
+      const database = this.config.event_store.database;
+      return { store: this.provider(database).eventStore, provider: database };
+    },
+    deserializeEvent: (envelope: MessageEnvelope) => deserializeMessage<BaseEvent>(this.domain, envelope, { requireChecksum: true }),
+    streamCategoryOf: (aggregate: ClassRef) => this.domain.registry.streamCategoryOf(aggregate),
+    snapshotType: (aggregate: ClassRef) => `${this.domain.name}.${aggregate.name}.v1`,
+    snapshotThreshold: () => this.config.snapshot_threshold,
   };
 
   private async afterCommit(events: BaseEvent[]): Promise<void> {

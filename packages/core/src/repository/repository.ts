@@ -22,7 +22,7 @@ export interface RepositoryHost {
 
 export class Repository<T extends BaseAggregate> {
   constructor(
-    private readonly host: RepositoryHost,
+    protected readonly host: RepositoryHost,
     readonly schema: AggregateSchema<T>,
   ) {}
 
@@ -81,7 +81,7 @@ export class Repository<T extends BaseAggregate> {
     return uow ? this.daoIn(uow) : this.host.provider(this.schema.provider).dao(this.schema);
   }
 
-  private assertAggregate(aggregate: T): void {
+  protected assertAggregate(aggregate: T): void {
     if (!(aggregate instanceof this.schema.aggregate)) {
       const got = aggregate === null || aggregate === undefined ? String(aggregate) : (aggregate as object).constructor?.name;
       throw new TypeError(`The ${this.schema.name} repository can only add ${this.schema.name} objects, got ${got}`);
