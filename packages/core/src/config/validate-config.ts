@@ -253,7 +253,8 @@ function checkEventStore(config: DomainConfig, databases: string[], explicit: Re
     if (databaseProvider === 'memory' || databaseProvider === 'postgresql') store.provider = databaseProvider;
     return;
   }
-  if (typeof store.provider === 'string' && store.provider !== databaseProvider) {
+  // A provider that is not one of the values is reported by the schema check alone.
+  if ((store.provider === 'memory' || store.provider === 'postgresql') && store.provider !== databaseProvider) {
     problems.push({
       path: 'event_store.provider',
       message: `is "${store.provider}", but [databases.${store.database}] (event_store.database) uses provider "${databaseProvider}"; the event store is that database's own, so set provider = "${databaseProvider}" or name a ${store.provider} database`,

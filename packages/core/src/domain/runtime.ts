@@ -348,6 +348,15 @@ export class DomainRuntime {
         path: `databases.${record.options.provider}`,
         message: `aggregate ${record.name} uses database "${record.options.provider}", which is not configured; add a [databases.${record.options.provider}] table or change its provider option`,
       }));
+    // Events and their outbox rows commit in one transaction only when both live in one database.
+    for (const record of this.domain.registry.recordsOf('aggregate')) {
+      if (!record.options.isEventSourced || record.options.provider === config.event_store.database) continue;
+      problems.push({
+        path: 'event_store.database',
+        message: `event-sourced aggregate ${record.name} uses database "${record.options.provider}", but the event store is in "${config.event_store.database}"; `
+          + `its events and their outbox rows must share one transaction, so set event_store.database = "${record.options.provider}" or give ${record.name} provider: "${config.event_store.database}"`,
+      });
+    }
     if (problems.length) throw new ConfigError(problems, file);
   }
 

@@ -41,8 +41,11 @@ export interface AsOfOptions {
   asOf?: Date;
 }
 
-/** The stream version each loaded or saved aggregate instance stands on (what `add` expects). */
-const storedVersions = new WeakMap<BaseAggregate, number>();
+/**
+ * How many of an aggregate's pending events this unit of work already appended: they stay
+ * pending until the unit commits, and a second `add` in the unit appends only the rest.
+ */
+const appendedInUnit = new WeakMap<BaseAggregate, { unit: UnitOfWork; count: number }>();
 
 export class EventSourcedRepository<T extends BaseAggregate> extends Repository<T> {
   protected declare readonly host: EventSourcedRepositoryHost;
@@ -55,13 +58,16 @@ export class EventSourcedRepository<T extends BaseAggregate> extends Repository<
     if (!uow) return this.host.uow(() => this.add(aggregate));
     uow.track(aggregate, this.schema);
     const pending = aggregate.pendingEvents();
-    const expected = storedVersions.get(aggregate) ?? aggregate._version - pending.length;
-    const fresh = pending.slice(pending.length - (aggregate._version - expected));
+    const mark = appendedInUnit.get(aggregate);
+    const already = mark?.unit === uow ? mark.count : 0;
+    const fresh = pending.slice(already);
     if (fresh.length === 0) return aggregate;
+    // The version the aggregate was loaded at, plus what this unit appended already.
+    const expected = aggregate._version - pending.length + already;
     const { store, provider } = this.host.eventStore();
     const tx = await uow.transactionFor(provider);
     await store.append(tx, this.streamOf(aggregate), fresh.map(storeRecordOf), { expectedVersion: expected });
-    storedVersions.set(aggregate, aggregate._version);
+    appendedInUnit.set(aggregate, { unit: uow, count: pending.length });
     return aggregate;
   }
 
@@ -124,7 +130,6 @@ export class EventSourcedRepository<T extends BaseAggregate> extends Repository<
       markReadOnly(aggregate);
       return aggregate;
     }
-    storedVersions.set(aggregate, version);
     if (replayed >= this.host.snapshotThreshold()) {
       await store.saveSnapshot({ streamName: stream, version, type: this.host.snapshotType(this.schema.aggregate), data: aggregate.toPlain() }, tx);
     }

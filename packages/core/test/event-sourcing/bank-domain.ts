@@ -4,10 +4,12 @@
  */
 import { apply, BaseAggregate, BaseEvent, Domain, field, invariant, ValidationError } from '../../src/index.js';
 
-export function makeBank(name = 'Bank') {
+export function makeBank(name = 'Bank', options: { provider?: string } = {}) {
   const domain = new Domain(name);
+  // The overdraft rule can tighten after events were written, as business rules do.
+  const limits = { overdraft: 0 };
 
-  @domain.aggregate({ eventSourced: true })
+  @domain.aggregate({ eventSourced: true, ...(options.provider ? { provider: options.provider } : {}) })
   class Account extends BaseAggregate {
     @field.string() owner?: string;
     @field.integer() balance?: number;
@@ -40,7 +42,7 @@ export function makeBank(name = 'Bank') {
     }
 
     @invariant.post() noOverdraft(): void {
-      if ((this.balance ?? 0) < 0) throw new ValidationError({ balance: ['cannot go below zero'] });
+      if ((this.balance ?? 0) < -limits.overdraft) throw new ValidationError({ balance: [`cannot go below -${limits.overdraft}`] });
     }
   }
 
@@ -62,5 +64,5 @@ export function makeBank(name = 'Bank') {
     @field.integer({ required: true }) amount!: number;
   }
 
-  return { domain, Account, Opened, Deposited, Withdrawn };
+  return { domain, limits, Account, Opened, Deposited, Withdrawn };
 }
