@@ -166,9 +166,12 @@ export class DomainRuntime {
     return broker;
   }
 
-  /** Persistence descriptions of every registered aggregate (for `db setup` and adapters). */
+  /**
+   * Persistence descriptions of every aggregate stored as rows (for `db setup` and adapters);
+   * event-sourced aggregates have no table, their events live in the event store.
+   */
   aggregateSchemas(): AggregateSchema[] {
-    return this.domain.registry.recordsOf('aggregate').map((record) => this.domain.aggregateSchemaFor(record.cls as ClassRef<BaseAggregate>));
+    return this.domain.registry.recordsOf('aggregate').filter((record) => !record.options.isEventSourced).map((record) => this.domain.aggregateSchemaFor(record.cls as ClassRef<BaseAggregate>));
   }
 
   // --- units of work and repositories -------------------------------------------------------

@@ -267,3 +267,10 @@ describe('[event_store] database', () => {
     );
   });
 });
+
+describe('tables', () => {
+  it('an event-sourced aggregate has no table: aggregateSchemas leaves it out', async () => {
+    await openBank();
+    expect(bank.domain.runtime.aggregateSchemas().map((schema) => schema.name)).toEqual([]);
+  });
+});
