@@ -8,13 +8,13 @@ import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
 import { configureLogging, ExpectedVersionError, ObjectNotFoundError, ReadOnlyAggregateError, StreamVersionError } from '@protean-ts/core';
 import type { PostgresProvider } from '../src/index.js';
 import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';
-import { makeBank } from './support/bank-model.js';
+import { Account, bankDomain } from './support/bank-model.js';
 
 const up = await servicesUp(POSTGRES);
 
 describe.skipIf(!up)('event-sourced repository on PostgreSQL', () => {
   let db: TempDatabase;
-  const bank = makeBank('Bank');
+  const bank = { domain: bankDomain, Account };
   const repo = () => bank.domain.repositoryFor(bank.Account);
   const provider = () => bank.domain.providers.get('default') as PostgresProvider;
   const streamOf = (id: string) => `bank::account-${id}`;

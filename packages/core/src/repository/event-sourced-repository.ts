@@ -21,7 +21,7 @@ import type { EventStore } from '../ports/event-store.js';
 import { DEFAULT_PAGE_SIZE } from '../ports/event-store-records.js';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
 import { aggregateStreamName, envelopeOf, storeRecordOf } from './aggregate-stream.js';
-import { Repository, type RepositoryHost } from './repository.js';
+import { Repository, type AsOfOptions, type RepositoryHost } from './repository.js';
 
 export interface EventSourcedRepositoryHost extends RepositoryHost {
   /** The event store of a database provider (`[event_store] database`). */
@@ -33,12 +33,6 @@ export interface EventSourcedRepositoryHost extends RepositoryHost {
   snapshotType(aggregate: ClassRef): string;
   /** A load that replayed at least this many events writes a snapshot. */
   snapshotThreshold(): number;
-}
-
-/** A past state: the version (position of the last event) or the time to load the aggregate at. */
-export interface AsOfOptions {
-  atVersion?: number;
-  asOf?: Date;
 }
 
 /**
