@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
-import { configureLogging, ExpectedVersionError, ObjectNotFoundError, ReadOnlyAggregateError, StreamVersionError } from '@protean-ts/core';
+import { ChecksumMismatchError, configureLogging, ExpectedVersionError, ObjectNotFoundError, ReadOnlyAggregateError, StreamVersionError } from '@protean-ts/core';
 import type { PostgresProvider } from '../src/index.js';
 import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';
 import { Account, bankDomain } from './support/bank-model.js';
@@ -54,6 +54,12 @@ describe.skipIf(!up)('event-sourced repository on PostgreSQL', () => {
     const loaded = await repo().get(account.id);
     expect([loaded.owner, loaded.balance, loaded._version]).toEqual(['Ann', 15, 2]);
     await expect(repo().get('nobody')).rejects.toThrow(ObjectNotFoundError);
+  });
+
+  it('refuses a stored event altered after it was written (checksum), rather than applying it', async () => {
+    const account = await openedWith(5);
+    await rows("UPDATE protean_events SET data = jsonb_set(data, '{amount}', '500') WHERE stream_name = $1 AND position = 1", [streamOf(account.id)]);
+    await expect(repo().get(account.id)).rejects.toThrow(ChecksumMismatchError);
   });
 
   it('a unit of work that fails after the append leaves neither events nor outbox rows', async () => {

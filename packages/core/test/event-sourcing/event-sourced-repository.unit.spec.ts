@@ -230,6 +230,14 @@ describe('snapshots (memory)', () => {
     expect((await store().latestSnapshot(streamOf(account.id)))!.version).toBe(2);
   });
 
+  it('a snapshot of another type (another aggregate shape) is ignored', async () => {
+    await openBank(memory({ snapshot_threshold: 100 }));
+    const account = await openedWith(1, 2);
+    await store().saveSnapshot({ streamName: streamOf(account.id), version: 2, type: 'Bank.Other.v1', data: { id: account.id, owner: 'Mallory', balance: 999 } });
+    const loaded = await repo().get(account.id);
+    expect([loaded.owner, loaded.balance, loaded._version]).toEqual(['Ann', 3, 2]);
+  });
+
   it('as-of loads ignore snapshots and replay from the first event', async () => {
     await openBank(memory({ snapshot_threshold: 1 }));
     const account = await openedWith(1, 2);
