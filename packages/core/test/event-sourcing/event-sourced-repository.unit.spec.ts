@@ -4,6 +4,7 @@ import {
   BaseAggregate,
   BaseEvent,
   BaseEventHandler,
+  BaseRepository,
   configureLogging,
   EventSourcedOperationError,
   ExpectedVersionError,
@@ -273,6 +274,28 @@ describe('[event_store] database', () => {
     await expect(bank.domain.init({ config: twoDatabases('ledger') })).rejects.toThrow(
       'event-sourced aggregate Account uses database "default", but the event store is in "ledger"',
     );
+  });
+});
+
+describe('custom repositories', () => {
+  it('a @domain.repository of an event-sourced aggregate delegates to the event-sourced repository, as-of loads included', async () => {
+    const build = () => {
+      const made = makeBank('Bank');
+      @made.domain.repository({ partOf: made.Account })
+      class AccountRepository extends BaseRepository<InstanceType<typeof made.Account>> {
+        async balanceOf(id: string): Promise<number | undefined> {
+          return (await this.get(id)).balance;
+        }
+      }
+      return Object.assign(made, { AccountRepository });
+    };
+    await openBank(memory(), build);
+    const made = bank as ReturnType<typeof build>;
+    const account = await openedWith(8);
+    const accounts = made.domain.repositoryFor(made.AccountRepository);
+    expect(await accounts.balanceOf(account.id)).toBe(8);
+    expect((await accounts.get(account.id, { atVersion: 0 })).balance).toBe(0);
+    await expect(accounts.query()).rejects.toThrow(EventSourcedOperationError);
   });
 });
 
