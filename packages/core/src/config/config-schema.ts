@@ -41,7 +41,7 @@ const seconds = { kind: 'number', min: 0, max: MAX_TIMER_SECONDS } as const;
 const milliseconds = { kind: 'integer', min: 0, max: MAX_TIMER_MS } as const;
 const hours = { kind: 'number', min: 0, max: MAX_RETENTION_HOURS } as const;
 const positiveInt = count(1);
-const EVENT_SOURCING_NOT_BUILT = 'event sourcing is not built yet';
+const EVENT_STORE_SUBSCRIPTIONS_NOT_BUILT = 'event-store subscriptions are not built yet';
 
 export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
   kind: 'table',
@@ -73,16 +73,25 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
       },
     },
     event_store: {
-      kind: 'refused',
-      reason: `${EVENT_SOURCING_NOT_BUILT}, so nothing reads [event_store]; remove the table (it will come with event-sourced aggregates)`,
+      kind: 'table',
+      keys: {
+        // Which adapter holds the events; it must be the provider of `database` (validate-config.ts).
+        provider: { kind: 'enum', values: ['memory', 'postgresql'] },
+        database: { kind: 'string' },
+        database_uri: {
+          kind: 'refused',
+          reason: 'a dedicated event-store database is not supported yet; name a [databases.<name>] table with event_store.database instead (the store then shares its transactions)',
+        },
+      },
     },
+    snapshot_threshold: count(1),
     server: {
       kind: 'table',
       keys: {
         default_subscription_type: {
           kind: 'enum',
           values: ['stream'],
-          refused: { event_store: `${EVENT_SOURCING_NOT_BUILT}; use "stream" (or leave the key out), and enable_outbox = false to turn the outbox off` },
+          refused: { event_store: `${EVENT_STORE_SUBSCRIPTIONS_NOT_BUILT}; use "stream" (or leave the key out): events of event-sourced aggregates reach stream subscriptions through the outbox` },
         },
         messages_per_tick: positiveInt,
         tick_interval: seconds,

@@ -7,7 +7,7 @@ import type { BrokerSettings } from '../ports/broker.js';
 import type { DatabaseSettings } from '../ports/database-provider.js';
 
 export type ProcessingMode = 'sync' | 'async';
-/** `event_store` comes with event sourcing (not built yet); the schema refuses it until then. */
+/** `event_store` comes with event-store subscriptions (not built yet); the schema refuses it until then. */
 export type SubscriptionType = 'stream';
 
 export interface StreamSubscriptionConfig {
@@ -70,6 +70,14 @@ export interface OutboxConfig {
   cleanup: OutboxCleanupConfig;
 }
 
+/** Where event-sourced aggregates keep their events: the event store of one `[databases.<name>]`. */
+export interface EventStoreConfig {
+  /** The adapter; must be the provider of `database`. */
+  provider: 'memory' | 'postgresql';
+  /** The `[databases.<name>]` whose event store is used (sharing its transactions). */
+  database: string;
+}
+
 export interface DomainConfig {
   /** Path of the module exporting the domain, relative to the config file. */
   module?: string;
@@ -83,4 +91,7 @@ export interface DomainConfig {
   enable_outbox: boolean;
   outbox: OutboxConfig;
   inbox: InboxConfig;
+  event_store: EventStoreConfig;
+  /** A load of an event-sourced aggregate that replayed at least this many events writes a snapshot. */
+  snapshot_threshold: number;
 }

@@ -36,6 +36,8 @@ const DEFAULTS: DomainConfig = {
   },
   enable_outbox: true,
   inbox: { enabled: true, database: 'default', retention_hours: 168 },
+  event_store: { provider: 'memory', database: 'default' },
+  snapshot_threshold: 10,
   outbox: {
     broker: 'default',
     external_brokers: [],

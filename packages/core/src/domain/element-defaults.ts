@@ -56,7 +56,7 @@ export function resolveRecord<K extends ElementKind>(kind: K, cls: ClassRef, giv
           provider: nonEmpty(a.provider, 'provider', cls) ?? 'default',
           streamCategory: nonEmpty(a.streamCategory, 'streamCategory', cls) ?? defaultStreamCategory(domainName, name),
           schemaName: nonEmpty(a.schemaName, 'schemaName', cls) ?? snakeCase(name),
-          isEventSourced: a.isEventSourced === true,
+          isEventSourced: a.eventSourced === true,
         },
       };
     }

@@ -7,6 +7,7 @@ import { fieldsOf } from '../fields/field-metadata.js';
 import { handleMarksOf } from '../elements/handle.js';
 import type { ElementRecord } from './element-record.js';
 import type { ElementRegistry } from './registry.js';
+import { checkEventSourcedAggregates } from './event-sourced-check.js';
 
 const KIND_LABEL: Record<ElementRecord['kind'], string> = {
   aggregate: 'aggregate',
@@ -140,5 +141,6 @@ export function validateModel(registry: ElementRegistry): string[] {
   for (const [type, handlers] of commandHandlers) {
     if (handlers.length > 1) problems.push(`${type} is handled by ${handlers.length} command handlers (${handlers.join(', ')}); a command has exactly one`);
   }
+  checkEventSourcedAggregates(registry, problems);
   return problems;
 }

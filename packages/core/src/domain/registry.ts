@@ -114,6 +114,11 @@ export class ElementRegistry implements ElementHost {
     return this.requireRecord(aggregate, 'aggregate').options.streamCategory;
   }
 
+  isEventSourced(aggregate: ClassRef): boolean {
+    const record = this.records.get(aggregate);
+    return record?.kind === 'aggregate' && record.options.isEventSourced;
+  }
+
   messageInfo(message: ClassRef): MessageTypeInfo {
     const record = this.requireRecord(message);
     if (record.kind !== 'event' && record.kind !== 'command') throw new RegistrationError(`${message.name} is registered as ${record.kind}, not as an event or command`);

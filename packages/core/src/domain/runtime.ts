@@ -35,6 +35,7 @@ import { BaseRepository } from '../elements/base-repository.js';
 import { RegistrationError } from '../errors/registration.error.js';
 import { buildCustomRepository } from '../repository/custom-repository.js';
 import { Repository } from '../repository/repository.js';
+import { EventSourcedRepository, type EventSourcedRepositoryHost } from '../repository/event-sourced-repository.js';
 import { outboxRowsForEvents } from '../uow/outbox-rows.js';
 import { runInUnitOfWork } from '../uow/run-in-unit-of-work.js';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
@@ -165,9 +166,12 @@ export class DomainRuntime {
     return broker;
   }
 
-  /** Persistence descriptions of every registered aggregate (for `db setup` and adapters). */
+  /**
+   * Persistence descriptions of every aggregate stored as rows (for `db setup` and adapters);
+   * event-sourced aggregates have no table, their events live in the event store.
+   */
   aggregateSchemas(): AggregateSchema[] {
-    return this.domain.registry.recordsOf('aggregate').map((record) => this.domain.aggregateSchemaFor(record.cls as ClassRef<BaseAggregate>));
+    return this.domain.registry.recordsOf('aggregate').filter((record) => !record.options.isEventSourced).map((record) => this.domain.aggregateSchemaFor(record.cls as ClassRef<BaseAggregate>));
   }
 
   // --- units of work and repositories -------------------------------------------------------
@@ -220,7 +224,10 @@ export class DomainRuntime {
     this.require(`getting the repository of ${aggregate?.name}`);
     let repository = this.repositories.get(aggregate);
     if (!repository) {
-      const generic = new Repository<T>(this.repositoryHost, this.domain.aggregateSchemaFor(aggregate));
+      const schema = this.domain.aggregateSchemaFor(aggregate);
+      const generic = this.domain.registry.isEventSourced(aggregate)
+        ? new EventSourcedRepository<T>(this.eventSourcedRepositoryHost, schema)
+        : new Repository<T>(this.repositoryHost, schema);
       const custom = this.domain.registry.recordsOf('repository').find((r) => r.options.partOf === aggregate && (!r.options.databaseProvider || r.options.databaseProvider === generic.schema.provider));
       repository = (custom ? buildCustomRepository(custom.cls, generic) : generic) as Repository<BaseAggregate>;
       this.repositories.set(aggregate, repository);
@@ -316,6 +323,18 @@ export class DomainRuntime {
     uow: <R>(work: () => Promise<R>) => this.uow(work),
   };
 
+  private readonly eventSourcedRepositoryHost: EventSourcedRepositoryHost = {
+    ...this.repositoryHost,
+    eventStore: () => {
+      const database = this.config.event_store.database;
+      return { store: this.provider(database).eventStore, provider: database };
+    },
+    deserializeEvent: (envelope: MessageEnvelope) => deserializeMessage<BaseEvent>(this.domain, envelope, { requireChecksum: true }),
+    streamCategoryOf: (aggregate: ClassRef) => this.domain.registry.streamCategoryOf(aggregate),
+    snapshotType: (aggregate: ClassRef) => `${this.domain.name}.${aggregate.name}.v1`,
+    snapshotThreshold: () => this.config.snapshot_threshold,
+  };
+
   private async afterCommit(events: BaseEvent[]): Promise<void> {
     if (this.loadedConfig?.event_processing !== 'sync') return;
     await dispatchCommittedEvents(
@@ -332,6 +351,15 @@ export class DomainRuntime {
         path: `databases.${record.options.provider}`,
         message: `aggregate ${record.name} uses database "${record.options.provider}", which is not configured; add a [databases.${record.options.provider}] table or change its provider option`,
       }));
+    // Events and their outbox rows commit in one transaction only when both live in one database.
+    for (const record of this.domain.registry.recordsOf('aggregate')) {
+      if (!record.options.isEventSourced || record.options.provider === config.event_store.database) continue;
+      problems.push({
+        path: 'event_store.database',
+        message: `event-sourced aggregate ${record.name} uses database "${record.options.provider}", but the event store is in "${config.event_store.database}"; `
+          + `its events and their outbox rows must share one transaction, so set event_store.database = "${record.options.provider}" or give ${record.name} provider: "${config.event_store.database}"`,
+      });
+    }
     if (problems.length) throw new ConfigError(problems, file);
   }
 

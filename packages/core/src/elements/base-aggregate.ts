@@ -9,9 +9,13 @@ import type { BaseEvent } from './base-event.js';
 import { AFTER_BUILD, installHooks, type ElementHooks, type FromPlainOptions } from './element-hooks.js';
 import { stateOf } from './element-state.js';
 import { stampRaisedEvent } from './raise-event.js';
+import { isEventSourcedAggregate, raiseOnEventSourced } from './event-sourced-change.js';
 
 export abstract class BaseAggregate extends BaseEntity {
-  /** -1 for an aggregate never saved; the stored version after a save (0 after the first). */
+  /**
+   * -1 for an aggregate never saved; the stored version after a save (0 after the first). An
+   * event-sourced aggregate's version is the position of its last event, raised ones included.
+   */
   get _version(): number {
     return stateOf(this).version;
   }
@@ -21,6 +25,8 @@ export abstract class BaseAggregate extends BaseEntity {
    * correlation) and keeps it until the unit of work commits. Returns the stamped event.
    */
   override raise<E extends BaseEvent>(event: E): E {
+    // An event-sourced aggregate changes by applying the event through its @apply method.
+    if (isEventSourcedAggregate(this)) return raiseOnEventSourced(this, event);
     const stamped = stampRaisedEvent(this, event, stateOf(this).events.length);
     stateOf(this).events.push(stamped);
     return stamped;

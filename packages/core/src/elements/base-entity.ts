@@ -13,6 +13,7 @@ import { identityValue } from './element-builder.js';
 import { ASSIGN, AFTER_BUILD, installHooks } from './element-hooks.js';
 import { assignEntityField, atomicChange, rootOf } from './entity-change.js';
 import { checkInvariants } from './invariant.js';
+import { assertChangeThroughApply } from './event-sourced-change.js';
 import type { BaseEvent } from './base-event.js';
 
 export abstract class BaseEntity extends BaseDataElement {
@@ -49,6 +50,7 @@ export abstract class BaseEntity extends BaseDataElement {
 
 installHooks(BaseEntity.prototype, {
   [ASSIGN](this: BaseEntity, definition: FieldDefinition, value: unknown): void {
+    assertChangeThroughApply(this, definition.name);
     assignEntityField(this, definition, value);
   },
   [AFTER_BUILD](this: BaseEntity, mode: BuildMode): void {

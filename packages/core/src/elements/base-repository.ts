@@ -5,7 +5,7 @@
  * when it creates the custom one; `domain.repositoryFor(OrderRepository)` returns it typed.
  */
 import type { BaseAggregate } from './base-aggregate.js';
-import type { Repository } from '../repository/repository.js';
+import type { AsOfOptions, Repository } from '../repository/repository.js';
 import type { Filter, QuerySpec } from '../ports/aggregate-dao.js';
 import { RegistrationError } from '../errors/registration.error.js';
 
@@ -32,9 +32,9 @@ export abstract class BaseRepository<T extends BaseAggregate = BaseAggregate> {
     return this.repository.add(aggregate);
   }
 
-  /** The aggregate with this identity; ObjectNotFoundError when there is none. */
-  get(id: string): Promise<T> {
-    return this.repository.get(id);
+  /** The aggregate with this identity; ObjectNotFoundError when there is none. As-of `options` need an event-sourced aggregate. */
+  get(id: string, options?: AsOfOptions): Promise<T> {
+    return this.repository.get(id, options);
   }
 
   /** The aggregate with this identity, or undefined. */

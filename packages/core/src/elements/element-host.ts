@@ -32,6 +32,8 @@ export interface ElementHost {
   readonly domainName: string;
   newIdentity(): string;
   streamCategoryOf(aggregate: ClassRef): string;
+  /** True for an aggregate registered with `eventSourced: true`. */
+  isEventSourced(aggregate: ClassRef): boolean;
   messageInfo(message: ClassRef): MessageTypeInfo;
   messageContext(): MessageContext | undefined;
 }

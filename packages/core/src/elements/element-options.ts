@@ -11,8 +11,11 @@ export interface AggregateOptions {
   streamCategory?: string;
   /** Table/collection name for persistence adapters; default the aggregate's snake_case name. */
   schemaName?: string;
-  /** Reserved for event sourcing (later issue). Default false. */
-  isEventSourced?: boolean;
+  /**
+   * Stored as its events in the event store instead of as a row: state changes only through
+   * `@apply(Event)` methods, and `raise` applies the event. Default false.
+   */
+  eventSourced?: boolean;
 }
 
 export interface EntityOptions {

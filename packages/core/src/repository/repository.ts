@@ -7,9 +7,16 @@
 import type { BaseAggregate } from '../elements/base-aggregate.js';
 import { markPersisted } from '../elements/base-aggregate.js';
 import { ObjectNotFoundError } from '../errors/object-not-found.error.js';
+import { NotEventSourcedError } from '../errors/not-event-sourced.error.js';
 import type { AggregateDao, AggregateSchema, Filter, QuerySpec } from '../ports/aggregate-dao.js';
 import type { DatabaseProvider } from '../ports/database-provider.js';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
+
+/** A past state of an event-sourced aggregate: its version (position of the last event) or a time. */
+export interface AsOfOptions {
+  atVersion?: number;
+  asOf?: Date;
+}
 
 /** What a repository needs from the domain runtime. */
 export interface RepositoryHost {
@@ -22,7 +29,7 @@ export interface RepositoryHost {
 
 export class Repository<T extends BaseAggregate> {
   constructor(
-    private readonly host: RepositoryHost,
+    protected readonly host: RepositoryHost,
     readonly schema: AggregateSchema<T>,
   ) {}
 
@@ -42,8 +49,12 @@ export class Repository<T extends BaseAggregate> {
     return aggregate;
   }
 
-  /** The aggregate with this identity; ObjectNotFoundError when there is none. */
-  async get(id: string): Promise<T> {
+  /**
+   * The aggregate with this identity; ObjectNotFoundError when there is none. `options` (as-of
+   * loads) are for event-sourced aggregates only: rows keep no history (NotEventSourcedError).
+   */
+  async get(id: string, options?: AsOfOptions): Promise<T> {
+    if (options?.atVersion !== undefined || options?.asOf !== undefined) throw new NotEventSourcedError(this.schema.name, 'load a past version or time (atVersion, asOf)');
     const found = await this.find(id);
     if (!found) throw new ObjectNotFoundError(this.schema.name, String(id));
     return found;
@@ -81,7 +92,7 @@ export class Repository<T extends BaseAggregate> {
     return uow ? this.daoIn(uow) : this.host.provider(this.schema.provider).dao(this.schema);
   }
 
-  private assertAggregate(aggregate: T): void {
+  protected assertAggregate(aggregate: T): void {
     if (!(aggregate instanceof this.schema.aggregate)) {
       const got = aggregate === null || aggregate === undefined ? String(aggregate) : (aggregate as object).constructor?.name;
       throw new TypeError(`The ${this.schema.name} repository can only add ${this.schema.name} objects, got ${got}`);

@@ -9,6 +9,7 @@ import type { BaseAggregate } from '../elements/base-aggregate.js';
 import type { BaseEvent } from '../elements/base-event.js';
 import type { MessageContext } from '../elements/element-host.js';
 import { stateOf } from '../elements/element-state.js';
+import { isEventSourcedAggregate } from '../elements/event-sourced-change.js';
 import { TransactionStateError } from '../errors/transaction-state.error.js';
 import { getLogger } from '../logging/logger.js';
 import type { AggregateSchema } from '../ports/aggregate-dao.js';
@@ -122,7 +123,10 @@ export class UnitOfWork {
     return mergeInRaiseOrder(perAggregate);
   }
 
-  /** Rolls back every transaction, restores versions and drops raised events. Safe to call twice. */
+  /**
+   * Rolls back every transaction, restores versions and drops raised events (event-sourced
+   * aggregates keep theirs: see below). Safe to call twice.
+   */
   async rollback(): Promise<void> {
     if (this.state === 'committed' || this.state === 'rolled back') return;
     this.state = 'rolled back';
@@ -134,6 +138,9 @@ export class UnitOfWork {
       }
     }
     for (const { aggregate, versionBefore } of this.tracked.values()) {
+      // An event-sourced aggregate's fields and version come from its events: it keeps them
+      // pending, so adding it again appends them again (and conflicts if its stream moved on).
+      if (isEventSourcedAggregate(aggregate)) continue;
       stateOf(aggregate).version = versionBefore;
       aggregate.clearPendingEvents();
     }

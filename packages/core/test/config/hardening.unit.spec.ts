@@ -146,18 +146,29 @@ describe('numbers have bounds (4)', () => {
 });
 
 describe('settings nothing reads are refused (5)', () => {
-  it('[event_store] says event sourcing is not built yet', () => {
-    const { error } = configErrorOf('[event_store]\nprovider = "memory"');
-    expect(problemAt(error, 'event_store')?.message).toContain('event sourcing is not built yet');
-  });
-
-  it('default_subscription_type = "event_store" says so too', () => {
+  it('default_subscription_type = "event_store" says event-store subscriptions are not built yet', () => {
     const { error } = configErrorOf('[server]\ndefault_subscription_type = "event_store"');
-    expect(problemAt(error, 'server.default_subscription_type')?.message).toContain('event sourcing is not built yet');
+    expect(problemAt(error, 'server.default_subscription_type')?.message).toContain('event-store subscriptions are not built yet');
   });
 
-  it('the resolved configuration has no event_store table', () => {
-    expect(loadConfig({ configPath: tomlFile(''), env: {} }).config).not.toHaveProperty('event_store');
+  it('[event_store] database_uri (a dedicated event-store database) is refused by name', () => {
+    const { error } = configErrorOf('[event_store]\ndatabase_uri = "postgresql://localhost/events"');
+    expect(problemAt(error, 'event_store.database_uri')?.message).toContain('name a [databases.<name>] table with event_store.database instead');
+  });
+});
+
+describe('[event_store] and snapshot_threshold', () => {
+  it('default to the default database\'s own store and 10', () => {
+    const { config } = loadConfig({ configPath: tomlFile(''), env: {} });
+    expect(config.event_store).toEqual({ provider: 'memory', database: 'default' });
+    expect(config.snapshot_threshold).toBe(10);
+  });
+
+  it('the provider follows the named database when left out', () => {
+    const toml = 'snapshot_threshold = 5\n[databases.ledger]\nprovider = "postgresql"\ndatabase_uri = "postgresql://127.0.0.1/ledger"\n[event_store]\ndatabase = "ledger"';
+    const { config } = loadConfig({ configPath: tomlFile(toml), env: {} });
+    expect(config.event_store).toEqual({ provider: 'postgresql', database: 'ledger' });
+    expect(config.snapshot_threshold).toBe(5);
   });
 });
 

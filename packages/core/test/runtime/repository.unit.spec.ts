@@ -7,6 +7,7 @@ import {
   ExpectedVersionError,
   field,
   InvalidQueryError,
+  NotEventSourcedError,
   ObjectNotFoundError,
   RegistrationError,
   UniqueViolationError,
@@ -31,6 +32,13 @@ describe('repository', () => {
   afterEach(async () => {
     await shop.domain.close();
     configureLogging(restoreLogging);
+  });
+
+  it('refuses as-of loads of an aggregate stored as rows with NotEventSourcedError', async () => {
+    const order = newOrder();
+    await repo().add(order);
+    await expect(repo().get(order.id, { atVersion: 0 })).rejects.toThrow(NotEventSourcedError);
+    await expect(repo().get(order.id, { asOf: new Date() })).rejects.toThrow('Order is not event-sourced, so its repository cannot load a past version or time');
   });
 
   it('adds a new aggregate at version 0 and gets it back as a copy', async () => {

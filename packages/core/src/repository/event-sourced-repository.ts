@@ -1,0 +1,141 @@
+/**
+ * The repository of an event-sourced aggregate. `add` appends the events raised since the
+ * aggregate was loaded to its stream, with the version it was loaded at as the expected version,
+ * inside the unit of work's transaction (the unit writes the same events to the outbox at
+ * commit, as for any aggregate). `get` replays the stream through the `@apply` methods, from the
+ * latest snapshot when there is one, and writes a new snapshot when a load replayed at least
+ * `snapshot_threshold` events. As-of loads (`atVersion`, `asOf`) give read-only aggregates.
+ */
+import type { BaseAggregate } from '../elements/base-aggregate.js';
+import type { BaseEvent } from '../elements/base-event.js';
+import type { ClassRef } from '../fields/field-definition.js';
+import { identityValue } from '../elements/element-builder.js';
+import { assertWritable, markReadOnly, replayEvents } from '../elements/event-sourced-change.js';
+import { EventSourcedOperationError } from '../errors/event-sourced-operation.error.js';
+import { InvalidEventStoreRequestError } from '../errors/invalid-event-store-request.error.js';
+import { ObjectNotFoundError } from '../errors/object-not-found.error.js';
+import type { MessageEnvelope } from '../messages/envelope.js';
+import type { Filter, QuerySpec } from '../ports/aggregate-dao.js';
+import type { ProviderTransaction } from '../ports/database-provider.js';
+import type { EventStore } from '../ports/event-store.js';
+import { DEFAULT_PAGE_SIZE } from '../ports/event-store-records.js';
+import type { UnitOfWork } from '../uow/unit-of-work.js';
+import { aggregateStreamName, envelopeOf, storeRecordOf } from './aggregate-stream.js';
+import { Repository, type AsOfOptions, type RepositoryHost } from './repository.js';
+
+export interface EventSourcedRepositoryHost extends RepositoryHost {
+  /** The event store of a database provider (`[event_store] database`). */
+  eventStore(): { store: EventStore; provider: string };
+  /** The registered event of a stored envelope (checksum checked). */
+  deserializeEvent(envelope: MessageEnvelope): BaseEvent;
+  streamCategoryOf(aggregate: ClassRef): string;
+  /** `Domain.Class.v1`: what snapshots record, so snapshots of another aggregate are ignored. */
+  snapshotType(aggregate: ClassRef): string;
+  /** A load that replayed at least this many events writes a snapshot. */
+  snapshotThreshold(): number;
+}
+
+/**
+ * How many of an aggregate's pending events this unit of work already appended: they stay
+ * pending until the unit commits, and a second `add` in the unit appends only the rest.
+ */
+const appendedInUnit = new WeakMap<BaseAggregate, { unit: UnitOfWork; count: number }>();
+
+export class EventSourcedRepository<T extends BaseAggregate> extends Repository<T> {
+  protected declare readonly host: EventSourcedRepositoryHost;
+
+  /** Appends the events raised since load; StreamVersionError (an ExpectedVersionError) when another writer appended first. */
+  override async add(aggregate: T): Promise<T> {
+    this.assertAggregate(aggregate);
+    assertWritable(aggregate, 'be saved');
+    const uow = this.host.activeUnitOfWork();
+    if (!uow) return this.host.uow(() => this.add(aggregate));
+    uow.track(aggregate, this.schema);
+    const pending = aggregate.pendingEvents();
+    const mark = appendedInUnit.get(aggregate);
+    const already = mark?.unit === uow ? mark.count : 0;
+    const fresh = pending.slice(already);
+    if (fresh.length === 0) return aggregate;
+    // The version the aggregate was loaded at, plus what this unit appended already.
+    const expected = aggregate._version - pending.length + already;
+    const { store, provider } = this.host.eventStore();
+    const tx = await uow.transactionFor(provider);
+    await store.append(tx, this.streamOf(aggregate), fresh.map(storeRecordOf), { expectedVersion: expected });
+    appendedInUnit.set(aggregate, { unit: uow, count: pending.length });
+    return aggregate;
+  }
+
+  /** The aggregate replayed from its stream; ObjectNotFoundError when the stream has no events (at that version or time). */
+  override async get(id: string, options: AsOfOptions = {}): Promise<T> {
+    const atVersion = options?.atVersion;
+    if (atVersion !== undefined && (!Number.isSafeInteger(atVersion) || atVersion < 0)) {
+      throw new InvalidEventStoreRequestError(`${this.schema.name} repository get`, 'atVersion', `must be an integer >= 0 (a stream position), got ${String(atVersion)}`);
+    }
+    const found = await this.load(String(id), atVersion, options?.asOf);
+    if (!found) throw new ObjectNotFoundError(this.schema.name, String(id));
+    return found;
+  }
+
+  override async find(id: string): Promise<T | undefined> {
+    return this.load(String(id), undefined, undefined);
+  }
+
+  override query(_spec?: QuerySpec<T>): Promise<T[]> {
+    return Promise.reject(new EventSourcedOperationError(this.schema.name, 'query'));
+  }
+
+  override count(_filter?: Filter<T>): Promise<number> {
+    return Promise.reject(new EventSourcedOperationError(this.schema.name, 'count'));
+  }
+
+  override delete(_target: T | string): Promise<boolean> {
+    return Promise.reject(new EventSourcedOperationError(this.schema.name, 'delete (an event stream is history; raise an event that marks it closed)'));
+  }
+
+  private async load(id: string, atVersion: number | undefined, asOf: Date | undefined): Promise<T | undefined> {
+    const historical = atVersion !== undefined || asOf !== undefined;
+    const { store, provider } = this.host.eventStore();
+    const tx = await this.readTransaction(this.host.activeUnitOfWork(), provider);
+    const blank = this.schema.aggregate as unknown as { fromPlain(plain: Record<string, unknown>, options?: { version: number }): T };
+    const stream = aggregateStreamName(this.host.streamCategoryOf(this.schema.aggregate), id);
+
+    let aggregate: T | undefined;
+    let version = -1;
+    // A snapshot shows the current state only; as-of loads replay from the first event.
+    const snapshot = historical ? null : await store.latestSnapshot(stream, tx);
+    if (snapshot && snapshot.type === this.host.snapshotType(this.schema.aggregate)) {
+      aggregate = blank.fromPlain(snapshot.data, { version: snapshot.version });
+      version = snapshot.version;
+    }
+    let replayed = 0;
+    for (;;) {
+      const page = await store.readStream(stream, { from: version + 1, limit: DEFAULT_PAGE_SIZE, until: asOf }, tx);
+      const wanted = atVersion === undefined ? page : page.filter((record) => record.position <= atVersion);
+      if (wanted.length) {
+        aggregate ??= blank.fromPlain({ [this.schema.identityField]: id }, { version: -1 });
+        replayEvents(aggregate, wanted.map((record) => this.host.deserializeEvent(envelopeOf(record))), wanted.at(-1)!.position);
+        version = wanted.at(-1)!.position;
+        replayed += wanted.length;
+      }
+      if (page.length < DEFAULT_PAGE_SIZE || wanted.length < page.length) break;
+    }
+    if (!aggregate || (atVersion !== undefined && version !== atVersion)) return undefined;
+    if (historical) {
+      markReadOnly(aggregate);
+      return aggregate;
+    }
+    if (replayed >= this.host.snapshotThreshold()) {
+      await store.saveSnapshot({ streamName: stream, version, type: this.host.snapshotType(this.schema.aggregate), data: aggregate.toPlain() }, tx);
+    }
+    return aggregate;
+  }
+
+  private streamOf(aggregate: T): string {
+    return aggregateStreamName(this.host.streamCategoryOf(this.schema.aggregate), identityValue(aggregate) ?? '');
+  }
+
+  // Inside a unit, reads see its own appends; outside, they read what is committed.
+  private async readTransaction(uow: UnitOfWork | undefined, provider: string): Promise<ProviderTransaction | undefined> {
+    return uow ? uow.transactionFor(provider) : undefined;
+  }
+}
