@@ -29,7 +29,7 @@ describe.skipIf(!up)('protean-ts dlq list | replay | purge', () => {
     expect(stdout).toContain('default:shop::order:command  0 dead letters');
     expect(stdout).toContain('default:shop::order  1 dead letter (Receipts: 1)');
     expect(stdout).toContain('dlq list: 1 dead letter in 2 streams');
-  });
+  }, 120_000);
 
   it("list <subscription> shows each dead letter with the handler's error", async () => {
     const { code, stdout } = await cli('dlq', 'list', 'Receipts');
@@ -40,7 +40,7 @@ describe.skipIf(!up)('protean-ts dlq list | replay | purge', () => {
     const json = JSON.parse((await cli('dlq', 'list', 'Receipts', '--json')).stdout) as { total: number; letters: { envelope: { data: { customer: string } } }[] };
     expect(json.total).toBe(1);
     expect(json.letters[0]!.envelope.data.customer).toBe('poison');
-  });
+  }, 120_000);
 
   it('replay publishes the dead letter back to its stream, where the subscription handles it again', async () => {
     const { code, stdout } = await cli('dlq', 'replay', 'Receipts');
@@ -63,7 +63,7 @@ describe.skipIf(!up)('protean-ts dlq list | replay | purge', () => {
     expect(code).toBe(0);
     expect(stdout).toContain('dlq purge: 1 dead letter deleted from default:shop::order');
     expect((await cli('dlq', 'list')).stdout).toContain('dlq list: 0 dead letters in 2 streams');
-  });
+   }, 120_000);
 
   it('lists a stream entry the broker could not decode as such, and does not replay it', async () => {
     // Another producer writes its own format into the subscribed stream; the server sets it aside.
@@ -89,5 +89,5 @@ describe.skipIf(!up)('protean-ts dlq list | replay | purge', () => {
     expect(stderr).toContain('note: "Recepits" is no subscription and no stream a subscription reads');
     expect(stderr).toContain('subscriptions: OrderCommands, Receipts');
     expect(stdout).toContain('dlq replay: nothing to replay for Recepits');
-  });
+  }, 120_000);
 });
