@@ -9,6 +9,7 @@ import { registerInfoCommands } from './info.js';
 import { registerServerCommands } from './server.js';
 import { registerOutboxCommands } from './outbox.js';
 import { registerDlqCommands } from './dlq.js';
+import { registerEventsCommands } from './events.js';
 
 export type { CommandGroup } from './command-group.js';
 
@@ -19,4 +20,5 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   registerServerCommands,
   registerOutboxCommands,
   registerDlqCommands,
+  registerEventsCommands,
 ];
