@@ -43,7 +43,8 @@ export class Upcasters {
 
   /**
    * The stored envelope as the current version of its event, or undefined when its type is not
-   * an older (or newer) version of a registered event. The envelope's checksum must have been
+   * an older version of a registered event (a newer one stays an UnknownMessageTypeError: a
+   * version not deployed yet). The envelope's checksum must have been
    * checked already: it covers the stored data, not the upcast data, so it is dropped.
    */
   upcastStored(envelope: MessageEnvelope): MessageEnvelope | undefined {
@@ -53,7 +54,7 @@ export class Upcasters {
     if (!match || !record) return undefined;
     const storedVersion = Number(match[2]);
     const current = record.options.version;
-    if (!Number.isSafeInteger(storedVersion) || storedVersion === current) return undefined;
+    if (!Number.isSafeInteger(storedVersion) || storedVersion >= current) return undefined;
 
     const metadata = structuredClone(envelope.metadata) as MessageMetadata;
     let data = structuredClone(envelope.data) as Record<string, unknown>;
