@@ -43,6 +43,8 @@ import { checkFieldAccessors } from './field-accessor-check.js';
 import { buildAggregateSchema } from './aggregate-schema.js';
 import type { DomainOptions } from './domain-options.js';
 import { DomainRuntime, type InitOptions } from './runtime.js';
+import { Upcasters } from './upcasters.js';
+import type { UpcasterClass, UpcasterOptions } from '../elements/upcaster.js';
 import type { Repository } from '../repository/repository.js';
 import type { ProcessOptions } from '../processing/command-processor.js';
 import type { HandleMessageOptions, HandleOutcome } from '../processing/message-handling.js';
@@ -59,9 +61,12 @@ export class Domain {
   readonly name: string;
   readonly options: Readonly<DomainOptions>;
   readonly registry: ElementRegistry;
+  /** The `@domain.upcaster` classes, run when a stored event of an older version is read. */
+  readonly upcasters: Upcasters;
 
   constructor(name: string, options: DomainOptions = {}) {
     this.registry = new ElementRegistry(name, { identityFunction: options.identityFunction });
+    this.upcasters = new Upcasters(this.registry);
     this.name = name;
     this.options = { ...options };
   }
@@ -113,6 +118,18 @@ export class Domain {
     return this.decorator('subscriber', options);
   }
 
+  /**
+   * `@domain.upcaster({ event: Deposited, from: 1, to: 2 })` on a class whose `upcast(data,
+   * metadata)` returns the event's v2 data from its stored v1 data. Chains run on every read.
+   */
+  upcaster(options: UpcasterOptions): <C extends UpcasterClass>(cls: C) => C {
+    return <C extends UpcasterClass>(cls: C, ...standardContext: unknown[]): C => {
+      refuseStandardDecorator('@domain.upcaster()', standardContext[0]);
+      this.upcasters.register(cls, options);
+      return cls;
+    };
+  }
+
   /** Registers `cls` like its decorator would; the kind comes from its base class. */
   register<C extends ClassRef>(cls: C, options?: ElementOptionsByKind[ElementKind]): C {
     const kind = inferElementKind(cls);
@@ -147,6 +164,11 @@ export class Domain {
     return this.registry.messageTypeOf(message);
   }
 
+  /** A stored envelope of an older version of a registered event, upcast to its current version. */
+  upcastStored(envelope: MessageEnvelope): MessageEnvelope | undefined {
+    return this.upcasters.upcastStored(envelope);
+  }
+
   handlersFor(type: string): readonly HandlerBinding[] {
     return this.registry.handlersFor(type);
   }
@@ -164,7 +186,7 @@ export class Domain {
 
   /** Every problem of the registered model, one line each; empty when the model is consistent. */
   validateModel(): string[] {
-    return validateModel(this.registry);
+    return [...validateModel(this.registry), ...this.upcasters.problems()];
   }
 
   /**

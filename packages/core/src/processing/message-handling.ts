@@ -46,7 +46,8 @@ export interface MessageHandlingHost {
 export async function handleMessage(host: MessageHandlingHost, envelope: MessageEnvelope, options: HandleMessageOptions = {}): Promise<HandleOutcome> {
   const message = host.deserialize(envelope);
   const { kind } = envelope.metadata.domain;
-  const type = envelope.metadata.headers.type;
+  // The deserialized message's type: an upcast older version is handled as the current one.
+  const type = (message as { _metadata?: MessageEnvelope['metadata'] })._metadata?.headers.type ?? envelope.metadata.headers.type;
   const wanted = kind === 'COMMAND' ? 'commandHandler' : 'eventHandler';
   let bindings = host.handlersFor(type).filter((b) => b.record.kind === wanted);
   if (kind === 'COMMAND' && bindings.length === 0 && !options.handler) throw new HandlerNotFoundError(type, host.domainName);
