@@ -59,13 +59,17 @@ describe.skipIf(!up)('protean-ts snapshot create', () => {
 
   it('without options snapshots every event-sourced aggregate; a second run reports them current', async () => {
     await project.query('DELETE FROM protean_snapshots');
-    const first = await cli('snapshot', 'create');
+    const first = await cli('snapshot', 'create', '--page-size', '1');
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toBe('snapshot create: 2 snapshots written, 0 already current\n');
+    // Four events read one per page: a running count once a second page is needed.
+    expect(first.stderr).toContain('snapshot create: Account: 1 aggregate…');
+    expect(first.stderr).toContain('snapshot create: Account: 2 aggregates…');
     expect((await snapshots()).map((r) => r.version).sort()).toEqual([0, 2]);
     const again = await cli('snapshot', 'create');
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toBe('snapshot create: 0 snapshots written, 2 already current\n');
+    expect(again.stderr).not.toContain('aggregates…');
   });
 
   it('refuses --id without --aggregate, and an id with no events', async () => {

@@ -209,7 +209,7 @@ function record(event: StoredEvent): Record<string, unknown> {
   };
 }
 
-function whole(flag: string, min: number): (value: string) => number {
+export function whole(flag: string, min: number): (value: string) => number {
   return (value) => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < min) throw new CliError(`${flag} must be a whole number of at least ${min}, got "${value}"`, ExitCode.USAGE);

@@ -8,15 +8,14 @@ import { EventSourcedRepository, type BaseAggregate, type ClassRef, type Domain,
 import { CliError, ExitCode } from '../cli-error.js';
 import type { CliIO } from '../cli-context.js';
 import type { CommandGroup } from './command-group.js';
-import { categoryPages, eventSourcedAggregate, plural, withStore } from './events.js';
+import { categoryPages, eventSourcedAggregate, plural, whole, withStore } from './events.js';
 
 const PAGE_SIZE = 1000;
-/** Streams between two progress lines on stderr. */
-const PROGRESS_EVERY = 100;
 
 interface CreateOptions {
   aggregate?: string;
   id?: string;
+  pageSize: number;
 }
 
 interface Tally {
@@ -32,6 +31,7 @@ export const registerSnapshotCommands: CommandGroup = (program, context) => {
     .description('Write a snapshot of the current state of event-sourced aggregates (all, those of --aggregate, or the one --id of --aggregate)')
     .option('--aggregate <name>', 'event-sourced aggregate class name, e.g. Account')
     .option('--id <id>', 'one aggregate id (needs --aggregate)')
+    .option('--page-size <n>', 'events per category read when finding the aggregates', whole('--page-size', 1), PAGE_SIZE)
     .action(async (options: CreateOptions) => {
       if (options.id !== undefined && options.aggregate === undefined) {
         throw new CliError('snapshot create: --id needs --aggregate (the id is one of that aggregate\'s ids), e.g. --aggregate Account --id 42', ExitCode.USAGE);
@@ -62,22 +62,31 @@ async function create(store: EventStore, domain: Domain, io: CliIO, options: Cre
       }
       continue;
     }
-    await eachStreamId(store, record.options.streamCategory, async (id, seen) => {
-      await snapshotOne(id);
-      if (seen % PROGRESS_EVERY === 0) io.stderr(`snapshot create: ${record.name}: ${seen} aggregates…\n`);
+    let pages = 0;
+    await eachStreamId(store, record.options.streamCategory, options.pageSize, snapshotOne, (seen) => {
+      // Once finding the aggregates needs a second page, a running count, so short runs stay quiet.
+      pages += 1;
+      if (pages > 1) io.stderr(`snapshot create: ${record.name}: ${seen} ${plural(seen, 'aggregate')}…\n`);
     });
   }
   io.stdout(`snapshot create: ${tally.written} ${plural(tally.written, 'snapshot')} written, ${tally.current} already current\n`);
 }
 
-/** Calls `visit` once per stream of the category, in order of first event, reading the category in pages. */
-async function eachStreamId(store: EventStore, category: string, visit: (id: string, seen: number) => Promise<void>): Promise<void> {
+/** Calls `visit` once per stream of the category, in order of first event, reading the category in pages; `pageDone` after each page. */
+async function eachStreamId(
+  store: EventStore,
+  category: string,
+  pageSize: number,
+  visit: (id: string) => Promise<unknown>,
+  pageDone: (seen: number) => void,
+): Promise<void> {
   const seen = new Set<string>();
-  for await (const page of categoryPages(store, category, PAGE_SIZE, Number.POSITIVE_INFINITY)) {
+  for await (const page of categoryPages(store, category, pageSize, Number.POSITIVE_INFINITY)) {
     for (const event of page) {
       if (seen.has(event.streamName)) continue;
       seen.add(event.streamName);
-      await visit(event.streamName.slice(category.length + 1), seen.size);
+      await visit(event.streamName.slice(category.length + 1));
     }
+    pageDone(seen.size);
   }
 }
