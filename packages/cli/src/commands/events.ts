@@ -49,7 +49,7 @@ export const registerEventsCommands: CommandGroup = (program, context) => {
     .action((options: { pageSize: number; json?: boolean }) => withStore(context, (store) => stats(store, context.io, options)));
 };
 
-async function withStore(context: CliContext, work: (store: EventStore, domain: Domain) => Promise<void>): Promise<void> {
+export async function withStore(context: CliContext, work: (store: EventStore, domain: Domain) => Promise<void>): Promise<void> {
   const domain = await context.initDomain();
   try {
     await work(eventStoreOf(domain), domain);
@@ -70,6 +70,19 @@ function eventStoreOf(domain: Domain): EventStore {
     );
   }
   return provider.eventStore;
+}
+
+/** The registered event-sourced aggregate of that name; a usage error naming the event-sourced ones otherwise. */
+export function eventSourcedAggregate(domain: Domain, aggregateName: string, command: string) {
+  const eventSourced = domain.recordsOf('aggregate').filter((r) => r.options.isEventSourced);
+  const aggregate = eventSourced.find((r) => r.name === aggregateName);
+  if (!aggregate) {
+    const known = eventSourced.map((r) => r.name).join(', ') || 'none';
+    const exists = domain.recordsOf('aggregate').some((r) => r.name === aggregateName);
+    const why = exists ? `${aggregateName} is not event-sourced` : `no aggregate is named ${aggregateName}`;
+    throw new CliError(`${command}: ${why} (event-sourced aggregates: ${known})`, ExitCode.USAGE);
+  }
+  return aggregate;
 }
 
 async function read(store: EventStore, io: CliIO, stream: string, options: ReadOptions): Promise<void> {
@@ -111,14 +124,7 @@ async function read(store: EventStore, io: CliIO, stream: string, options: ReadO
 }
 
 async function history(store: EventStore, domain: Domain, io: CliIO, aggregateName: string, id: string, json: boolean): Promise<void> {
-  const eventSourced = domain.recordsOf('aggregate').filter((r) => r.options.isEventSourced);
-  const aggregate = eventSourced.find((r) => r.name === aggregateName);
-  if (!aggregate) {
-    const known = eventSourced.map((r) => r.name).join(', ') || 'none';
-    const exists = domain.recordsOf('aggregate').some((r) => r.name === aggregateName);
-    const why = exists ? `${aggregateName} is not event-sourced` : `no aggregate is named ${aggregateName}`;
-    throw new CliError(`events history: ${why} (event-sourced aggregates: ${known})`, ExitCode.USAGE);
-  }
+  const aggregate = eventSourcedAggregate(domain, aggregateName, 'events history');
   const stream = `${aggregate.options.streamCategory}-${id}`;
   const events: StoredEvent[] = [];
   const progress = progressReporter(io, 'events history');
@@ -166,7 +172,7 @@ async function stats(store: EventStore, io: CliIO, options: { pageSize: number; 
 }
 
 /** Pages of a category or `$all` in reader order, stopping after `limit` events. */
-async function* categoryPages(store: EventStore, category: string, pageSize: number, limit: number): AsyncGenerator<StoredEvent[]> {
+export async function* categoryPages(store: EventStore, category: string, pageSize: number, limit: number): AsyncGenerator<StoredEvent[]> {
   let cursor = START_CURSOR;
   let read = 0;
   while (read < limit) {
@@ -203,7 +209,7 @@ function record(event: StoredEvent): Record<string, unknown> {
   };
 }
 
-function whole(flag: string, min: number): (value: string) => number {
+export function whole(flag: string, min: number): (value: string) => number {
   return (value) => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < min) throw new CliError(`${flag} must be a whole number of at least ${min}, got "${value}"`, ExitCode.USAGE);
@@ -211,6 +217,6 @@ function whole(flag: string, min: number): (value: string) => number {
   };
 }
 
-function plural(n: number, word: string): string {
+export function plural(n: number, word: string): string {
   return n === 1 ? word : `${word}s`;
 }

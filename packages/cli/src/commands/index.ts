@@ -10,6 +10,7 @@ import { registerServerCommands } from './server.js';
 import { registerOutboxCommands } from './outbox.js';
 import { registerDlqCommands } from './dlq.js';
 import { registerEventsCommands } from './events.js';
+import { registerSnapshotCommands } from './snapshot.js';
 
 export type { CommandGroup } from './command-group.js';
 
@@ -21,4 +22,5 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   registerOutboxCommands,
   registerDlqCommands,
   registerEventsCommands,
+  registerSnapshotCommands,
 ];

@@ -80,6 +80,21 @@ export class EventSourcedRepository<T extends BaseAggregate> extends Repository<
     return this.load(String(id), undefined, undefined);
   }
 
+  /**
+   * Writes a snapshot of the aggregate at its stream's current version, whatever the threshold
+   * (`protean-ts snapshot create`), by the same load that writes one at `snapshot_threshold`.
+   * `written` is false when the latest snapshot is already at that version; undefined when the
+   * stream has no events.
+   */
+  async writeSnapshot(id: string): Promise<{ version: number; written: boolean } | undefined> {
+    let outcome: { version: number; written: boolean } | undefined;
+    await this.load(String(id), undefined, undefined, (version, replayed) => {
+      outcome = { version, written: replayed > 0 };
+      return replayed > 0;
+    });
+    return outcome;
+  }
+
   override query(_spec?: QuerySpec<T>): Promise<T[]> {
     return Promise.reject(new EventSourcedOperationError(this.schema.name, 'query'));
   }
@@ -92,7 +107,13 @@ export class EventSourcedRepository<T extends BaseAggregate> extends Repository<
     return Promise.reject(new EventSourcedOperationError(this.schema.name, 'delete (an event stream is history; raise an event that marks it closed)'));
   }
 
-  private async load(id: string, atVersion: number | undefined, asOf: Date | undefined): Promise<T | undefined> {
+  private async load(
+    id: string,
+    atVersion: number | undefined,
+    asOf: Date | undefined,
+    // Whether to save a snapshot after replaying `replayed` events up to `version`.
+    shouldSnapshot: (version: number, replayed: number) => boolean = (_version, replayed) => replayed >= this.host.snapshotThreshold(),
+  ): Promise<T | undefined> {
     const historical = atVersion !== undefined || asOf !== undefined;
     const { store, provider } = this.host.eventStore();
     const tx = await this.readTransaction(this.host.activeUnitOfWork(), provider);
@@ -124,7 +145,7 @@ export class EventSourcedRepository<T extends BaseAggregate> extends Repository<
       markReadOnly(aggregate);
       return aggregate;
     }
-    if (replayed >= this.host.snapshotThreshold()) {
+    if (shouldSnapshot(version, replayed)) {
       await store.saveSnapshot({ streamName: stream, version, type: this.host.snapshotType(this.schema.aggregate), data: aggregate.toPlain() }, tx);
     }
     return aggregate;
