@@ -125,6 +125,8 @@ export {
   type NewSnapshot,
   type Snapshot,
 } from './ports/event-store-records.js';
+export { MAX_LEASE_MS, type EventStoreSubscriptions, type EventStoreSubscriptionState, type EventStoreDeadLetter } from './ports/event-store-subscriptions.js';
+export { MemoryEventStoreSubscriptions } from './adapters/memory/memory-event-store-subscriptions.js';
 export { streamName, categoryOf, isEntityStream, isCategory, ALL_STREAMS } from './ports/stream-names.js';
 export { StreamVersionError } from './errors/stream-version.error.js';
 export { InvalidStreamNameError } from './errors/invalid-stream-name.error.js';

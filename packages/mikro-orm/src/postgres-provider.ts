@@ -11,7 +11,7 @@ import { StatementRunner } from './connection/statement-runner.js';
 import { AggregateMapping } from './dao/aggregate-mapping.js';
 import { AutoCommitAggregateDao } from './dao/auto-commit-dao.js';
 import { PostgresAggregateDao } from './dao/postgres-aggregate-dao.js';
-import { EVENT_STORE_TABLES, EVENT_STREAMS_TABLE, EVENTS_TABLE, eventStoreDdl, PostgresEventStore, SNAPSHOTS_TABLE } from './event-store/index.js';
+import { EVENT_STORE_TABLES, eventStoreDdl, eventStoreTableNames, PostgresEventStore } from './event-store/index.js';
 import { MappingError } from './mapping.error.js';
 import { inboxDdl, INBOX_CHECKPOINTS_TABLE, INBOX_MESSAGES_TABLE, INBOX_PASSED_TABLE, INBOX_TABLES, PostgresInboxStore } from './inbox/index.js';
 import { OUTBOX_POSITIONS_TABLE, OUTBOX_TABLE, PostgresOutboxStore, setupOutboxTable } from './outbox/index.js';
@@ -150,7 +150,7 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
     return { created: [...report.created, ...events.created], existing: [...report.existing, ...events.existing] };
   }
 
-  /** The event store tables (`protean_events`, `protean_event_streams`, `protean_snapshots`); idempotent. */
+  /** The event store tables (events, streams, snapshots, subscription leases and dead letters); idempotent. */
   async setupEventStore(): Promise<SchemaReport> {
     await this.schemaManager().ensureNamespace();
     const report: SchemaReport = { created: [], existing: [] };
@@ -158,8 +158,7 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
       const found = await this.execute<{ present: boolean }>('SELECT to_regclass(?) IS NOT NULL AS present', [this.qualify(table)]);
       (found.rows[0]?.present === true ? report.existing : report.created).push(table);
     }
-    const tables = { events: this.qualify(EVENTS_TABLE), streams: this.qualify(EVENT_STREAMS_TABLE), snapshots: this.qualify(SNAPSHOTS_TABLE) };
-    for (const statement of eventStoreDdl(tables)) await this.execute(statement);
+    for (const statement of eventStoreDdl(eventStoreTableNames((table) => this.qualify(table)))) await this.execute(statement);
     return report;
   }
 

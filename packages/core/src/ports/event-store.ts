@@ -10,6 +10,8 @@
  */
 import type { ProviderTransaction } from './database-provider.js';
 import { EventStoreChecks } from './event-store-checks.js';
+import { checkedSubscriptions } from './event-store-subscription-checks.js';
+import type { EventStoreSubscriptions } from './event-store-subscriptions.js';
 import {
   DEFAULT_PAGE_SIZE,
   START_CURSOR,
@@ -38,6 +40,13 @@ export interface CategoryRead {
 
 export abstract class EventStore {
   private readonly check = new EventStoreChecks();
+  private checkedSubscriptionStore: EventStoreSubscriptions | undefined;
+
+  /** Leases, cursors and dead letters of event-store subscriptions, kept beside the events. */
+  get subscriptions(): EventStoreSubscriptions {
+    this.checkedSubscriptionStore ??= checkedSubscriptions(this.createSubscriptions());
+    return this.checkedSubscriptionStore;
+  }
 
   /** Appends `events` to `stream` inside `tx`; they become visible to others when `tx` commits. */
   async append(tx: ProviderTransaction, stream: string, events: readonly NewEvent[], options: AppendOptions = {}): Promise<AppendResult> {
@@ -87,6 +96,8 @@ export abstract class EventStore {
     return this._latestSnapshot(stream, tx);
   }
 
+  /** The adapter's subscription store; called once, its methods receive checked arguments. */
+  protected abstract createSubscriptions(): EventStoreSubscriptions;
   /** `events` is non-empty and checked; `expectedVersion` is undefined (no check) or >= -1. */
   protected abstract _append(tx: ProviderTransaction, stream: string, events: readonly NewEvent[], expectedVersion: number | undefined): Promise<AppendResult>;
   protected abstract _readStream(stream: string, read: StreamRead, tx: ProviderTransaction | undefined): Promise<StoredEvent[]>;

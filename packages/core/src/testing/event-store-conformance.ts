@@ -15,6 +15,7 @@ import type { EventStore } from '../ports/event-store.js';
 import { cursorOf, type NewEvent } from '../ports/event-store-records.js';
 import { ALL_STREAMS } from '../ports/stream-names.js';
 import { describeEventStoreConcurrency } from './event-store-conformance-concurrency.js';
+import { describeSubscriptionStore } from './event-store-conformance-subscriptions.js';
 import { itKeepsReadersExactlyOnce } from './event-store-conformance-property.js';
 import { eventually, EventFactory, inTransaction, readAtLeast, readToHead, sleep } from './event-store-conformance-fixtures.js';
 
@@ -279,6 +280,7 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
     });
 
     describeEventStoreConcurrency(() => ({ provider, store, f }));
+    describeSubscriptionStore(() => ({ store }));
     itKeepsReadersExactlyOnce(() => harness.open(), harness.propertyRuns ?? 200);
   });
 }

@@ -8,16 +8,32 @@
  * - `protean_event_streams`: one row per stream holding its version. Appends lock it, so the
  *   expected-version check and the write are one atomic step under concurrency.
  * - `protean_snapshots`: the latest snapshot per stream.
+ * - the leases, cursors and dead letters of event-store subscriptions (subscription-tables.ts).
  */
+import { DEAD_LETTERS_TABLE, subscriptionDdl, SUBSCRIPTIONS_TABLE } from './subscription-tables.js';
+
 export const EVENTS_TABLE = 'protean_events';
 export const EVENT_STREAMS_TABLE = 'protean_event_streams';
 export const SNAPSHOTS_TABLE = 'protean_snapshots';
-export const EVENT_STORE_TABLES = [EVENTS_TABLE, EVENT_STREAMS_TABLE, SNAPSHOTS_TABLE] as const;
+export const EVENT_STORE_TABLES = [EVENTS_TABLE, EVENT_STREAMS_TABLE, SNAPSHOTS_TABLE, SUBSCRIPTIONS_TABLE, DEAD_LETTERS_TABLE] as const;
 
 export interface EventStoreTableNames {
   events: string;
   streams: string;
   snapshots: string;
+  subscriptions: string;
+  deadLetters: string;
+}
+
+/** The store's table names qualified by `qualify` (the provider's PostgreSQL schema). */
+export function eventStoreTableNames(qualify: (table: string) => string): EventStoreTableNames {
+  return {
+    events: qualify(EVENTS_TABLE),
+    streams: qualify(EVENT_STREAMS_TABLE),
+    snapshots: qualify(SNAPSHOTS_TABLE),
+    subscriptions: qualify(SUBSCRIPTIONS_TABLE),
+    deadLetters: qualify(DEAD_LETTERS_TABLE),
+  };
 }
 
 export function eventStoreDdl(t: EventStoreTableNames): string[] {
@@ -49,5 +65,6 @@ export function eventStoreDdl(t: EventStoreTableNames): string[] {
   data jsonb NOT NULL,
   time timestamptz NOT NULL DEFAULT now()
 )`,
+    ...subscriptionDdl(t),
   ];
 }

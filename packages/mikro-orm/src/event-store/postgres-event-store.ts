@@ -10,6 +10,7 @@ import {
   ALL_STREAMS,
   type AppendResult,
   type CategoryRead,
+  type EventStoreSubscriptions,
   type NewEvent,
   type NewSnapshot,
   type ProviderTransaction,
@@ -20,7 +21,8 @@ import {
 import type { SqlDatabase, SqlExecutor } from '../sql-executor.js';
 import { transactionExecutor } from '../transaction-executor.js';
 import { appendEventsSql } from './append-events.sql.js';
-import { EVENT_STREAMS_TABLE, EVENTS_TABLE, SNAPSHOTS_TABLE, type EventStoreTableNames } from './event-store-tables.js';
+import { eventStoreTableNames, type EventStoreTableNames } from './event-store-tables.js';
+import { PostgresEventStoreSubscriptions } from './postgres-event-store-subscriptions.js';
 import { readCategorySql, readStreamSql, streamVersionSql, type EventRow } from './read-events.sql.js';
 import { latestSnapshotSql, saveSnapshotSql } from './snapshots.sql.js';
 
@@ -29,7 +31,11 @@ export class PostgresEventStore extends EventStore {
 
   constructor(private readonly db: SqlDatabase) {
     super();
-    this.tables = { events: db.qualify(EVENTS_TABLE), streams: db.qualify(EVENT_STREAMS_TABLE), snapshots: db.qualify(SNAPSHOTS_TABLE) };
+    this.tables = eventStoreTableNames((table) => db.qualify(table));
+  }
+
+  protected createSubscriptions(): EventStoreSubscriptions {
+    return new PostgresEventStoreSubscriptions(this.db, this.tables);
   }
 
   protected async _append(tx: ProviderTransaction, stream: string, events: readonly NewEvent[], expectedVersion: number | undefined): Promise<AppendResult> {

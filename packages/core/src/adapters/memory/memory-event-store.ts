@@ -12,6 +12,8 @@ import type { ProviderTransaction } from '../../ports/database-provider.js';
 import { EventStore, type CategoryRead, type StreamRead } from '../../ports/event-store.js';
 import type { AppendResult, NewEvent, NewSnapshot, Snapshot, StoredEvent } from '../../ports/event-store-records.js';
 import { ALL_STREAMS, categoryOf } from '../../ports/stream-names.js';
+import type { EventStoreSubscriptions } from '../../ports/event-store-subscriptions.js';
+import { MemoryEventStoreSubscriptions } from './memory-event-store-subscriptions.js';
 import { MemoryTransaction } from './memory-transaction.js';
 
 /** The events one transaction appends to one stream, with the committed version they follow. */
@@ -32,12 +34,17 @@ export class MemoryEventStore extends EventStore {
   private readonly snapshots = new Map<string, Snapshot>();
   private lastGlobalPosition = 0;
   private lastCommit = 0;
+  private readonly subscriptionStore = new MemoryEventStoreSubscriptions();
 
   constructor(
     private readonly providerName: string,
     private readonly now: () => Date = () => new Date(),
   ) {
     super();
+  }
+
+  protected createSubscriptions(): EventStoreSubscriptions {
+    return this.subscriptionStore;
   }
 
   protected async _append(tx: ProviderTransaction, stream: string, events: readonly NewEvent[], expectedVersion: number | undefined): Promise<AppendResult> {
@@ -138,6 +145,7 @@ export class MemoryEventStore extends EventStore {
     this.snapshots.clear();
     this.lastGlobalPosition = 0;
     this.lastCommit = 0;
+    this.subscriptionStore.clear();
   }
 
   private committedVersion(stream: string): number {
