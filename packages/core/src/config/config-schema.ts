@@ -41,7 +41,6 @@ const seconds = { kind: 'number', min: 0, max: MAX_TIMER_SECONDS } as const;
 const milliseconds = { kind: 'integer', min: 0, max: MAX_TIMER_MS } as const;
 const hours = { kind: 'number', min: 0, max: MAX_RETENTION_HOURS } as const;
 const positiveInt = count(1);
-const EVENT_STORE_SUBSCRIPTIONS_NOT_BUILT = 'event-store subscriptions are not built yet';
 
 export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
   kind: 'table',
@@ -88,11 +87,7 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
     server: {
       kind: 'table',
       keys: {
-        default_subscription_type: {
-          kind: 'enum',
-          values: ['stream'],
-          refused: { event_store: `${EVENT_STORE_SUBSCRIPTIONS_NOT_BUILT}; use "stream" (or leave the key out): events of event-sourced aggregates reach stream subscriptions through the outbox` },
-        },
+        default_subscription_type: { kind: 'enum', values: ['stream', 'event_store'] },
         messages_per_tick: positiveInt,
         tick_interval: seconds,
         stream_subscription: {
@@ -105,6 +100,13 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
             concurrency: count(1, 10_000),
             gap_timeout_seconds: seconds,
             accept_unsigned_envelopes: { kind: 'boolean' },
+          },
+        },
+        event_store_subscription: {
+          kind: 'table',
+          keys: {
+            lease_seconds: { kind: 'number', min: 1, max: 3600 },
+            poll_interval_ms: { kind: 'integer', min: 1, max: 60_000 },
           },
         },
         health: {

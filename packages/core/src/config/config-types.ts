@@ -7,8 +7,16 @@ import type { BrokerSettings } from '../ports/broker.js';
 import type { DatabaseSettings } from '../ports/database-provider.js';
 
 export type ProcessingMode = 'sync' | 'async';
-/** `event_store` comes with event-store subscriptions (not built yet); the schema refuses it until then. */
-export type SubscriptionType = 'stream';
+/** Where handlers read from: broker streams fed by the outbox, or the event store's categories. */
+export type SubscriptionType = 'stream' | 'event_store';
+
+/** Event-store subscriptions: how workers share them, and how often an idle one looks for new events. */
+export interface EventStoreSubscriptionConfig {
+  /** A worker reads a subscription's category while it holds its lease; a standby takes over this long after the holder stops renewing. */
+  lease_seconds: number;
+  /** Pause after a read that found nothing new. */
+  poll_interval_ms: number;
+}
 
 export interface StreamSubscriptionConfig {
   blocking_timeout_ms: number;
@@ -37,6 +45,7 @@ export interface ServerConfig {
   messages_per_tick: number;
   tick_interval: number;
   stream_subscription: StreamSubscriptionConfig;
+  event_store_subscription: EventStoreSubscriptionConfig;
   health: { host: string; port: number };
   /** Seconds the server waits for its databases and brokers at start before giving up; 0 waits forever. */
   startup_timeout_seconds: number;

@@ -31,6 +31,7 @@ const DEFAULTS: DomainConfig = {
       gap_timeout_seconds: 60,
       accept_unsigned_envelopes: false,
     },
+    event_store_subscription: { lease_seconds: 10, poll_interval_ms: 100 },
     health: { host: '127.0.0.1', port: 8080 },
     startup_timeout_seconds: 0,
   },

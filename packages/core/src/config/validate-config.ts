@@ -167,6 +167,7 @@ function checkCrossKeys(config: DomainConfig, options: ValidateOptions, problems
     });
   }
   if (databases) checkEventStore(config, databases, isPlainObject(explicit.event_store) ? explicit.event_store : {}, problems);
+  checkSubscriptionType(config, problems);
   const retry = outbox && isPlainObject(outbox.retry) ? outbox.retry : undefined;
   if (retry && typeof retry.base_delay_seconds === 'number' && typeof retry.max_backoff_seconds === 'number'
     && retry.max_backoff_seconds < retry.base_delay_seconds) {
@@ -175,6 +176,22 @@ function checkCrossKeys(config: DomainConfig, options: ValidateOptions, problems
       message: `must be at least outbox.retry.base_delay_seconds (${retry.base_delay_seconds}), got ${retry.max_backoff_seconds}`,
     });
   }
+}
+
+/**
+ * Handlers reading the event store need no outbox, and with both every event of an event-sourced
+ * aggregate would also be relayed to broker streams nobody reads by default: the two are a
+ * deliberate choice, so `default_subscription_type = "event_store"` asks for the outbox off.
+ * (One handler with `subscriptionType: 'event_store'` beside stream handlers is fine.)
+ */
+function checkSubscriptionType(config: DomainConfig, problems: ConfigProblem[]): void {
+  const server = isPlainObject(config.server) ? config.server : undefined;
+  if (server?.default_subscription_type !== 'event_store' || (config.enable_outbox as unknown) === false) return;
+  problems.push({
+    path: 'server.default_subscription_type',
+    message: 'is "event_store", but enable_outbox is true (its default): handlers then read the event store, and the outbox would relay the same events to broker streams as well. '
+      + 'Set enable_outbox = false, or keep default_subscription_type = "stream" and give single handlers subscriptionType: \'event_store\'',
+  });
 }
 
 function checkProviders(section: ProviderSection, tables: unknown, explicitTables: unknown, providers: KnownProviders, problems: ConfigProblem[]) {

@@ -83,7 +83,19 @@ export function resolveRecord<K extends ElementKind>(kind: K, cls: ClassRef, giv
     case 'eventHandler': {
       const h = o as HandlerOptions;
       const category = typeof h.streamCategory === 'string' ? nonEmpty(h.streamCategory, 'streamCategory', cls) : h.streamCategory;
-      return { kind, cls, name, options: { partOf: h.partOf, streamCategory: category, subscriptionName: nonEmpty(h.subscriptionName, 'subscriptionName', cls) ?? name } };
+      const subscriptionType = h.subscriptionType;
+      if (subscriptionType !== undefined && subscriptionType !== 'stream' && subscriptionType !== 'event_store') {
+        throw new RegistrationError(`${name}: subscriptionType must be 'stream' or 'event_store', got ${JSON.stringify(subscriptionType)}`);
+      }
+      if (kind === 'commandHandler' && subscriptionType === 'event_store') {
+        throw new RegistrationError(`${name}: a command handler cannot read the event store (commands are not stored there); leave subscriptionType out`);
+      }
+      return {
+        kind,
+        cls,
+        name,
+        options: { partOf: h.partOf, streamCategory: category, subscriptionName: nonEmpty(h.subscriptionName, 'subscriptionName', cls) ?? name, subscriptionType },
+      };
     }
     case 'repository': {
       const r = o as Partial<RepositoryOptions>;

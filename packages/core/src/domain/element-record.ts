@@ -21,7 +21,13 @@ export type ValueObjectRecord = RecordOf<'valueObject', { partOf: ClassRef | und
 export type MessageRecordOptions = { partOf: ClassRef | undefined; version: number; published: boolean; streamCategory: string | undefined };
 export type EventRecord = RecordOf<'event', MessageRecordOptions>;
 export type CommandRecord = RecordOf<'command', MessageRecordOptions>;
-export type HandlerRecordOptions = { partOf: ClassRef | undefined; streamCategory: string | ClassRef | undefined; subscriptionName: string };
+export type HandlerRecordOptions = {
+  partOf: ClassRef | undefined;
+  streamCategory: string | ClassRef | undefined;
+  subscriptionName: string;
+  /** As declared; undefined follows `server.default_subscription_type`. */
+  subscriptionType: 'stream' | 'event_store' | undefined;
+};
 export type CommandHandlerRecord = RecordOf<'commandHandler', HandlerRecordOptions>;
 export type EventHandlerRecord = RecordOf<'eventHandler', HandlerRecordOptions>;
 export type ApplicationServiceRecord = RecordOf<'applicationService', { partOf: ClassRef | undefined }>;

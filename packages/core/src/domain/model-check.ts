@@ -142,5 +142,20 @@ export function validateModel(registry: ElementRegistry): string[] {
     if (handlers.length > 1) problems.push(`${type} is handled by ${handlers.length} command handlers (${handlers.join(', ')}); a command has exactly one`);
   }
   checkEventSourcedAggregates(registry, problems);
+  checkEventStoreHandlers(registry, problems);
   return problems;
+}
+
+/** A handler declared to read the event store must follow a category that event-sourced aggregates write. */
+function checkEventStoreHandlers(registry: ElementRegistry, problems: string[]): void {
+  for (const record of registry.recordsOf('eventHandler')) {
+    if (record.options.subscriptionType !== 'event_store') continue;
+    const category = registry.handlerStreamCategory(record.cls);
+    if (category && !registry.eventSourcedAggregateOf(category)) {
+      problems.push(
+        `${label(record)}: subscriptionType 'event_store', but no event-sourced aggregate writes its category "${category}" to the event store; `
+          + 'make that aggregate eventSourced, or read it from broker streams (subscriptionType: \'stream\')',
+      );
+    }
+  }
 }

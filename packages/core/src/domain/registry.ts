@@ -205,6 +205,11 @@ export class ElementRegistry implements ElementHost {
     return target?.kind === 'aggregate' ? target.options.streamCategory : undefined;
   }
 
+  /** The event-sourced aggregate whose events make up `category` in the event store; undefined when none. */
+  eventSourcedAggregateOf(category: string): AggregateRecord | undefined {
+    return this.recordsOf('aggregate').find((record) => record.options.isEventSourced && record.options.streamCategory === category);
+  }
+
   /** The aggregate an element belongs to: itself for an aggregate, else its partOf (through entities). */
   aggregateOf(cls: ClassRef): AggregateRecord | undefined {
     const seen = new Set<ClassRef>();

@@ -50,6 +50,12 @@ export interface HandlerOptions {
   streamCategory?: string | ClassRef;
   /** Name of the subscription's consumer group; default the class name. */
   subscriptionName?: string;
+  /**
+   * Event handlers only: read the events from broker streams (`'stream'`, fed by the outbox) or
+   * from the event store's category (`'event_store'`, for event-sourced aggregates). Default:
+   * `server.default_subscription_type`.
+   */
+  subscriptionType?: 'stream' | 'event_store';
 }
 
 export interface SubscriberOptions {

@@ -146,9 +146,17 @@ describe('numbers have bounds (4)', () => {
 });
 
 describe('settings nothing reads are refused (5)', () => {
-  it('default_subscription_type = "event_store" says event-store subscriptions are not built yet', () => {
+  it('default_subscription_type = "event_store" with the outbox on is refused, saying to turn the outbox off', () => {
     const { error } = configErrorOf('[server]\ndefault_subscription_type = "event_store"');
-    expect(problemAt(error, 'server.default_subscription_type')?.message).toContain('event-store subscriptions are not built yet');
+    expect(problemAt(error, 'server.default_subscription_type')?.message).toContain('Set enable_outbox = false');
+    const explicit = configErrorOf('enable_outbox = true\n[server]\ndefault_subscription_type = "event_store"');
+    expect(problemAt(explicit.error, 'server.default_subscription_type')?.message).toContain('enable_outbox is true');
+  });
+
+  it('default_subscription_type = "event_store" with enable_outbox = false is accepted, with the lease defaults', () => {
+    const { config } = loadConfig({ configPath: tomlFile('enable_outbox = false\n[server]\ndefault_subscription_type = "event_store"'), env: {} });
+    expect(config.server.default_subscription_type).toBe('event_store');
+    expect(config.server.event_store_subscription).toEqual({ lease_seconds: 10, poll_interval_ms: 100 });
   });
 
   it('[event_store] database_uri (a dedicated event-store database) is refused by name', () => {
