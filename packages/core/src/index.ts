@@ -95,7 +95,7 @@ export { outboxRowsForEvents, type AggregateEvents } from './uow/outbox-rows.js'
 export { Repository, type RepositoryHost, type AsOfOptions } from './repository/repository.js';
 export { NotEventSourcedError } from './errors/not-event-sourced.error.js';
 export { EventSourcedRepository, type EventSourcedRepositoryHost } from './repository/event-sourced-repository.js';
-export { aggregateStreamName } from './repository/aggregate-stream.js';
+export { aggregateStreamName, envelopeOf } from './repository/aggregate-stream.js';
 export { DomainRuntime, type InitOptions } from './domain/runtime.js';
 export type { ProcessOptions } from './processing/command-processor.js';
 export type { HandleMessageOptions, HandleOutcome } from './processing/message-handling.js';

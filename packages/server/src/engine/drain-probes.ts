@@ -4,6 +4,7 @@
  */
 import type { Broker, DatabaseProvider } from '@protean-ts/core';
 import type { DrainProbe } from './drain-monitor.js';
+import type { EventStoreSubscription } from '../subscriptions/event-store-subscription.js';
 import type { Subscription } from '../subscriptions/subscription-status.js';
 
 export function outboxProbe(name: string, provider: DatabaseProvider): DrainProbe {
@@ -28,6 +29,24 @@ export function subscriptionProbe(subscription: Subscription, broker: Broker): D
       const lagging = await broker.groupStatus(stream, group);
       if (lagging.pending === 0 && lagging.lag === 0) return null;
       return `${lagging.pending} unacked, ${lagging.lag === null ? 'unknown number of' : lagging.lag} undelivered`;
+    },
+  };
+}
+
+/**
+ * An event-store subscription is drained when the worker holding its lease read to the head of
+ * the category and finished everything read; a worker standing by looks at the cursor the holder
+ * saved (a holder that died leaves events after it: busy until a worker takes over).
+ */
+export function eventStoreProbe(subscription: EventStoreSubscription): DrainProbe {
+  const { stream } = subscription.status();
+  return {
+    name: `event-store subscription ${subscription.name} (category "${stream}")`,
+    async busy() {
+      const state = subscription.status();
+      if (state.state === 'standby') return subscription.unhandledAfterSavedCursor();
+      if (state.state !== 'running') return `state ${state.state}${state.lastError ? `: ${state.lastError.split('\n')[0]}` : ''}`;
+      return subscription.isCaughtUp ? null : `${state.inFlight} events in flight, or not read to the head yet`;
     },
   };
 }

@@ -11,12 +11,13 @@ import { HealthServer } from '../health/health-server.js';
 import type { HealthCheck, HealthReport } from '../health/health-report.js';
 import { createBrokerSubscription } from '../subscriptions/broker-subscription.js';
 import { createStreamSubscription } from '../subscriptions/stream-subscription.js';
+import { EventStoreSubscription } from '../subscriptions/event-store-subscription.js';
 import { planSubscriptions, type PlannedSubscription } from '../subscriptions/subscription-plan.js';
 import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription-status.js';
 import { consumerName } from './consumer-name.js';
 import { InboxJanitor } from './inbox-janitor.js';
 import { waitUntilDrained, type DrainProbe, type DrainResult } from './drain-monitor.js';
-import { outboxProbe, subscriptionProbe } from './drain-probes.js';
+import { eventStoreProbe, outboxProbe, subscriptionProbe } from './drain-probes.js';
 import { engineHealth } from './engine-health.js';
 import { InfrastructureWait } from './infrastructure-wait.js';
 
@@ -48,7 +49,7 @@ export class Engine {
   private readonly log: Logger;
   private state: EngineState = 'new';
   private processors: OutboxProcessor[] = [];
-  private subscriptions: { sub: Subscription; broker: Broker }[] = [];
+  private subscriptions: { sub: Subscription; broker: Broker | null }[] = [];
   private inboxJanitor: InboxJanitor | null = null;
   private healthServer: HealthServer | null = null;
   private healthPort: number | null = null;
@@ -176,14 +177,17 @@ export class Engine {
     if (this.domain.outboxEnabled) {
       for (const [name, provider] of this.domain.providers) if (provider.managed) probes.push(outboxProbe(name, provider));
     }
-    for (const { sub, broker } of this.subscriptions) probes.push(subscriptionProbe(sub, broker));
+    for (const { sub, broker } of this.subscriptions) {
+      probes.push(sub instanceof EventStoreSubscription ? eventStoreProbe(sub) : subscriptionProbe(sub, broker!));
+    }
     const drain = this.options.drain ?? { intervalMs: 200, quietChecks: 3 };
     return waitUntilDrained({ probes, ...drain, timeoutMs, signal: this.stopping.signal });
   }
 
-  private subscribe(entry: PlannedSubscription): { sub: Subscription; broker: Broker } {
+  private subscribe(entry: PlannedSubscription): { sub: Subscription; broker: Broker | null } {
     const { domain } = this;
     const { server } = domain.config;
+    if (entry.source === 'event_store') return { sub: this.subscribeToEventStore(entry), broker: null };
     const broker = domain.runtime.broker(entry.broker);
     const common = {
       domain,
@@ -202,6 +206,26 @@ export class Engine {
         ? createBrokerSubscription({ ...common, subscriber: entry.cls as ClassRef<BaseSubscriber> })
         : createStreamSubscription({ ...common, handler: entry.cls });
     return { sub, broker };
+  }
+
+  private subscribeToEventStore(entry: PlannedSubscription): EventStoreSubscription {
+    const { domain } = this;
+    const { server, event_store: eventStore } = domain.config;
+    const provider = domain.providers.get(eventStore.database);
+    if (!provider) throw new Error(`event_store.database "${eventStore.database}" has no provider; check [databases.${eventStore.database}] in domain.toml`);
+    return new EventStoreSubscription({
+      domain,
+      handler: entry.cls,
+      name: entry.group,
+      category: entry.stream,
+      store: provider.eventStore,
+      database: eventStore.database,
+      consumer: this.consumer,
+      settings: server.stream_subscription,
+      eventStoreSettings: server.event_store_subscription,
+      batchSize: server.messages_per_tick,
+      logger: this.log.child({ handler: entry.cls.name }, 'subscription'),
+    });
   }
 
   private async startHealth(): Promise<void> {
@@ -241,7 +265,7 @@ export class Engine {
 }
 
 function describe(status: SubscriptionStatus): string {
-  return `${status.name} <- ${status.broker}:${status.stream}`;
+  return status.kind === 'event_store' ? `${status.name} <- ${status.broker} ${status.stream}` : `${status.name} <- ${status.broker}:${status.stream}`;
 }
 
 function sum(statuses: readonly SubscriptionStatus[], key: 'handled' | 'deadLettered' | 'leftPending'): number {

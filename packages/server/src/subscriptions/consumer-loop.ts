@@ -77,7 +77,11 @@ export class ConsumerLoop implements Subscription {
     const { broker, stream, group, inbox } = options;
     this.acks = new AckBatcher(broker, stream, group, this.log);
     this.runner = new MessageRunner({
-      broker,
+      deadLetters: {
+        move: (message, error) => broker.deadLetter(stream, group, message, error),
+        where: `${stream}:dlq`,
+        movedMessage: 'message moved to the dead-letter stream',
+      },
       stream,
       group,
       settings: options.settings,

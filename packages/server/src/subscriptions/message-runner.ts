@@ -4,9 +4,8 @@
  * what cannot, and ack. A message that must wait for its predecessor tells the KeyScheduler when
  * to try again; one that waited longer than `gap_timeout_seconds` is let through with an ERROR.
  */
-import { checkPositionPassed, isPermanentError, passedRowOf, storableText, type Broker, type HandleOutcome, type InboxStore, type Logger, type ReceivedMessage, type StreamSubscriptionConfig } from '@protean-ts/core';
+import { checkPositionPassed, isPermanentError, passedRowOf, storableText, type HandleOutcome, type InboxStore, type Logger, type ReceivedMessage, type StreamSubscriptionConfig } from '@protean-ts/core';
 import { abortableSleep } from './abortable-sleep.js';
-import type { AckBatcher } from './ack-batcher.js';
 import type { HeadResult, Queued } from './key-scheduler.js';
 import type { PassBatcher } from './pass-batcher.js';
 import type { SubscriptionCounters } from './subscription-status.js';
@@ -16,8 +15,22 @@ export interface HandleRequest {
   jumpGap: boolean;
 }
 
+/** Where a subscription moves the messages it gives up on (a broker's dead-letter stream, the event store's dead letters). */
+export interface DeadLetterTarget {
+  move(message: ReceivedMessage, error: string): Promise<void>;
+  /** Named in logs: where to look for them. */
+  readonly where: string;
+  /** The log line of a move (documented in docs/server.md). */
+  readonly movedMessage: string;
+}
+
+/** Marks a message done with; the subscription settles it with its source (a broker ack, a cursor). */
+export interface Acknowledger {
+  ack(id: string): void;
+}
+
 export interface MessageRunnerOptions {
-  broker: Broker;
+  deadLetters: DeadLetterTarget;
   stream: string;
   group: string;
   settings: StreamSubscriptionConfig;
@@ -29,7 +42,7 @@ export interface MessageRunnerOptions {
   isPermanent?: (error: unknown) => boolean;
   /** The subscription's inbox, or null when `[inbox] enabled = false` (no order, no dedup). */
   inbox: { store: InboxStore; passes: PassBatcher } | null;
-  acks: AckBatcher;
+  acks: Acknowledger;
   counters: SubscriptionCounters;
   signal: AbortSignal;
   log: Logger;
@@ -245,11 +258,11 @@ export class MessageRunner {
 
   private async moveToDeadLetters(item: Queued, error: string): Promise<HeadResult> {
     const { message } = item;
-    const { broker, stream, group, counters, log } = this.options;
+    const { deadLetters, counters, log } = this.options;
     try {
-      await broker.deadLetter(stream, group, message, error);
+      await deadLetters.move(message, error);
       counters.deadLettered += 1;
-      log.error('message moved to the dead-letter stream', { ...ids(message), deadLetterStream: `${stream}:dlq` });
+      log.error(deadLetters.movedMessage, { ...ids(message), deadLetters: deadLetters.where });
     } catch (err) {
       if (message.deliveryCount > this.poisonDeliveries) return this.dropUndeliverable(item, error, err);
       counters.leftPending += 1;

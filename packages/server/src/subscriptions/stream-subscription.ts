@@ -12,6 +12,7 @@ import {
   type ClassRef,
 } from '@protean-ts/core';
 import { ConsumerLoop } from './consumer-loop.js';
+import { handledTypes } from './handled-types.js';
 import { consumerLoopBase, type SubscriptionOptions } from './subscription-options.js';
 
 export interface StreamSubscriptionOptions extends SubscriptionOptions {
@@ -25,16 +26,13 @@ export function isPermanentMessageError(error: unknown): boolean {
 
 export function createStreamSubscription(options: StreamSubscriptionOptions): ConsumerLoop {
   const { domain, handler } = options;
-  // Message types this handler has methods for; others in the stream are acked without work
-  // (and without deserializing them, so a stream shared with another domain does no harm).
-  const handles = new Set(domain.registry.handlerMethodsOf(handler).keys());
+  const handles = handledTypes(domain, handler);
   return new ConsumerLoop({
     ...consumerLoopBase(options),
     kind: 'stream',
     isPermanent: isPermanentMessageError,
     handle: async (message, { jumpGap }) => {
-      const type = message.envelope?.metadata?.headers?.type;
-      if (typeof type === 'string' && !handles.has(type)) return 'skipped';
+      if (!handles(message.envelope?.metadata?.headers?.type)) return 'skipped';
       return domain.handleMessage(message.envelope, { handler, inbox: { subscription: options.group, brokerMessageId: message.id, jumpGap } });
     },
   });

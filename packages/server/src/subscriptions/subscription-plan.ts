@@ -1,8 +1,9 @@
 /**
  * Which subscriptions a domain needs, read from its registry and configuration: every command
  * handler on `<category>:command`, every event handler on its category when
- * `event_processing = "async"` (when sync, the unit of work already runs them after commit),
- * and every `@domain.subscriber` on its own stream and broker.
+ * `event_processing = "async"` (when sync, the unit of work already runs them after commit) —
+ * from broker streams or, for subscription type `event_store`, from the event store — and every
+ * `@domain.subscriber` on its own stream and broker.
  */
 import type { ClassRef, Domain } from '@protean-ts/core';
 
@@ -12,8 +13,10 @@ export interface PlannedSubscription {
   role: 'commandHandler' | 'eventHandler' | 'subscriber';
   cls: ClassRef;
   stream: string;
-  /** The `[brokers.<name>]` key read from. */
+  /** The `[brokers.<name>]` key read from (unused by event-store subscriptions). */
   broker: string;
+  /** Broker streams, or the event store's category (event handlers of subscription type `event_store`). */
+  source: 'stream' | 'event_store';
 }
 
 export function planSubscriptions(domain: Domain): PlannedSubscription[] {
@@ -22,16 +25,18 @@ export function planSubscriptions(domain: Domain): PlannedSubscription[] {
   const handlerBroker = config.outbox.broker;
   for (const record of registry.recordsOf('commandHandler')) {
     const category = requireCategory(domain, record.cls);
-    plan.push({ group: record.options.subscriptionName, role: 'commandHandler', cls: record.cls, stream: `${category}:command`, broker: handlerBroker });
+    plan.push({ group: record.options.subscriptionName, role: 'commandHandler', cls: record.cls, stream: `${category}:command`, broker: handlerBroker, source: 'stream' });
   }
   if (config.event_processing === 'async') {
     for (const record of registry.recordsOf('eventHandler')) {
       const category = requireCategory(domain, record.cls);
-      plan.push({ group: record.options.subscriptionName, role: 'eventHandler', cls: record.cls, stream: category, broker: handlerBroker });
+      const source = record.options.subscriptionType ?? config.server.default_subscription_type;
+      if (source === 'event_store') requireEventSourced(domain, record.cls, category);
+      plan.push({ group: record.options.subscriptionName, role: 'eventHandler', cls: record.cls, stream: category, broker: handlerBroker, source });
     }
   }
   for (const record of registry.recordsOf('subscriber')) {
-    plan.push({ group: record.name, role: 'subscriber', cls: record.cls, stream: record.options.stream, broker: record.options.broker });
+    plan.push({ group: record.name, role: 'subscriber', cls: record.cls, stream: record.options.stream, broker: record.options.broker, source: 'stream' });
   }
   checkUniqueGroups(plan);
   return plan;
@@ -43,15 +48,25 @@ function requireCategory(domain: Domain, handler: ClassRef): string {
   return category;
 }
 
+/** With `default_subscription_type = "event_store"`, a handler of a category nothing writes to the store would never be called. */
+function requireEventSourced(domain: Domain, handler: ClassRef, category: string): void {
+  if (domain.registry.eventSourcedAggregateOf(category)) return;
+  throw new Error(
+    `${handler.name} would read "${category}" from the event store (server.default_subscription_type = "event_store"), but no event-sourced aggregate writes that category there, so it would never be called; `
+      + 'make the aggregate eventSourced, or give the handler subscriptionType: \'stream\' (its events then come through the outbox: enable_outbox = true)',
+  );
+}
+
 // Two handlers in one group would split the stream's messages between them, each seeing half.
 function checkUniqueGroups(plan: readonly PlannedSubscription[]): void {
   const seen = new Map<string, PlannedSubscription>();
   for (const entry of plan) {
-    const key = `${entry.broker}\u0000${entry.stream}\u0000${entry.group}`;
+    // Event-store subscriptions keep their lease and cursor by name alone: a name is theirs store-wide.
+    const key = entry.source === 'event_store' ? `event_store\u0000${entry.group}` : `${entry.broker}\u0000${entry.stream}\u0000${entry.group}`;
     const other = seen.get(key);
     if (other) {
       throw new Error(
-        `${other.cls.name} and ${entry.cls.name} both subscribe to stream "${entry.stream}" as group "${entry.group}"; `
+        `${other.cls.name} and ${entry.cls.name} both subscribe ${entry.source === 'event_store' ? 'to the event store' : `to stream "${entry.stream}"`} as group "${entry.group}"; `
           + 'give one of them its own subscriptionName',
       );
     }

@@ -3,7 +3,8 @@
  * the Engine logs on shutdown.
  */
 
-export type SubscriptionState = 'idle' | 'starting' | 'running' | 'backing-off' | 'stopping' | 'stopped';
+/** `standby`: an event-store subscription whose lease another worker holds (healthy: it takes over when that worker stops). */
+export type SubscriptionState = 'idle' | 'starting' | 'running' | 'standby' | 'backing-off' | 'stopping' | 'stopped';
 
 /** What a subscription did with the messages it read, since it started. */
 export interface SubscriptionCounters {
@@ -30,8 +31,8 @@ export interface SubscriptionCounters {
 
 export interface SubscriptionStatus extends SubscriptionCounters {
   name: string;
-  /** `stream` (a handler reading a stream category) or `broker` (a subscriber of raw messages). */
-  kind: 'stream' | 'broker';
+  /** `stream` (a handler reading a stream category), `broker` (a subscriber of raw messages) or `event_store` (a handler reading the event store). */
+  kind: 'stream' | 'broker' | 'event_store';
   stream: string;
   group: string;
   broker: string;
