@@ -110,6 +110,10 @@ export interface ServerProjectOptions {
   link?: string[];
   /** Further lines of `[server.stream_subscription]` (a TOML table cannot be repeated by `toml`). */
   streamSubscription?: string[];
+  /** Further lines of `[server]`. */
+  server?: string[];
+  /** Root keys (before any table), e.g. `enable_outbox = false`. */
+  root?: string[];
 }
 
 export async function serverProject(options: ServerProjectOptions = {}): Promise<ServerProject> {
@@ -138,10 +142,12 @@ export async function serverProject(options: ServerProjectOptions = {}): Promise
   const toml = [
     'module = "domain.ts"',
     'event_processing = "async"',
+    ...(options.root ?? []),
     '',
     infrastructure,
     '[server]',
     'tick_interval = 1',
+    ...(options.server ?? []),
     '',
     '[server.stream_subscription]',
     'blocking_timeout_ms = 200',
