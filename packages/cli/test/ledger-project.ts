@@ -2,7 +2,7 @@
  * The temp project of the event-store subscription e2e test: event-sourced Ledgers are posted to
  * (`Posted { n }`, n = 1, 2, 3… per ledger, many per commit), and an event handler reading the
  * event store (server.default_subscription_type = "event_store"), with no dedup or ordering code
- * of its own, appends each n to the ledger's Tally.
+ * of its own, appends each n to the ledger's Tally. With FAIL_N set, the handler fails on that n.
  */
 
 export const LEDGER_SUBSCRIPTION = 'Tallies';
@@ -41,6 +41,7 @@ export class Tally extends BaseAggregate {
 @domain.eventHandler({ partOf: Tally, streamCategory: Ledger, subscriptionName: '${LEDGER_SUBSCRIPTION}' })
 export class Tallies extends BaseEventHandler {
   @handle(Posted) async onPosted(event: Posted): Promise<void> {
+    if (String(event.n) === process.env.FAIL_N) throw new Error('posting ' + event.n + ' fails (test)');
     const tallies = domain.repositoryFor(Tally);
     const tally = (await tallies.find(event.ledgerId)) ?? Tally.create({ ledgerId: event.ledgerId, seen: [] });
     tally.seen = [...tally.seen, event.n];

@@ -1,5 +1,5 @@
 /**
- * @protean-ts/server: the Engine (outbox processors, stream and broker subscriptions, health
+ * @protean-ts/server: the Engine (outbox processors, stream, event-store and broker subscriptions, health
  * endpoints), the multi-worker Supervisor, and the process runner the `server` command uses.
  */
 export { Engine, type EngineOptions } from './engine/engine.js';
@@ -10,6 +10,7 @@ export { waitUntilDrained, type DrainProbe, type DrainResult, type DrainMonitorO
 export { ConsumerLoop, errorText, type ConsumerLoopOptions } from './subscriptions/consumer-loop.js';
 export type { HandleRequest } from './subscriptions/message-runner.js';
 export { createStreamSubscription, isPermanentMessageError, type StreamSubscriptionOptions } from './subscriptions/stream-subscription.js';
+export { EventStoreSubscription, eventStoreInboxName, type EventStoreSubscriptionOptions } from './subscriptions/event-store-subscription.js';
 export { createBrokerSubscription, type BrokerSubscriptionOptions } from './subscriptions/broker-subscription.js';
 export { planSubscriptions, type PlannedSubscription } from './subscriptions/subscription-plan.js';
 export type { Subscription, SubscriptionCounters, SubscriptionState, SubscriptionStatus } from './subscriptions/subscription-status.js';

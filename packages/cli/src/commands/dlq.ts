@@ -1,7 +1,8 @@
 /**
- * `protean-ts dlq list | replay | purge [subscription | stream]`: the dead letters stream
- * subscriptions set aside after `max_retries`. A subscription name (its consumer group) narrows
- * to that subscription's letters; a stream name covers every group reading it.
+ * `protean-ts dlq list | replay | purge [subscription | stream]`: the dead letters subscriptions
+ * set aside after `max_retries`. A subscription name (its consumer group) narrows to that
+ * subscription's letters; a stream name covers every group reading it. Event-store
+ * subscriptions keep theirs beside the events (dlq-event-store.ts).
  */
 import { createInterface } from 'node:readline/promises';
 import type { Broker, DeadLetter, Domain } from '@protean-ts/core';
@@ -9,6 +10,7 @@ import { planSubscriptions, type PlannedSubscription } from '@protean-ts/server'
 import { CliError, ExitCode } from '../cli-error.js';
 import type { CliContext, CliIO } from '../cli-context.js';
 import type { CommandGroup } from './command-group.js';
+import { eventStoreLetterCounts, listEventStoreLetters, purgeEventStoreLetters, replayEventStoreLetters } from './dlq-event-store.js';
 
 /** Dead letters read per stream; DLQs wait for an operator, so they stay far below this. */
 const READ_LIMIT = 100_000;
@@ -34,7 +36,11 @@ export const registerDlqCommands: CommandGroup = (program, context) => {
     .option('--broker <name>', 'broker of a stream no subscription reads (default: the outbox broker)')
     .option('--json', 'print JSON')
     .action((target: string | undefined, options: { limit: number; broker?: string; json?: boolean }) =>
-      withDomain(context, (domain) => (target ? listOne(domain, context.io, target, options) : listAll(domain, context.io, options.json === true))),
+      withDomain(context, (domain) => {
+        const fromStore = target ? eventStoreSubscription(domain, target) : undefined;
+        if (fromStore) return listEventStoreLetters(domain, context.io, fromStore, options);
+        return target ? listOne(domain, context.io, target, options) : listAll(domain, context.io, options.json === true);
+      }),
     );
 
   dlq
@@ -43,7 +49,12 @@ export const registerDlqCommands: CommandGroup = (program, context) => {
     .argument('<target>', 'subscription name or stream name')
     .option('--id <ids...>', 'only these dead letters (ids as `dlq list` shows them)')
     .option('--broker <name>', 'broker of a stream no subscription reads')
-    .action((target: string, options: { id?: string[]; broker?: string }) => withDomain(context, (domain) => replay(domain, context.io, target, options)));
+    .action((target: string, options: { id?: string[]; broker?: string }) =>
+      withDomain(context, (domain) => {
+        const fromStore = eventStoreSubscription(domain, target);
+        return fromStore ? replayEventStoreLetters(domain, context.io, fromStore, options.id) : replay(domain, context.io, target, options);
+      }),
+    );
 
   dlq
     .command('purge')
@@ -51,8 +62,18 @@ export const registerDlqCommands: CommandGroup = (program, context) => {
     .argument('<target>', 'subscription name or stream name')
     .option('--broker <name>', 'broker of a stream no subscription reads')
     .option('-y, --yes', 'do not ask for confirmation')
-    .action((target: string, options: { broker?: string; yes?: boolean }) => withDomain(context, (domain) => purge(domain, context.io, target, options)));
+    .action((target: string, options: { broker?: string; yes?: boolean }) =>
+      withDomain(context, (domain) => {
+        const fromStore = eventStoreSubscription(domain, target);
+        return fromStore ? purgeEventStoreLetters(domain, context.io, fromStore, confirm, options.yes === true) : purge(domain, context.io, target, options);
+      }),
+    );
 };
+
+/** The event-store subscription of that name, if it is one. */
+function eventStoreSubscription(domain: Domain, name: string): PlannedSubscription | undefined {
+  return planSubscriptions(domain).find((p) => p.source === 'event_store' && p.group === name);
+}
 
 async function withDomain(context: CliContext, work: (domain: Domain) => Promise<void>): Promise<void> {
   const domain = await context.initDomain();
@@ -64,7 +85,7 @@ async function withDomain(context: CliContext, work: (domain: Domain) => Promise
 }
 
 function resolve(domain: Domain, io: CliIO, name: string, brokerOption?: string): DlqTarget {
-  const plan = planSubscriptions(domain);
+  const plan = planSubscriptions(domain).filter((p) => p.source === 'stream');
   const subscription = plan.find((p) => p.group === name);
   if (subscription) {
     const readers = plan.filter((p) => p.stream === subscription.stream && p.broker === subscription.broker);
@@ -86,7 +107,8 @@ async function lettersOf(target: DlqTarget): Promise<DeadLetter[]> {
 
 async function listAll(domain: Domain, io: CliIO, json: boolean): Promise<void> {
   const streams = new Map<string, PlannedSubscription>();
-  for (const entry of planSubscriptions(domain)) streams.set(`${entry.broker}\u0000${entry.stream}`, entry);
+  const plan = planSubscriptions(domain);
+  for (const entry of plan.filter((p) => p.source === 'stream')) streams.set(`${entry.broker}\u0000${entry.stream}`, entry);
   const summary: { broker: string; stream: string; groups: Record<string, number>; total: number }[] = [];
   for (const entry of streams.values()) {
     const letters = await domain.runtime.broker(entry.broker).listDeadLetters(entry.stream, { count: READ_LIMIT });
@@ -94,16 +116,21 @@ async function listAll(domain: Domain, io: CliIO, json: boolean): Promise<void> 
     for (const letter of letters) groups[letter.group] = (groups[letter.group] ?? 0) + 1;
     summary.push({ broker: entry.broker, stream: entry.stream, groups, total: letters.length });
   }
+  const fromStore = plan.filter((p) => p.source === 'event_store');
+  const storeCounts = fromStore.length ? await eventStoreLetterCounts(domain, fromStore) : [];
   if (json) {
-    io.stdout(`${JSON.stringify(summary, null, 2)}\n`);
+    const eventStore = storeCounts.map((c) => ({ source: 'event_store', subscription: c.subscription, category: c.category, total: c.total }));
+    io.stdout(`${JSON.stringify([...summary, ...eventStore], null, 2)}\n`);
     return;
   }
   for (const s of summary) {
     const detail = Object.entries(s.groups).map(([group, n]) => `${group}: ${n}`).join(', ');
     io.stdout(`${s.broker}:${s.stream}  ${s.total} dead ${plural(s.total, 'letter')}${detail ? ` (${detail})` : ''}\n`);
   }
-  const total = summary.reduce((n, s) => n + s.total, 0);
-  io.stdout(`dlq list: ${total} dead ${plural(total, 'letter')} in ${summary.length} ${plural(summary.length, 'stream')}\n`);
+  for (const c of storeCounts) io.stdout(`event store ${c.category}  ${c.total} dead ${plural(c.total, 'letter')} (${c.subscription})\n`);
+  const total = summary.reduce((n, s) => n + s.total, 0) + storeCounts.reduce((n, c) => n + c.total, 0);
+  const places = storeCounts.length ? `${summary.length} ${plural(summary.length, 'stream')} and ${storeCounts.length} event-store ${plural(storeCounts.length, 'subscription')}` : `${summary.length} ${plural(summary.length, 'stream')}`;
+  io.stdout(`dlq list: ${total} dead ${plural(total, 'letter')} in ${places}\n`);
 }
 
 async function listOne(domain: Domain, io: CliIO, name: string, options: { limit: number; broker?: string; json?: boolean }): Promise<void> {
