@@ -150,11 +150,6 @@ describe('settings nothing reads are refused (5)', () => {
     const { error } = configErrorOf('[server]\ndefault_subscription_type = "event_store"');
     expect(problemAt(error, 'server.default_subscription_type')?.message).toContain('event-store subscriptions are not built yet');
   });
-
-  it('[event_store] database_uri (a dedicated event-store database) is refused by name', () => {
-    const { error } = configErrorOf('[event_store]\ndatabase_uri = "postgresql://localhost/events"');
-    expect(problemAt(error, 'event_store.database_uri')?.message).toContain('name a [databases.<name>] table with event_store.database instead');
-  });
 });
 
 describe('[event_store] and snapshot_threshold', () => {
