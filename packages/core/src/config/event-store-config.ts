@@ -27,7 +27,8 @@ export function addDedicatedEventStoreDatabase(
   if (!store || !Object.hasOwn(store, 'database_uri')) return true;
   // Not a string: the schema check has reported it.
   if (!isPlainObject(config.databases) || typeof store.database_uri !== 'string') return false;
-  const written = isPlainObject(explicit.event_store) ? explicit.event_store : {};
+  // What the user wrote (the defaults hold `database` and `provider`); without it, the table itself.
+  const written = isPlainObject(explicit.event_store) ? explicit.event_store : store;
   const found: ConfigProblem[] = [];
   if (store.database_uri.trim() === '') {
     found.push({ path: 'event_store.database_uri', message: 'is empty; set it to the event store\'s PostgreSQL URI (postgresql://user:password@host/database), or remove it to keep the events in event_store.database' });

@@ -5,7 +5,7 @@
  * keys, in every combination that cannot work.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, formatConfig, loadConfig, type ConfigProblem } from '../../src/index.js';
+import { BUILTIN_PROVIDERS, ConfigError, formatConfig, loadConfig, validateConfig, type ConfigProblem } from '../../src/index.js';
 import { tomlFile } from './config-fixture.js';
 
 const PASSWORD = 'ev3nts-s3cret';
@@ -60,6 +60,15 @@ describe('[event_store] database_uri', () => {
   it('the inbox may live in the event store\'s database (its handlers\' effects then commit with the events)', () => {
     const { config } = loadConfig({ configPath: tomlFile(`${DEDICATED}\n[inbox]\ndatabase = "event_store"`), env: {} });
     expect(config.inbox.database).toBe('event_store');
+  });
+
+  it('validateConfig without `explicit` reads the table as written', () => {
+    const providers = { ...BUILTIN_PROVIDERS, databases: ['memory', 'postgresql'] };
+    const input = { databases: { default: { provider: 'memory' } }, event_store: { provider: 'postgresql', database_uri: URI } };
+    const { config, problems } = validateConfig(input, { providers });
+    expect(problems).toEqual([]);
+    expect(config.event_store.database).toBe('event_store');
+    expect(config.databases.event_store).toMatchObject({ provider: 'postgresql', database_uri: URI });
   });
 
   it('a postgresql [databases.*] of the user\'s own may sit beside it', () => {
