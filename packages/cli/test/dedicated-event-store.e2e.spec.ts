@@ -3,12 +3,13 @@
  * `default` and whose event store has a database of its own (a second temp database, its URI
  * from `${EVENTS_URI}` with a password that must never be printed). `db setup` creates the
  * store's tables there, the seed's events land there and not in `default`, `events` and
- * `snapshot create` read it, and `db truncate` / `db drop` include it.
+ * `snapshot create` read it, the server waits for it at start, and `db truncate` / `db drop`
+ * include it.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { freePort, POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
 import { runCli, type CliResult } from './run-cli.js';
 import { serverProject, type ServerProject } from './server-project.js';
 import { BANK_DOMAIN, BANK_SEED } from './bank-project.js';
@@ -28,7 +29,7 @@ async function onServer<R extends Record<string, unknown>>(database: string, sql
   }
 }
 
-// The tests run in order: setup, seed, read, snapshot, truncate, drop.
+// The tests run in order: setup, seed, read, snapshot, (server start-up), truncate, drop.
 describe.skipIf(!up)('[event_store] database_uri: the store in a database of its own', () => {
   const eventsDatabase = `cli_events_${randomBytes(6).toString('hex')}`;
   const inStore = <R extends Record<string, unknown>>(sql: string) => onServer<R>(eventsDatabase, sql);
@@ -46,7 +47,7 @@ describe.skipIf(!up)('[event_store] database_uri: the store in a database of its
     project = await serverProject({
       domain: BANK_DOMAIN,
       seed: BANK_SEED,
-      toml: '[event_store]\nprovider = "postgresql"\ndatabase_uri = "${EVENTS_URI}"\n',
+      toml: '[event_store]\nprovider = "postgresql"\ndatabase_uri = "${EVENTS_URI}"\n\n[impatient.server]\nstartup_timeout_seconds = 2\n',
     });
   }, 120_000);
   afterAll(async () => {
@@ -102,6 +103,16 @@ describe.skipIf(!up)('[event_store] database_uri: the store in a database of its
     expect(await inStore<{ n: number }>('SELECT count(*)::int AS n FROM protean_snapshots')).toEqual([{ n: 2 }]);
     expect(await project.query<{ n: number }>('SELECT count(*)::int AS n FROM protean_snapshots')).toEqual([{ n: 0 }]);
   });
+
+  it('the server waits for the store\'s database at start like any other, naming it masked', async () => {
+    const port = await freePort();
+    const unreachable = `postgresql://postgres:${PASSWORD}@127.0.0.1:${port}/${eventsDatabase}`;
+    const result = await runCli(['server'], { cwd: project.cwd, env: { EVENTS_URI: unreachable, PROTEAN_ENV: 'impatient' }, timeoutMs: 60_000 });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('still not reachable after 2 s ([server] startup_timeout_seconds)');
+    expect(result.stderr).toContain(`[databases.event_store] (postgresql at postgresql://postgres:***@127.0.0.1:${port}/${eventsDatabase})`);
+    noSecret(result);
+  }, 90_000);
 
   it('db truncate empties the store\'s tables, and db drop drops them', async () => {
     const truncate = await cli('db', 'truncate', '-y');
