@@ -66,7 +66,8 @@ function eventStoreOf(domain: Domain): EventStore {
   if (provider.kind === 'memory') {
     throw new CliError(
       `no event store to read: [event_store] database = "${database}" is a memory database, whose events live only in the process that wrote them; `
-        + 'set [event_store] database to a [databases.<name>] with provider = "postgresql" (see docs/event-sourcing.md)',
+        + 'set [event_store] database to a [databases.<name>] with provider = "postgresql", or give the store its own database with '
+        + '[event_store] provider = "postgresql" and database_uri (see docs/event-sourcing.md)',
     );
   }
   return provider.eventStore;

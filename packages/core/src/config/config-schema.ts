@@ -74,13 +74,11 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
     event_store: {
       kind: 'table',
       keys: {
-        // Which adapter holds the events; it must be the provider of `database` (validate-config.ts).
+        // Which adapter holds the events; it must be the provider of `database` (event-store-config.ts).
         provider: { kind: 'enum', values: ['memory', 'postgresql'] },
         database: { kind: 'string' },
-        database_uri: {
-          kind: 'refused',
-          reason: 'a dedicated event-store database is not supported yet; name a [databases.<name>] table with event_store.database instead (the store then shares its transactions)',
-        },
+        // A database of the store's own, entered as [databases.event_store]; excludes `database`.
+        database_uri: { kind: 'string' },
       },
     },
     snapshot_threshold: count(1),

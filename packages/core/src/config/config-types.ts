@@ -83,8 +83,13 @@ export interface OutboxConfig {
 export interface EventStoreConfig {
   /** The adapter; must be the provider of `database`. */
   provider: 'memory' | 'postgresql';
-  /** The `[databases.<name>]` whose event store is used (sharing its transactions). */
+  /**
+   * The `[databases.<name>]` whose event store is used (sharing its transactions); with
+   * `database_uri`, the loader sets it to `event_store`, the entry it adds for that URI.
+   */
   database: string;
+  /** The store's own database, when it has one; the loader enters it as `[databases.event_store]`. */
+  database_uri?: string;
 }
 
 export interface DomainConfig {

@@ -81,7 +81,10 @@ export async function loadConfigWithAdapters(options: LoadConfigOptions = {}): P
     if (!isPlainObject(tables)) return [];
     return Object.values(tables).flatMap((entry) => (isPlainObject(entry) && typeof entry.provider === 'string' ? [entry.provider] : []));
   };
-  await importAdapterPackages({ databases: named('databases'), brokers: named('brokers') });
+  // A dedicated event-store database (`event_store.database_uri`) needs its provider's adapter too.
+  const store = explicit.event_store;
+  const storeProvider = isPlainObject(store) && typeof store.database_uri === 'string' && typeof store.provider === 'string' ? [store.provider] : [];
+  await importAdapterPackages({ databases: [...named('databases'), ...storeProvider], brokers: named('brokers') });
   return loadConfig(options);
 }
 

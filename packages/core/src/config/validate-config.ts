@@ -8,6 +8,7 @@
 import type { ConfigProblem } from './config-error.js';
 import type { DomainConfig } from './config-types.js';
 import { CONFIG_SCHEMA, CONNECTION_KEYS, type KeySpec, type ProviderSection } from './config-schema.js';
+import { addDedicatedEventStoreDatabase, checkEventStore } from './event-store-config.js';
 import { isHost } from './is-host.js';
 import { providerSettings, type KnownProviders, type ProviderSettingsSpec } from './known-providers.js';
 import { describeValue } from './mask-secrets.js';
@@ -141,6 +142,8 @@ export function validateConfig(input: unknown, options: ValidateOptions): Valida
 
 function checkCrossKeys(config: DomainConfig, options: ValidateOptions, problems: ConfigProblem[], warnings: string[]) {
   const explicit = isPlainObject(options.explicit) ? options.explicit : {};
+  // First: the event store's own database becomes a [databases.*] entry the checks below see.
+  const storeSettled = addDedicatedEventStoreDatabase(config, explicit, problems);
   checkProviders('databases', config.databases, explicit.databases, options.providers, problems);
   checkProviders('brokers', config.brokers, explicit.brokers, options.providers, problems);
 
@@ -166,7 +169,7 @@ function checkCrossKeys(config: DomainConfig, options: ValidateOptions, problems
       message: `database "${inbox.database}" is not configured; name one of [databases.*] (${databases.join(', ') || 'none'}) or set inbox.enabled = false`,
     });
   }
-  if (databases) checkEventStore(config, databases, isPlainObject(explicit.event_store) ? explicit.event_store : {}, problems);
+  if (databases && storeSettled) checkEventStore(config, databases, isPlainObject(explicit.event_store) ? explicit.event_store : {}, problems);
   checkSubscriptionType(config, problems);
   const retry = outbox && isPlainObject(outbox.retry) ? outbox.retry : undefined;
   if (retry && typeof retry.base_delay_seconds === 'number' && typeof retry.max_backoff_seconds === 'number'
@@ -250,31 +253,4 @@ function undefinedBroker(name: string, defined: readonly string[]): string {
 function unknownKeyWarning(path: string, key: string, known: readonly string[], owner: string): string {
   const hint = suggestKey(key, known);
   return `unknown key \`${path}\`${owner} is ignored${hint ? `; did you mean \`${hint}\`?` : ''}`;
-}
-
-/**
- * `[event_store]` names a database whose provider's event store holds the events (sharing its
- * transactions). Left out, `provider` follows that database; given, it must be that provider.
- */
-function checkEventStore(config: DomainConfig, databases: string[], explicit: Record<string, unknown>, problems: ConfigProblem[]): void {
-  const store = isPlainObject(config.event_store) ? config.event_store : undefined;
-  if (!store || typeof store.database !== 'string') return;
-  if (!databases.includes(store.database)) {
-    problems.push({ path: 'event_store.database', message: `database "${store.database}" is not configured; name one of [databases.*] (${databases.join(', ') || 'none'})` });
-    return;
-  }
-  const entry = config.databases[store.database];
-  const databaseProvider = isPlainObject(entry) ? entry.provider : undefined;
-  if (typeof databaseProvider !== 'string') return;
-  if (explicit.provider === undefined) {
-    if (databaseProvider === 'memory' || databaseProvider === 'postgresql') store.provider = databaseProvider;
-    return;
-  }
-  // A provider that is not one of the values is reported by the schema check alone.
-  if ((store.provider === 'memory' || store.provider === 'postgresql') && store.provider !== databaseProvider) {
-    problems.push({
-      path: 'event_store.provider',
-      message: `is "${store.provider}", but [databases.${store.database}] (event_store.database) uses provider "${databaseProvider}"; the event store is that database's own, so set provider = "${databaseProvider}" or name a ${store.provider} database`,
-    });
-  }
 }

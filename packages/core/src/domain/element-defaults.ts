@@ -54,6 +54,7 @@ export function resolveRecord<K extends ElementKind>(kind: K, cls: ClassRef, giv
         name,
         options: {
           provider: nonEmpty(a.provider, 'provider', cls) ?? 'default',
+          providerGiven: a.provider !== undefined,
           streamCategory: nonEmpty(a.streamCategory, 'streamCategory', cls) ?? defaultStreamCategory(domainName, name),
           schemaName: nonEmpty(a.schemaName, 'schemaName', cls) ?? snakeCase(name),
           isEventSourced: a.eventSourced === true,

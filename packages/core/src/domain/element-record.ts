@@ -15,7 +15,14 @@ interface RecordOf<K extends ElementKind, O> {
   readonly options: Readonly<O>;
 }
 
-export type AggregateRecord = RecordOf<'aggregate', { provider: string; streamCategory: string; schemaName: string; isEventSourced: boolean }>;
+export type AggregateRecord = RecordOf<'aggregate', {
+  provider: string;
+  /** Whether `provider` was given: an event-sourced aggregate without one lives in the event store's database. */
+  providerGiven: boolean;
+  streamCategory: string;
+  schemaName: string;
+  isEventSourced: boolean;
+}>;
 export type EntityRecord = RecordOf<'entity', { partOf: ClassRef | undefined; schemaName: string }>;
 export type ValueObjectRecord = RecordOf<'valueObject', { partOf: ClassRef | undefined }>;
 export type MessageRecordOptions = { partOf: ClassRef | undefined; version: number; published: boolean; streamCategory: string | undefined };

@@ -224,8 +224,12 @@ export class DomainRuntime {
     this.require(`getting the repository of ${aggregate?.name}`);
     let repository = this.repositories.get(aggregate);
     if (!repository) {
-      const schema = this.domain.aggregateSchemaFor(aggregate);
-      const generic = this.domain.registry.isEventSourced(aggregate)
+      const eventSourced = this.domain.registry.isEventSourced(aggregate);
+      const declared = this.domain.aggregateSchemaFor(aggregate);
+      // An event-sourced aggregate lives where its events do: the unit of work writes its outbox
+      // rows to the event store's database, in the transaction of the append.
+      const schema = eventSourced ? Object.freeze({ ...declared, provider: this.config.event_store.database }) : declared;
+      const generic = eventSourced
         ? new EventSourcedRepository<T>(this.eventSourcedRepositoryHost, schema)
         : new Repository<T>(this.repositoryHost, schema);
       const custom = this.domain.registry.recordsOf('repository').find((r) => r.options.partOf === aggregate && (!r.options.databaseProvider || r.options.databaseProvider === generic.schema.provider));
@@ -344,20 +348,25 @@ export class DomainRuntime {
   }
 
   private checkAggregateProviders(config: DomainConfig, file: string | null): void {
-    const problems = this.domain.registry
-      .recordsOf('aggregate')
+    const aggregates = this.domain.registry.recordsOf('aggregate');
+    // An event-sourced aggregate without a provider option lives in the event store's database.
+    const named = aggregates.filter((record) => !record.options.isEventSourced || record.options.providerGiven);
+    const problems = named
       .filter((record) => !(record.options.provider in config.databases))
       .map((record) => ({
         path: `databases.${record.options.provider}`,
         message: `aggregate ${record.name} uses database "${record.options.provider}", which is not configured; add a [databases.${record.options.provider}] table or change its provider option`,
       }));
     // Events and their outbox rows commit in one transaction only when both live in one database.
-    for (const record of this.domain.registry.recordsOf('aggregate')) {
-      if (!record.options.isEventSourced || record.options.provider === config.event_store.database) continue;
+    const store = config.event_store.database;
+    for (const record of named) {
+      if (!record.options.isEventSourced || record.options.provider === store) continue;
+      const fix = config.event_store.database_uri !== undefined
+        ? `remove ${record.name}'s provider option (event-sourced aggregates live in the event store's own database, event_store.database_uri), or keep the events in "${record.options.provider}" with event_store.database instead of database_uri`
+        : `set event_store.database = "${record.options.provider}", or remove ${record.name}'s provider option (or give it provider: "${store}")`;
       problems.push({
         path: 'event_store.database',
-        message: `event-sourced aggregate ${record.name} uses database "${record.options.provider}", but the event store is in "${config.event_store.database}"; `
-          + `its events and their outbox rows must share one transaction, so set event_store.database = "${record.options.provider}" or give ${record.name} provider: "${config.event_store.database}"`,
+        message: `event-sourced aggregate ${record.name} names database "${record.options.provider}", but the event store is in "${store}"; its events and their outbox rows must share one transaction, so ${fix}`,
       });
     }
     if (problems.length) throw new ConfigError(problems, file);

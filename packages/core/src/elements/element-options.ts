@@ -5,7 +5,10 @@
 import type { ClassRef } from '../fields/field-definition.js';
 
 export interface AggregateOptions {
-  /** Name of the `[databases.<name>]` this aggregate lives in. Default `default`. */
+  /**
+   * Name of the `[databases.<name>]` this aggregate lives in. Default `default`; for an
+   * event-sourced aggregate, the event store's database (`[event_store]`), the only one it may name.
+   */
   provider?: string;
   /** Stream category; default `<domain_snake>::<aggregate_snake>`. */
   streamCategory?: string;

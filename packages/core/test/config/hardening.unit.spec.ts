@@ -158,11 +158,6 @@ describe('settings nothing reads are refused (5)', () => {
     expect(config.server.default_subscription_type).toBe('event_store');
     expect(config.server.event_store_subscription).toEqual({ lease_seconds: 10, poll_interval_ms: 100 });
   });
-
-  it('[event_store] database_uri (a dedicated event-store database) is refused by name', () => {
-    const { error } = configErrorOf('[event_store]\ndatabase_uri = "postgresql://localhost/events"');
-    expect(problemAt(error, 'event_store.database_uri')?.message).toContain('name a [databases.<name>] table with event_store.database instead');
-  });
 });
 
 describe('[event_store] and snapshot_threshold', () => {

@@ -60,7 +60,7 @@ describe('config validation', () => {
     ['[event_store]\ndatabase = "ledger"', 'event_store.database', 'database "ledger" is not configured; name one of [databases.*] (default)'],
     ['[event_store]\nprovider = "postgresql"', 'event_store.provider', 'is "postgresql", but [databases.default] (event_store.database) uses provider "memory"'],
     ['[event_store]\nprovider = "redis"', 'event_store.provider', 'must be one of'],
-    ['[event_store]\ndatabase_uri = "postgresql://localhost/events"', 'event_store.database_uri', 'a dedicated event-store database is not supported yet'],
+    ['[event_store]\ndatabase_uri = "postgresql://localhost/events"', 'event_store.provider', 'is required with event_store.database_uri: set provider = "postgresql"'],
     ['snapshot_threshold = 0', 'snapshot_threshold', 'must be an integer between 1 and 1000000 (got 0)'],
     ['snapshot_threshold = 1000001', 'snapshot_threshold', 'must be an integer between 1 and 1000000'],
     ['[server]\ndefault_subscription_type = "event_store"', 'server.default_subscription_type', 'is "event_store", but enable_outbox is true (its default)'],

@@ -268,12 +268,30 @@ describe('[event_store] database', () => {
     expect((await repo().get(account.id)).balance).toBe(4);
   });
 
-  it('refuses, naming event_store.database, an event-sourced aggregate in another database', async () => {
+  it('an event-sourced aggregate without a provider option lives in the event store\'s database, outbox rows included', async () => {
+    await openBank(twoDatabases('ledger'));
+    const account = await openedWith(4);
+    const ledger = bank.domain.providers.get('ledger') as MemoryProvider;
+    const other = bank.domain.providers.get('default') as MemoryProvider;
+    expect(await ledger.eventStore.streamVersion(streamOf(account.id))).toBe(1);
+    expect(await ledger.outbox.list({ limit: 10 })).toHaveLength(2);
+    expect(await other.outbox.list({ limit: 10 })).toHaveLength(0);
+    expect((await repo().get(account.id)).balance).toBe(4);
+  });
+
+  it('refuses, naming event_store.database, an event-sourced aggregate whose provider option names another database', async () => {
     restoreLogging = configureLogging({ sink: () => {} });
-    bank = makeBank('Bank');
+    bank = makeBank('Bank', { provider: 'default' });
     await expect(bank.domain.init({ config: twoDatabases('ledger') })).rejects.toThrow(
-      'event-sourced aggregate Account uses database "default", but the event store is in "ledger"',
+      'event-sourced aggregate Account names database "default", but the event store is in "ledger"; its events and their outbox rows must share one transaction, '
+        + 'so set event_store.database = "default", or remove Account\'s provider option',
     );
+  });
+
+  it('refuses an event-sourced aggregate whose provider option names a database that is not configured', async () => {
+    restoreLogging = configureLogging({ sink: () => {} });
+    bank = makeBank('Bank', { provider: 'archive' });
+    await expect(bank.domain.init({ config: memory() })).rejects.toThrow('aggregate Account uses database "archive", which is not configured');
   });
 });
 

@@ -91,7 +91,7 @@ describe('registration', () => {
     domain.register(m.OrderPlaced, { partOf: m.Order });
     domain.register(m.OrderCommands, { partOf: m.Order });
     domain.register(m.Payments, { stream: 'payments' });
-    expect(domain.recordOf(m.Order)!.options).toEqual({ provider: 'default', streamCategory: 'my_shop::order', schemaName: 'order', isEventSourced: false });
+    expect(domain.recordOf(m.Order)!.options).toEqual({ provider: 'default', providerGiven: false, streamCategory: 'my_shop::order', schemaName: 'order', isEventSourced: false });
     expect(domain.recordOf(m.OrderLine)!.options).toMatchObject({ schemaName: 'order_line' });
     expect(domain.recordOf(m.OrderPlaced)!.options).toMatchObject({ version: 1, published: false, streamCategory: undefined });
     expect(domain.recordOf(m.OrderCommands)!.options).toMatchObject({ subscriptionName: 'OrderCommands' });
