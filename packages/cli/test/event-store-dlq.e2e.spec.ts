@@ -48,6 +48,14 @@ describe.skipIf(!up)('protean-ts dlq on an event-store subscription', () => {
     expect(one.stdout).toContain('dlq list: 1 dead letter for event-store subscription Tallies (category books::ledger)');
   }, 120_000);
 
+  it('events subscriptions shows the subscription caught up, its lease released, and its dead letter', async () => {
+    const text = await cli(['events', 'subscriptions']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/ {2}Tallies \(Tallies\) <- books::ledger {2}0 behind {2}cursor \d+\/5 {2}1 dead letters {2}not held/);
+    const [row] = JSON.parse((await cli(['events', 'subscriptions', '--json'])).stdout) as { subscription: string; behind: number; owner: string | null; deadLetters: number }[];
+    expect(row).toMatchObject({ subscription: 'Tallies', behind: 0, owner: null, deadLetters: 1 });
+  }, 120_000);
+
   it('replay handles the event once through the inbox and removes the letter; a second replay finds nothing', async () => {
     const replay = await cli(['dlq', 'replay', 'Tallies']);
     expect(replay.code, replay.stderr).toBe(0);

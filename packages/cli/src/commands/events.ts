@@ -1,5 +1,5 @@
 /**
- * `protean-ts events read | history | stats`: what the event store holds. `read` shows a stream
+ * `protean-ts events read | history | stats | subscriptions`: what the event store holds. `read` shows a stream
  * (entity stream from a position, category or `$all` from the start), `history` the events of one
  * event-sourced aggregate, `stats` the streams and events per category. Every read goes through the
  * store's page API, so a long stream is never loaded in one query; progress goes to stderr.
@@ -8,6 +8,7 @@ import { ALL_STREAMS, categoryOf, isCategory, isEntityStream, START_CURSOR, type
 import { CliError, ExitCode } from '../cli-error.js';
 import type { CliContext, CliIO } from '../cli-context.js';
 import type { CommandGroup } from './command-group.js';
+import { subscriptions, type SubscriptionsOptions } from './events-subscriptions.js';
 
 const PAGE_SIZE = 1000;
 
@@ -47,6 +48,13 @@ export const registerEventsCommands: CommandGroup = (program, context) => {
     .option('--page-size <n>', 'events per store read', whole('--page-size', 1), PAGE_SIZE)
     .option('--json', 'print JSON')
     .action((options: { pageSize: number; json?: boolean }) => withStore(context, (store) => stats(store, context.io, options)));
+
+  events
+    .command('subscriptions')
+    .description('Event-store subscriptions: the worker holding each lease, the saved cursor, events behind it, dead letters')
+    .option('--max-count <n>', 'count events behind a cursor up to this many', whole('--max-count', 1), 100_000)
+    .option('--json', 'print JSON')
+    .action((options: SubscriptionsOptions) => withStore(context, (store, domain) => subscriptions(store, domain, context.io, options)));
 };
 
 export async function withStore(context: CliContext, work: (store: EventStore, domain: Domain) => Promise<void>): Promise<void> {
