@@ -129,6 +129,7 @@ export { MAX_LEASE_MS, type EventStoreSubscriptions, type EventStoreSubscription
 export { MemoryEventStoreSubscriptions } from './adapters/memory/memory-event-store-subscriptions.js';
 export { streamName, categoryOf, isEntityStream, isCategory, ALL_STREAMS } from './ports/stream-names.js';
 export { StreamVersionError } from './errors/stream-version.error.js';
+export { AppendDeadlockError } from './errors/append-deadlock.error.js';
 export { InvalidStreamNameError } from './errors/invalid-stream-name.error.js';
 export { InvalidEventStoreRequestError } from './errors/invalid-event-store-request.error.js';
 export { PermanentError, markPermanent, isPermanentError } from './errors/permanent-error.js';

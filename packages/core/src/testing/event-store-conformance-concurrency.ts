@@ -57,6 +57,10 @@ class Follower {
   }
 }
 
+async function append(provider: DatabaseProvider, store: EventStore, stream: string, events: ReturnType<EventFactory['events']>, expectedVersion: number): Promise<void> {
+  await inTransaction(() => provider.begin(), (tx) => store.append(tx, stream, events, { expectedVersion }));
+}
+
 export function describeEventStoreConcurrency(context: () => Context): void {
   describe('concurrent writers', () => {
     it('two writers expecting the same version of one stream: exactly one wins', async () => {
@@ -79,6 +83,30 @@ export function describeEventStoreConcurrency(context: () => Context): void {
       expect(loser.error).toBeInstanceOf(StreamVersionError);
       expect(loser.error).toMatchObject({ streamName: stream, expectedVersion: -1, actualVersion: winner === 'a' ? 1 : 2 });
       expect((await store.readStream(stream)).map((e) => e.data.label)).toEqual(winner === 'a' ? ['a', 'a'] : ['b', 'b', 'b']);
+    });
+
+    it('two transactions appending to the same two streams in opposite orders: one lands, the other is a StreamVersionError, never a hang or a raw deadlock', async () => {
+      const { provider, store, f } = context();
+      const [first, second] = [f.stream(), f.stream()];
+      await append(provider, store, first, f.events(1), -1);
+      await append(provider, store, second, f.events(1), -1);
+      const a = await provider.begin();
+      const b = await provider.begin();
+      await store.append(a, first, f.events(1, 'a'), { expectedVersion: 0 });
+      await store.append(b, second, f.events(1, 'b'), { expectedVersion: 0 });
+      // Each now appends to the stream the other holds: on PostgreSQL a lock cycle the server
+      // breaks (deadlock_timeout); in memory the conflict shows at commit.
+      const outcomes = await Promise.all([
+        settle(a, store.append(a, second, f.events(1, 'a'), { expectedVersion: 0 })),
+        settle(b, store.append(b, first, f.events(1, 'b'), { expectedVersion: 0 })),
+      ]);
+      expect(outcomes.filter((o) => o.ok)).toHaveLength(1);
+      const loser = outcomes.find((o) => !o.ok) as { error: unknown };
+      // A conflict like any other: the unit of work's retries reload and run again.
+      expect(loser.error).toBeInstanceOf(StreamVersionError);
+      const winner = outcomes[0]!.ok ? 'a' : 'b';
+      expect((await store.readStream(first)).map((e) => e.data.label)).toEqual(['e', winner]);
+      expect((await store.readStream(second)).map((e) => e.data.label)).toEqual(['e', winner]);
     });
 
     it('many writers racing for the next version of one stream: each version is won by exactly one', async () => {

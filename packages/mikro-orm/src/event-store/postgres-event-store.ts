@@ -4,6 +4,7 @@
  * aggregates and the outbox rows of that unit. Reads run in the given transaction, or on the pool.
  */
 import {
+  AppendDeadlockError,
   categoryOf,
   EventStore,
   StreamVersionError,
@@ -26,6 +27,9 @@ import { PostgresEventStoreSubscriptions } from './postgres-event-store-subscrip
 import { readCategorySql, readStreamSql, streamVersionSql, type EventRow } from './read-events.sql.js';
 import { latestSnapshotSql, saveSnapshotSql } from './snapshots.sql.js';
 
+/** SQLSTATE of a transaction aborted to break a lock cycle. */
+const DEADLOCK_DETECTED = '40P01';
+
 export class PostgresEventStore extends EventStore {
   readonly tables: EventStoreTableNames;
 
@@ -41,7 +45,10 @@ export class PostgresEventStore extends EventStore {
   protected async _append(tx: ProviderTransaction, stream: string, events: readonly NewEvent[], expectedVersion: number | undefined): Promise<AppendResult> {
     const sql = this.inTransaction(tx);
     const statement = appendEventsSql(this.tables, stream, categoryOf(stream), events, expectedVersion);
-    const [bumped] = (await sql.execute<{ version: string }>(statement.sql, statement.params, { prepare: true })).rows;
+    const [bumped] = (await sql.execute<{ version: string }>(statement.sql, statement.params, { prepare: true }).catch((error: unknown) => {
+      // Appends to several streams lock them in the order they are made; PostgreSQL breaks a cycle with another transaction.
+      throw (error as { code?: unknown })?.code === DEADLOCK_DETECTED ? new AppendDeadlockError(stream, expectedVersion, error) : error;
+    })).rows;
     if (bumped) return { version: Number(bumped.version) };
     // The check failed; this statement sees the version that made it fail (it has committed).
     throw new StreamVersionError(stream, expectedVersion ?? -1, await this._streamVersion(stream, tx));
