@@ -129,5 +129,18 @@ describe.skipIf(!(await servicesUp(POSTGRES, REDIS)))(`the shop on ${WORKERS} wo
     const [outbox] = JSON.parse(status.stdout) as Record<string, number>[];
     expect(outbox).toMatchObject({ pending: 0, processing: 0, failed: 0, abandoned: 0 });
     expect(outbox!.published).toBeGreaterThan(ORDERS * 5);
+
+    // The stock items' streams, as an operator reads them.
+    const history = await shopCli(['events', 'history', 'StockItem', 'NEW-ARRIVAL'], shop.env);
+    expect(history.code, history.stderr).toBe(0);
+    expect(history.stdout).toMatch(/ {2}version 0 {2}\S+Z {2}Shop\.ProductCatalogued\.v1 /);
+    expect(history.stdout).toMatch(/ {2}version 1 {2}\S+Z {2}Shop\.StockReceived\.v2 /);
+    expect(history.stdout).toContain('events history: 2 events, version 1');
+    // Snapshots for every stock item at its head: the plentiful ones were mostly just behind it.
+    const snapshots = await shopCli(['snapshot', 'create', '--aggregate', 'StockItem'], shop.env);
+    expect(snapshots.code, snapshots.stderr).toBe(0);
+    expect(snapshots.stdout).toMatch(/snapshot create: \d+ snapshots? written, \d+ already current/);
+    const again = await shopCli(['snapshot', 'create', '--aggregate', 'StockItem'], shop.env);
+    expect(again.stdout).toContain(`snapshot create: 0 snapshots written, ${skus.length + 2} already current`);
   }, 120_000);
 });
