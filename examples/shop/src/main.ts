@@ -9,7 +9,7 @@
  * Redis, and `protean-ts server --workers N` handles the events instead.
  */
 import { configureLogging } from '@protean-ts/core';
-import { Address, Checkout, DECLINED_CARD, domain, Money, OrderPlaced, OrderRepository, OrderTimeline, Payment, ReceiveStock, StockItem, type Cart } from './domain.js';
+import { Address, CatalogueEntry, Checkout, DECLINED_CARD, domain, Money, OrderPlaced, OrderRepository, OrderTimeline, Payment, ReceiveStock, StockItem, type Cart } from './domain.js';
 
 const deliveries = [
   { deliveryId: 'delivery-1', sku: 'CUP-ESPRESSO', name: 'Espresso cup', price: Money.of(6.5), quantity: 12 },
@@ -82,8 +82,10 @@ async function printSummary(): Promise<void> {
   console.log('Summary');
   console.log(`  orders    ${Object.entries(byStatus).map(([status, count]) => `${count} ${status.toLowerCase()}`).join(', ')}`);
   console.log(`  payments  ${payments.length} attempted, ${captured.format()} captured`);
-  for (const item of await domain.repositoryFor(StockItem).query({ orderBy: { sku: 'asc' } })) {
-    console.log(`  stock     ${item.sku.padEnd(13)} ${item.onHand} on hand, ${item.reserved} reserved, ${item.available()} available`);
+  // Stock items are event-sourced: the catalogue (a projection) lists them, each loads by its SKU.
+  for (const { sku } of await domain.repositoryFor(CatalogueEntry).query({ orderBy: { sku: 'asc' } })) {
+    const item = await domain.repositoryFor(StockItem).get(sku);
+    console.log(`  stock     ${sku.padEnd(13)} ${item.onHand} on hand, ${item.reserved} reserved, ${item.available()} available (${item._version + 1} events)`);
   }
   console.log(`  outbox    ${outbox.pending} events stored with their aggregates, for \`protean-ts server\` to relay in production`);
 }

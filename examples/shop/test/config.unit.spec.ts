@@ -31,6 +31,14 @@ describe('domain.toml', () => {
     expect(config.command_processing).toBe('sync');
   });
 
+  it('keeps stock items in the default database\'s event store, snapshotted every 5 replayed events', () => {
+    for (const env of [{}, { PROTEAN_ENV: 'production' }] as Record<string, string>[]) {
+      const config = load(shopToml, env);
+      expect(config.snapshot_threshold).toBe(5);
+      expect(config.event_store).toMatchObject({ database: 'default' });
+    }
+  });
+
   it('switches to PostgreSQL and Redis for production, with local defaults', () => {
     const config = load(shopToml, { PROTEAN_ENV: 'production' });
     expect(config.event_processing).toBe('async');

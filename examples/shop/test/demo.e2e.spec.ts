@@ -18,11 +18,12 @@ describe('npm run example', () => {
     expect(stderr.replace(/^npm warn .*\n/gm, '')).toBe('');
     expect(stdout).toContain('database: memory, broker: inline, event processing: sync');
     expect(stdout).toContain('= delivery-1 reported again: still 12 on hand');
-    expect(stdout).toContain('events: OrderPlaced → StockReserved → OrderConfirmed → PaymentCaptured → OrderPaid');
+    expect(stdout).toContain('events: OrderPlaced → UnitsReserved → StockReserved → OrderConfirmed → PaymentCaptured → OrderPaid');
     expect(stdout).toContain('cancelled  out of stock (KETTLE-GOOSE: 1 wanted, 0 available)');
-    expect(stdout).toContain('events: OrderPlaced → StockReserved → OrderConfirmed → PaymentDeclined → OrderCancelled → StockReleased');
+    expect(stdout).toContain('events: OrderPlaced → UnitsReserved → StockReserved → OrderConfirmed → PaymentDeclined → OrderCancelled → UnitsReleased → StockReleased');
     expect(stdout).toContain('orders    0 placed, 0 confirmed, 2 paid, 2 cancelled');
     expect(stdout).toContain('payments  3 attempted, EUR 147.00 captured');
-    expect(stdout).toMatch(/GRINDER-BURR\s+2 on hand, 1 reserved, 1 available/);
+    // The grinder's history: catalogued, received, reserved twice, released once.
+    expect(stdout).toMatch(/GRINDER-BURR\s+2 on hand, 1 reserved, 1 available \(5 events\)/);
   });
 });

@@ -1,6 +1,6 @@
 /** The rules the shop's elements enforce on their own, before anything is saved. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ValidationError } from '@protean-ts/core';
+import { EventSourcedChangeError, ValidationError } from '@protean-ts/core';
 import { LineItem, Money, Order, StockItem } from '../src/domain.js';
 import { anAddress, closeShop, openShop } from './support/shop-fixture.js';
 
@@ -67,13 +67,22 @@ describe('StockItem', () => {
   afterAll(() => closeShop());
 
   it('never reserves more than it has on hand', () => {
-    const item = StockItem.create({ sku: 'CUP', name: 'Cup', price: Money.of(6.5), onHand: 0, reserved: 0 });
+    const item = StockItem.catalogue('CUP', 'Cup', Money.of(6.5));
     item.receive(3);
     expect(item.canReserve(3)).toBe(true);
     expect(item.canReserve(4)).toBe(false);
 
-    item.reserve(2);
-    expect(() => item.reserve(2)).toThrow('4 reserved but only 3 on hand');
+    item.reserve('order-1', 2);
+    expect(() => item.reserve('order-2', 2)).toThrow('4 reserved but only 3 on hand');
+    // The refused reservation raised nothing and changed nothing.
     expect(item.available()).toBe(1);
+    expect(item.pendingEvents().map((e) => e.constructor.name)).toEqual(['ProductCatalogued', 'StockReceived', 'UnitsReserved']);
+    expect(item._version).toBe(2);
+  });
+
+  it('changes only through its events', () => {
+    const item = StockItem.catalogue('CUP', 'Cup', Money.of(6.5));
+    expect(() => (item.onHand = 10)).toThrow(EventSourcedChangeError);
+    expect(item.onHand).toBe(0);
   });
 });

@@ -5,13 +5,15 @@
  * reorder, so this checks the framework's per-aggregate order and inbox through their effects,
  * read with plain SQL: every order's timeline names exactly the events the order raised, in the
  * order it raised them; every reservation, release, stock change and payment happened exactly
- * once (counted by the aggregates' saves). The killed worker must come back, and SIGTERM must
- * end the server with nothing pending and no error logged.
+ * once (counted by the aggregates' saves, and by the event-sourced stock items' streams, which
+ * name each order they reserved for). Stock items are loaded from snapshots that match their
+ * events, and the catalogue read model counts every delivery. The killed worker must come back,
+ * and SIGTERM must end the server with nothing pending and no error logged.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
-import { WAREHOUSE_DELIVERIES_STREAM } from '../src/domain.js';
-import { differences } from './support/expected-effects.js';
+import { domain, WAREHOUSE_DELIVERIES_STREAM } from '../src/domain.js';
+import { differences, snapshotProblems } from './support/expected-effects.js';
 import { planOrders, plentifulSkus, seedCatalogue, sendOrders } from './support/order-load.js';
 import { createProductionShop, type ProductionShop } from './support/production-shop.js';
 import { readEffects, waitUntilSettled } from './support/shop-effects.js';
@@ -98,7 +100,13 @@ describe.skipIf(!(await servicesUp(POSTGRES, REDIS)))(`the shop on ${WORKERS} wo
     expect(server.logs.some((l) => TAKEOVER_LOGS.includes(String(l.msg)))).toBe(true);
     // Settled means every outbox row was published; none failed or was abandoned.
     expect(Object.keys(effects.outbox)).toEqual(['published']);
-    expect(effects.stock.get('NEW-ARRIVAL')).toEqual({ onHand: 500, reserved: 0, version: 0 });
+    // Catalogued and received once: a stream of two events.
+    expect(effects.stock.get('NEW-ARRIVAL')).toMatchObject({ onHand: 500, reserved: 0, version: 1 });
+    expect(effects.catalogue.get('NEW-ARRIVAL')).toEqual({ unitsReceived: 500 });
+    // Hundreds of events per SKU, yet every load replayed at most snapshot_threshold of them.
+    expect(snapshotProblems(skus, domain.config.snapshot_threshold, effects)).toEqual([]);
+    const behind = skus.map((sku) => effects.stock.get(sku)!.version - effects.stockSnapshots.get(sku)!.version);
+    console.log(`shop e2e: stock streams of ${Math.min(...skus.map((sku) => effects.stock.get(sku)!.version + 1))}–${Math.max(...skus.map((sku) => effects.stock.get(sku)!.version + 1))} events, snapshots ${Math.min(...behind)}–${Math.max(...behind)} behind the head`);
   }, 600_000);
 
   it('stops on SIGTERM with exit 0, leaving nothing pending in any consumer group', async () => {
@@ -109,7 +117,9 @@ describe.skipIf(!(await servicesUp(POSTGRES, REDIS)))(`the shop on ${WORKERS} wo
     const backlog = await readStreamBacklog(shop.redis);
     expect(backlog.unfinished).toEqual([]);
     expect(backlog.deadLetters).toEqual({});
-    expect(backlog.groups).toEqual(expect.arrayContaining(['shop::order/OrderTimelineProjector', 'shop::order:command/OrderCommands', 'warehouse.deliveries/WarehouseDeliveries']));
+    expect(backlog.groups).toEqual(
+      expect.arrayContaining(['shop::order/OrderTimelineProjector', 'shop::order:command/OrderCommands', 'shop::stock_item/CatalogueProjector', 'warehouse.deliveries/WarehouseDeliveries']),
+    );
     const errors = server.logs.filter((l) => l.level === 'error');
     expect(errors).toEqual([]);
     console.log(`shop e2e: ${JSON.stringify(deliveryFigures(server))}`);
@@ -119,5 +129,18 @@ describe.skipIf(!(await servicesUp(POSTGRES, REDIS)))(`the shop on ${WORKERS} wo
     const [outbox] = JSON.parse(status.stdout) as Record<string, number>[];
     expect(outbox).toMatchObject({ pending: 0, processing: 0, failed: 0, abandoned: 0 });
     expect(outbox!.published).toBeGreaterThan(ORDERS * 5);
+
+    // The stock items' streams, as an operator reads them.
+    const history = await shopCli(['events', 'history', 'StockItem', 'NEW-ARRIVAL'], shop.env);
+    expect(history.code, history.stderr).toBe(0);
+    expect(history.stdout).toMatch(/ {2}version 0 {2}\S+Z {2}Shop\.ProductCatalogued\.v1 /);
+    expect(history.stdout).toMatch(/ {2}version 1 {2}\S+Z {2}Shop\.StockReceived\.v2 /);
+    expect(history.stdout).toContain('events history: 2 events, version 1');
+    // Snapshots for every stock item at its head: the plentiful ones were mostly just behind it.
+    const snapshots = await shopCli(['snapshot', 'create', '--aggregate', 'StockItem'], shop.env);
+    expect(snapshots.code, snapshots.stderr).toBe(0);
+    expect(snapshots.stdout).toMatch(/snapshot create: \d+ snapshots? written, \d+ already current/);
+    const again = await shopCli(['snapshot', 'create', '--aggregate', 'StockItem'], shop.env);
+    expect(again.stdout).toContain(`snapshot create: 0 snapshots written, ${skus.length + 2} already current`);
   }, 120_000);
 });

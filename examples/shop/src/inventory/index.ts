@@ -1,7 +1,10 @@
-/** Inventory: stock per SKU, reservations per order, and deliveries from the warehouse. */
-export { StockItem, StockReceived } from './stock-item.js';
+/** Inventory: stock per SKU (event-sourced), the catalogue read from it, reservations per order, and deliveries from the warehouse. */
+export { StockItem, ProductCatalogued, StockReceived, UnitsReserved, UnitsReleased } from './stock-item.js';
+export { StockReceivedV1ToV2, type StockReceivedV1 } from './stock-received.upcaster.js';
 export { ReservedItem } from './reserved-item.js';
 export { Reservation, StockReserved, ReservationFailed, StockReleased, type ReservationStatus } from './reservation.js';
+export { CatalogueEntry } from './catalogue-entry.js';
+export { CatalogueProjector } from './catalogue.projector.js';
 export { GoodsReceipt } from './goods-receipt.js';
 export { ReceiveStock } from './receive-stock.command.js';
 export { InventoryCommands } from './inventory.command-handler.js';

@@ -26,5 +26,5 @@ function newStockItem(command: ReceiveStock): StockItem {
   if (!command.name || !command.price) {
     throw new ValidationError({ sku: [`${command.sku} is a new product: give its name and price`] }, 'ReceiveStock');
   }
-  return StockItem.create({ sku: command.sku, name: command.name, price: command.price, onHand: 0, reserved: 0 });
+  return StockItem.catalogue(command.sku, command.name, command.price);
 }

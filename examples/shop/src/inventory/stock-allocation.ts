@@ -25,6 +25,6 @@ export function allocateStock(orderId: string, wanted: readonly ReservedItem[], 
     return item.canReserve(quantity) ? [] : [`${sku}: ${quantity} wanted, ${item.available()} available`];
   });
   if (shortages.length) return Reservation.rejected(orderId, wanted, `out of stock (${shortages.join('; ')})`);
-  for (const { sku, quantity } of wanted) stock.get(sku)!.reserve(quantity);
+  for (const { sku, quantity } of wanted) stock.get(sku)!.reserve(orderId, quantity);
   return Reservation.reserved(orderId, wanted);
 }

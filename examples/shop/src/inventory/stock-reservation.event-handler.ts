@@ -28,7 +28,7 @@ export class StockReservations extends BaseEventHandler {
     // An order cancelled for want of stock holds nothing.
     if (reservation.status === 'REJECTED') return;
     const stock = await loadStock(reservation.items.map((item) => item.sku));
-    for (const { sku, quantity } of reservation.items) stock.get(sku)!.release(quantity);
+    for (const { sku, quantity } of reservation.items) stock.get(sku)!.release(event.orderId, quantity);
     await saveStock(stock);
     reservation.release();
     await reservations.add(reservation);
@@ -42,9 +42,9 @@ async function loadStock(skus: readonly string[]): Promise<Map<string, StockItem
 }
 
 /**
- * Saves in SKU order: two orders sharing SKUs then lock the rows in the same order and cannot
- * deadlock. When another order changed an item first, the save fails on its version and the
- * framework runs the handler again with fresh stock.
+ * Saves in SKU order: two orders sharing SKUs then lock the stock items' streams in the same
+ * order and cannot deadlock. When another order appended to an item first, the append fails on
+ * its expected version and the framework runs the handler again with fresh stock.
  */
 async function saveStock(stock: ReadonlyMap<string, StockItem | undefined>): Promise<void> {
   const repository = domain.repositoryFor(StockItem);

@@ -3,7 +3,8 @@
  * way the stored effects differ from it (empty when the run was exactly-once and in order).
  * Every handler effect is checked twice over: by its outcome (statuses, amounts, stock held)
  * and by how often it happened (each aggregate's `_version` counts its saves, the timeline
- * names each event it recorded).
+ * names each event it recorded, each stock item's stream names the orders it reserved and
+ * released units for).
  */
 import type { PlannedOrder } from './order-load.js';
 import { LAST_ONE, PLENTY, UNIT_PRICE } from './order-load.js';
@@ -30,7 +31,10 @@ export function differences(plans: readonly PlannedOrder[], skus: readonly strin
   if (effects.orders.size !== plans.length) report(`${effects.orders.size} orders stored, ${plans.length} placed`);
 
   const reservedBySku = new Map<string, number>();
-  const stockChanges = new Map<string, number>();
+  // The orders each SKU's stream must name: once per reservation holding it, once per release.
+  const reservedFor = new Map<string, string[]>();
+  const releasedFor = new Map<string, string[]>();
+  const add = (lists: Map<string, string[]>, sku: string, orderId: string) => lists.set(sku, [...(lists.get(sku) ?? []), orderId]);
   for (const plan of plans) {
     const outcome: Outcome = plan.expected === 'wants-last-one' ? (lastOneWinners[0] === plan ? 'paid' : 'out-of-stock') : plan.expected;
     const want = EXPECTED[outcome];
@@ -56,8 +60,8 @@ export function differences(plans: readonly PlannedOrder[], skus: readonly strin
       const saves = reservation.status === 'RELEASED' ? 2 : 1;
       if (reservation.version !== saves - 1) report(`order ${id}: reservation saved ${reservation.version + 1} times, expected ${saves}`);
       for (const item of reservation.status === 'REJECTED' ? [] : reservation.items) {
-        const changes = reservation.status === 'RELEASED' ? 2 : 1;
-        stockChanges.set(item.sku, (stockChanges.get(item.sku) ?? 0) + changes);
+        add(reservedFor, item.sku, plan.orderId);
+        if (reservation.status === 'RELEASED') add(releasedFor, item.sku, plan.orderId);
         if (reservation.status === 'RESERVED') reservedBySku.set(item.sku, (reservedBySku.get(item.sku) ?? 0) + item.quantity);
       }
     }
@@ -68,9 +72,9 @@ export function differences(plans: readonly PlannedOrder[], skus: readonly strin
     if (payment && payment.version !== 0) report(`order ${id}: payment saved ${payment.version + 1} times, expected once`);
   }
 
-  // Stock held must be exactly what the RESERVED reservations hold, and each stock item changed
-  // once when received and once per reservation and release of it: a reservation or a release
-  // applied twice (or lost) shows up here.
+  // Stock held must be exactly what the RESERVED reservations hold, and each stock item's stream
+  // must be its catalogue entry, its delivery, and one event per reservation and release of it,
+  // naming its order: a reservation or a release applied twice (or lost) shows up here.
   for (const sku of [...skus, LAST_ONE]) {
     const stock = effects.stock.get(sku);
     const onHand = sku === LAST_ONE ? 1 : PLENTY;
@@ -78,8 +82,50 @@ export function differences(plans: readonly PlannedOrder[], skus: readonly strin
     if (stock?.onHand !== onHand || stock.reserved !== reserved) {
       report(`${sku}: ${stock?.onHand} on hand / ${stock?.reserved} reserved, expected ${onHand} / ${reserved}`);
     }
-    const saves = 1 + (stockChanges.get(sku) ?? 0);
-    if (stock && stock.version !== saves - 1) report(`${sku}: saved ${stock.version + 1} times, expected ${saves}`);
+    if (!stock) continue;
+    const reservations = orderListProblem(stock.reservedFor, reservedFor.get(sku) ?? []);
+    if (reservations) report(`${sku}: units reserved for ${reservations}`);
+    const releases = orderListProblem(stock.releasedFor, releasedFor.get(sku) ?? []);
+    if (releases) report(`${sku}: units released for ${releases}`);
+    const events = 2 + stock.reservedFor.length + stock.releasedFor.length;
+    if (stock.version !== events - 1) report(`${sku}: stream at version ${stock.version}, expected ${events - 1} (catalogued, received, ${events - 2} reservations and releases)`);
+    const catalogued = effects.catalogue.get(sku);
+    if (catalogued?.unitsReceived !== onHand) report(`${sku}: the catalogue counts ${catalogued?.unitsReceived ?? 'no'} units received, expected ${onHand}`);
+  }
+  return problems;
+}
+
+/** Empty when `got` names exactly the orders of `want`, each once; else what differs. */
+function orderListProblem(got: readonly string[], want: readonly string[]): string {
+  const count = (ids: readonly string[]) => ids.reduce((counts, id) => counts.set(id, (counts.get(id) ?? 0) + 1), new Map<string, number>());
+  const [gotCounts, wantCounts] = [count(got), count(want)];
+  const twice = [...gotCounts].filter(([id, n]) => n > (wantCounts.get(id) ?? 0) && wantCounts.has(id)).length;
+  const unexpected = [...gotCounts.keys()].filter((id) => !wantCounts.has(id)).length;
+  const missing = [...wantCounts.keys()].filter((id) => !gotCounts.has(id)).length;
+  if (!twice && !unexpected && !missing) return '';
+  return `${got.length} orders (${twice} more than once, ${unexpected} unexpected, ${missing} missing), expected ${want.length}`;
+}
+
+/**
+ * Every plentiful SKU was loaded far more than `threshold` events apart, so each must have a
+ * snapshot that is the fold of its stream up to the snapshot's version, and is at most
+ * `threshold` events behind the stream's head: each append follows a load of the head, and a
+ * load that replayed `threshold` events writes a new snapshot.
+ */
+export function snapshotProblems(skus: readonly string[], threshold: number, effects: ShopEffects): string[] {
+  const problems: string[] = [];
+  for (const sku of skus) {
+    const snapshot = effects.stockSnapshots.get(sku);
+    const head = effects.stock.get(sku)?.version ?? -1;
+    if (!snapshot) {
+      problems.push(`${sku}: no snapshot of a stream at version ${head}`);
+      continue;
+    }
+    if (snapshot.type !== 'Shop.StockItem.v1') problems.push(`${sku}: snapshot of type ${snapshot.type}`);
+    if (JSON.stringify(snapshot.state) !== JSON.stringify(snapshot.replayed)) {
+      problems.push(`${sku}: snapshot at version ${snapshot.version} holds ${JSON.stringify(snapshot.state)}, its events fold to ${JSON.stringify(snapshot.replayed)}`);
+    }
+    if (head - snapshot.version > threshold) problems.push(`${sku}: snapshot at version ${snapshot.version}, ${head - snapshot.version} events behind the head (threshold ${threshold})`);
   }
   return problems;
 }
