@@ -22,7 +22,8 @@ import { KeyScheduler, type Queued } from './key-scheduler.js';
 import { DEAD_CONSUMER_CHECK_MS, Liveness } from './liveness.js';
 import { errorText, MessageRunner, type HandleRequest } from './message-runner.js';
 import { PassBatcher } from './pass-batcher.js';
-import type { Subscription, SubscriptionCounters, SubscriptionState, SubscriptionStatus } from './subscription-status.js';
+import { SubscriptionLifecycle } from './subscription-lifecycle.js';
+import type { Subscription, SubscriptionStatus } from './subscription-status.js';
 
 export { errorText } from './message-runner.js';
 
@@ -53,17 +54,11 @@ export interface ConsumerLoopOptions {
   logger: Logger;
 }
 
-export class ConsumerLoop implements Subscription {
+export class ConsumerLoop extends SubscriptionLifecycle implements Subscription {
   readonly name: string;
   private readonly abort = new AbortController();
-  private readonly log: Logger;
-  private state: SubscriptionState = 'idle';
+  protected readonly log: Logger;
   private lastError: string | null = null;
-  private loop: Promise<void> | null = null;
-  private stopped: Promise<void> | null = null;
-  private readonly counters: SubscriptionCounters = {
-    handled: 0, retried: 0, deadLettered: 0, leftPending: 0, skipped: 0, duplicates: 0, late: 0, waits: 0, gapsPassed: 0, passedAbandoned: 0, dropped: 0,
-  };
   private readonly scheduler: KeyScheduler;
   private readonly runner: MessageRunner;
   /** Broker ids of messages taken over from a dead consumer (poison-pill check). */
@@ -72,6 +67,7 @@ export class ConsumerLoop implements Subscription {
   private readonly acks: AckBatcher;
 
   constructor(private readonly options: ConsumerLoopOptions) {
+    super();
     this.name = options.name;
     this.log = options.logger.child({ subscription: options.name, stream: options.stream, group: options.group });
     const { broker, stream, group, inbox } = options;
@@ -102,25 +98,6 @@ export class ConsumerLoop implements Subscription {
     });
   }
 
-  start(): void {
-    if (this.loop) return;
-    this.state = 'starting';
-    this.loop = this.run().catch((err: unknown) => {
-      // run() catches everything itself; reaching this is a bug, and it must not take the engine down.
-      this.log.error('subscription loop ended unexpectedly', { error: err });
-      this.state = 'stopped';
-    });
-  }
-
-  stop(): Promise<void> {
-    this.stopped ??= this.shutdown();
-    return this.stopped;
-  }
-
-  async finished(): Promise<void> {
-    await this.loop;
-  }
-
   status(): SubscriptionStatus {
     const { name, kind, stream, group, broker } = this.options;
     return { name, kind, stream, group, broker: broker.name, state: this.state, lastError: this.lastError, inFlight: this.scheduler.size, ...this.counters };
@@ -135,7 +112,7 @@ export class ConsumerLoop implements Subscription {
     return this.abort.signal.aborted;
   }
 
-  private async shutdown(): Promise<void> {
+  protected async shutdown(): Promise<void> {
     if (this.state !== 'stopped') this.state = 'stopping';
     this.abort.abort();
     this.liveness.stop();
@@ -144,7 +121,7 @@ export class ConsumerLoop implements Subscription {
     await this.giveBack(left);
   }
 
-  private async run(): Promise<void> {
+  protected async run(): Promise<void> {
     const { broker, stream, group, consumer, batchSize, settings } = this.options;
     let joined = false;
     let failures = 0;

@@ -35,7 +35,8 @@ import { KeyScheduler, type HeadResult, type Queued } from './key-scheduler.js';
 import { errorText, MessageRunner } from './message-runner.js';
 import { PassBatcher } from './pass-batcher.js';
 import { isPermanentMessageError } from './stream-subscription.js';
-import type { Subscription, SubscriptionCounters, SubscriptionState, SubscriptionStatus } from './subscription-status.js';
+import { SubscriptionLifecycle } from './subscription-lifecycle.js';
+import type { Subscription, SubscriptionStatus } from './subscription-status.js';
 
 export interface EventStoreSubscriptionOptions {
   domain: Domain;
@@ -66,17 +67,11 @@ export function eventStoreInboxName(subscription: string): string {
   return `event_store:${subscription}`;
 }
 
-export class EventStoreSubscription implements Subscription {
+export class EventStoreSubscription extends SubscriptionLifecycle implements Subscription {
   readonly name: string;
   private readonly abort = new AbortController();
-  private readonly log: Logger;
-  private state: SubscriptionState = 'idle';
+  protected readonly log: Logger;
   private lastError: string | null = null;
-  private loop: Promise<void> | null = null;
-  private stopped: Promise<void> | null = null;
-  private readonly counters: SubscriptionCounters = {
-    handled: 0, retried: 0, deadLettered: 0, leftPending: 0, skipped: 0, duplicates: 0, late: 0, waits: 0, gapsPassed: 0, passedAbandoned: 0, dropped: 0,
-  };
   private readonly runner: MessageRunner;
   private readonly lease: EventStoreLease;
   private readonly leaseMs: number;
@@ -94,6 +89,7 @@ export class EventStoreSubscription implements Subscription {
   private caughtUp = false;
 
   constructor(private readonly options: EventStoreSubscriptionOptions) {
+    super();
     const { domain, handler, name, category, settings } = options;
     this.name = name;
     this.log = options.logger.child({ subscription: name, category, source: 'event_store' });
@@ -125,24 +121,6 @@ export class EventStoreSubscription implements Subscription {
     });
   }
 
-  start(): void {
-    if (this.loop) return;
-    this.state = 'starting';
-    this.loop = this.run().catch((err: unknown) => {
-      this.log.error('subscription loop ended unexpectedly', { error: err });
-      this.state = 'stopped';
-    });
-  }
-
-  stop(): Promise<void> {
-    this.stopped ??= this.shutdown();
-    return this.stopped;
-  }
-
-  async finished(): Promise<void> {
-    await this.loop;
-  }
-
   status(): SubscriptionStatus {
     const { name, category, database } = this.options;
     return {
@@ -168,7 +146,7 @@ export class EventStoreSubscription implements Subscription {
     return this.abort.signal.aborted;
   }
 
-  private async run(): Promise<void> {
+  protected async run(): Promise<void> {
     const { batchSize } = this.options;
     let failures = 0;
     while (!this.stopping) {
@@ -341,7 +319,7 @@ export class EventStoreSubscription implements Subscription {
     this.saveTimer = null;
   }
 
-  private async shutdown(): Promise<void> {
+  protected async shutdown(): Promise<void> {
     if (this.state !== 'stopped') this.state = 'stopping';
     this.abort.abort();
     await this.scheduler?.stop();
