@@ -69,7 +69,7 @@ describe.skipIf(!up)('[event_store] database_uri: the store in a database of its
     expect(setup.code, setup.stderr).toBe(0);
     expect(setup.stdout).toContain(`db setup: [databases.event_store] postgresql (postgresql://postgres:***@127.0.0.1:5432/${eventsDatabase})`);
     noSecret(setup);
-    expect(await tablesOfStore()).toEqual(expect.arrayContaining(['protean_event_streams', 'protean_events', 'protean_outbox', 'protean_snapshots']));
+    expect(await tablesOfStore()).toEqual(expect.arrayContaining(['protean_event_store_dead_letters', 'protean_event_store_subscriptions', 'protean_event_streams', 'protean_events', 'protean_outbox', 'protean_snapshots']));
     // The aggregates' tables stay in default.
     expect(await tablesOfStore()).not.toContain('note');
     expect((await project.query<{ t: string }>("SELECT table_name AS t FROM information_schema.tables WHERE table_name = 'note'")).length).toBe(1);

@@ -5,6 +5,9 @@
  * rows of other aggregates stay in `default`. A unit of work touching both commits two
  * transactions without two-phase commit, which the last test pins.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
 import { apply, BaseAggregate, BaseEvent, configureLogging, Domain, field, StreamVersionError } from '@protean-ts/core';
@@ -13,7 +16,8 @@ import { createTempDatabase, queryDatabase, type TempDatabase } from './support/
 
 const up = await servicesUp(POSTGRES);
 
-const ledger = new Domain('Ledger');
+// A root of its own: no domain.toml up the tree (the repository's) joins the test's configuration.
+const ledger = new Domain('Ledger', { root: fs.mkdtempSync(path.join(os.tmpdir(), 'protean-ledger-')) });
 
 @ledger.aggregate({ eventSourced: true })
 class Wallet extends BaseAggregate {

@@ -33,7 +33,7 @@ describe.skipIf(!up)('event-sourced repository on PostgreSQL', () => {
     configureLogging(restoreLogging);
   });
   beforeEach(async () => {
-    await rows('TRUNCATE protean_events, protean_event_streams, protean_snapshots, protean_outbox');
+    await rows('TRUNCATE protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters, protean_outbox');
   });
 
   async function openedWith(...deposits: number[]) {
