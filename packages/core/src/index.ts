@@ -138,4 +138,3 @@ export { BaseQueryHandler } from './elements/base-query-handler.js';
 export { read, readMarksOf, type ReadMark } from './elements/read.js';
 export { BaseDomainService } from './elements/base-domain-service.js';
 export { useCase } from './elements/use-case.js';
-export { QUERY_PART_OF_KINDS } from './domain/query-check.js';
