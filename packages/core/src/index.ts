@@ -133,3 +133,9 @@ export { AppendDeadlockError } from './errors/append-deadlock.error.js';
 export { InvalidStreamNameError } from './errors/invalid-stream-name.error.js';
 export { InvalidEventStoreRequestError } from './errors/invalid-event-store-request.error.js';
 export { PermanentError, markPermanent, isPermanentError } from './errors/permanent-error.js';
+// Queries, query handlers, domain services and use cases (issue 12).
+export { BaseQuery, type QueryResult } from './elements/base-query.js';
+export { BaseQueryHandler } from './elements/base-query-handler.js';
+export { read, readMarksOf, type ReadMark } from './elements/read.js';
+export { BaseDomainService } from './elements/base-domain-service.js';
+export { useCase } from './elements/use-case.js';

@@ -19,6 +19,9 @@ import type {
   RepositoryOptions,
   SubscriberOptions,
   ValueObjectOptions,
+  QueryOptions,
+  QueryHandlerOptions,
+  DomainServiceOptions,
 } from '../elements/element-options.js';
 import type { BaseAggregate } from '../elements/base-aggregate.js';
 import type { BaseEntity } from '../elements/base-entity.js';
@@ -30,6 +33,13 @@ import type { BaseEventHandler } from '../elements/base-event-handler.js';
 import type { BaseApplicationService } from '../elements/base-application-service.js';
 import type { BaseRepository } from '../elements/base-repository.js';
 import type { BaseSubscriber } from '../elements/base-subscriber.js';
+import type { BaseQuery, QueryResult } from '../elements/base-query.js';
+import type { BaseQueryHandler } from '../elements/base-query-handler.js';
+import type { BaseDomainService } from '../elements/base-domain-service.js';
+import { bindUnitOfWorkRunner } from '../elements/use-case.js';
+import { dispatchQuery } from '../processing/query-dispatch.js';
+import { queryRoutesOf, type QueryRoute } from './query-routes.js';
+import { DomainNotInitializedError } from '../errors/domain-not-initialized.error.js';
 import type { AggregateSchema } from '../ports/aggregate-dao.js';
 import { RegistrationError } from '../errors/registration.error.js';
 import { refuseStandardDecorator } from '../fields/decorator-settings.js';
@@ -69,6 +79,7 @@ export class Domain {
     this.upcasters = new Upcasters(this.registry);
     this.name = name;
     this.options = { ...options };
+    bindUnitOfWorkRunner(this.registry, (work) => this.uow(work));
   }
 
   /** Where domain.toml discovery starts (the `root` option), or undefined for the working directory. */
@@ -116,6 +127,21 @@ export class Domain {
 
   subscriber(options: SubscriberOptions): ElementDecorator<BaseSubscriber> {
     return this.decorator('subscriber', options);
+  }
+
+  /** `@domain.query({ partOf: Order })`: a read request answered through `domain.dispatch`. */
+  query(options: QueryOptions): ElementDecorator<BaseQuery<unknown>> {
+    return this.decorator('query', options);
+  }
+
+  /** `@domain.queryHandler({ partOf: Order })`: answers queries in its `@read(Query)` methods. */
+  queryHandler(options: QueryHandlerOptions): ElementDecorator<BaseQueryHandler> {
+    return this.decorator('queryHandler', options);
+  }
+
+  /** `@domain.domainService({ partOf: [Order, Inventory] })`: rules spanning aggregates, guarded by invariants. */
+  domainService(options: DomainServiceOptions): ElementDecorator<BaseDomainService> {
+    return this.decorator('domainService', options);
   }
 
   /**
@@ -234,6 +260,28 @@ export class Domain {
   /** Handles a command now and returns its handler's result, or (asynchronous) queues it and returns its message id. */
   process<R = string>(command: BaseCommand, options?: ProcessOptions): Promise<R> {
     return this.runtime.process(command, options) as Promise<R>;
+  }
+
+  private queryRoutes: Map<ClassRef, QueryRoute[]> | undefined;
+
+  /**
+   * Answers `query` with its query handler's `@read` method and returns the answer (typed by the
+   * query's `BaseQuery<R>`). Runs now, in no unit of work of its own; HandlerNotFoundError when
+   * no handler answers the query.
+   */
+  dispatch<Q extends BaseQuery<unknown>>(query: Q): Promise<QueryResult<Q>> {
+    const name = (query as { constructor?: { name?: string } } | null)?.constructor?.name;
+    if (!this.runtime.isReady) return Promise.reject(new DomainNotInitializedError(this.name, `dispatching ${name ?? 'a query'}`));
+    // Registration is frozen once initialized, so the routes are built once.
+    const routes = (this.queryRoutes ??= queryRoutesOf(this.registry));
+    return dispatchQuery(
+      {
+        domainName: this.name,
+        queryName: (cls) => (this.registry.recordOf(cls)?.kind === 'query' ? this.registry.recordOf(cls)!.name : undefined),
+        routesOf: (cls) => routes.get(cls) ?? [],
+      },
+      query,
+    ) as Promise<QueryResult<Q>>;
   }
 
   /** Runs the handlers of a delivered message envelope (what stream subscriptions call). */

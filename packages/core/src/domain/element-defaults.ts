@@ -13,6 +13,9 @@ import type {
   RepositoryOptions,
   SubscriberOptions,
   ValueObjectOptions,
+  QueryOptions,
+  QueryHandlerOptions,
+  DomainServiceOptions,
 } from '../elements/element-options.js';
 import { RegistrationError } from '../errors/registration.error.js';
 import type { ElementRecord } from './element-record.js';
@@ -29,6 +32,9 @@ export interface ElementOptionsByKind {
   applicationService: ApplicationServiceOptions;
   repository: RepositoryOptions;
   subscriber: SubscriberOptions;
+  query: QueryOptions;
+  queryHandler: QueryHandlerOptions;
+  domainService: DomainServiceOptions;
 }
 
 export function defaultStreamCategory(domainName: string, aggregateName: string): string {
@@ -107,6 +113,17 @@ export function resolveRecord<K extends ElementKind>(kind: K, cls: ClassRef, giv
       const stream = nonEmpty(s.stream, 'stream', cls);
       if (!stream) throw new RegistrationError(`${name}: a subscriber needs the broker stream it reads: @domain.subscriber({ stream: 'payments' })`);
       return { kind, cls, name, options: { stream, broker: nonEmpty(s.broker, 'broker', cls) ?? 'default' } };
+    }
+    case 'query': {
+      const q = o as Partial<QueryOptions>;
+      return { kind, cls, name: nonEmpty(q.name, 'name', cls) ?? name, options: { partOf: q.partOf } };
+    }
+    case 'queryHandler':
+      return { kind, cls, name, options: { partOf: (o as Partial<QueryHandlerOptions>).partOf } };
+    case 'domainService': {
+      // A single class is kept as a list of one, so the model check can say it needs two.
+      const partOf = (o as Partial<DomainServiceOptions>).partOf as unknown;
+      return { kind, cls, name, options: { partOf: Array.isArray(partOf) ? [...partOf] : partOf === undefined ? [] : [partOf as ClassRef] } };
     }
     default:
       throw new RegistrationError(`${name}: unknown element kind "${String(kind)}"`);

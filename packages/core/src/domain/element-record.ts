@@ -40,6 +40,9 @@ export type EventHandlerRecord = RecordOf<'eventHandler', HandlerRecordOptions>;
 export type ApplicationServiceRecord = RecordOf<'applicationService', { partOf: ClassRef | undefined }>;
 export type RepositoryRecord = RecordOf<'repository', { partOf: ClassRef; databaseProvider: string | undefined }>;
 export type SubscriberRecord = RecordOf<'subscriber', { stream: string; broker: string }>;
+export type QueryRecord = RecordOf<'query', { partOf: ClassRef | undefined }>;
+export type QueryHandlerRecord = RecordOf<'queryHandler', { partOf: ClassRef | undefined }>;
+export type DomainServiceRecord = RecordOf<'domainService', { partOf: readonly ClassRef[] }>;
 
 export type ElementRecord =
   | AggregateRecord
@@ -51,7 +54,10 @@ export type ElementRecord =
   | EventHandlerRecord
   | ApplicationServiceRecord
   | RepositoryRecord
-  | SubscriberRecord;
+  | SubscriberRecord
+  | QueryRecord
+  | QueryHandlerRecord
+  | DomainServiceRecord;
 
 export type MessageRecord = EventRecord | CommandRecord;
 export type HandlerRecord = CommandHandlerRecord | EventHandlerRecord;

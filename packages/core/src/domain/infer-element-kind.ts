@@ -14,6 +14,9 @@ import { BaseEventHandler } from '../elements/base-event-handler.js';
 import { BaseApplicationService } from '../elements/base-application-service.js';
 import { BaseRepository } from '../elements/base-repository.js';
 import { BaseSubscriber } from '../elements/base-subscriber.js';
+import { BaseQuery } from '../elements/base-query.js';
+import { BaseQueryHandler } from '../elements/base-query-handler.js';
+import { BaseDomainService } from '../elements/base-domain-service.js';
 
 // Most specific first: an aggregate is also an entity.
 const BASES: ReadonlyArray<readonly [abstract new (...args: never[]) => unknown, ElementKind]> = [
@@ -27,6 +30,9 @@ const BASES: ReadonlyArray<readonly [abstract new (...args: never[]) => unknown,
   [BaseApplicationService, 'applicationService'],
   [BaseRepository, 'repository'],
   [BaseSubscriber, 'subscriber'],
+  [BaseQuery, 'query'],
+  [BaseQueryHandler, 'queryHandler'],
+  [BaseDomainService, 'domainService'],
 ];
 
 export function inferElementKind(cls: ClassRef): ElementKind | undefined {

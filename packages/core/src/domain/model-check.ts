@@ -8,6 +8,8 @@ import { handleMarksOf } from '../elements/handle.js';
 import type { ElementRecord } from './element-record.js';
 import type { ElementRegistry } from './registry.js';
 import { checkEventSourcedAggregates } from './event-sourced-check.js';
+import { checkQueries } from './query-check.js';
+import { checkDomainServices } from './domain-service-check.js';
 
 const KIND_LABEL: Record<ElementRecord['kind'], string> = {
   aggregate: 'aggregate',
@@ -20,6 +22,9 @@ const KIND_LABEL: Record<ElementRecord['kind'], string> = {
   applicationService: 'application service',
   repository: 'repository',
   subscriber: 'subscriber',
+  query: 'query',
+  queryHandler: 'query handler',
+  domainService: 'domain service',
 };
 
 const label = (r: ElementRecord): string => `${r.cls.name} (${KIND_LABEL[r.kind]})`;
@@ -132,6 +137,7 @@ export function validateModel(registry: ElementRegistry): string[] {
     }
     checkHandler(registry, record, problems);
     if (['aggregate', 'entity', 'valueObject', 'event', 'command'].includes(record.kind)) checkFields(registry, record, problems);
+    if (record.kind === 'query') checkFields(registry, record, problems);
   }
 
   const commandHandlers = new Map<string, string[]>();
@@ -143,6 +149,8 @@ export function validateModel(registry: ElementRegistry): string[] {
   }
   checkEventSourcedAggregates(registry, problems);
   checkEventStoreHandlers(registry, problems);
+  checkQueries(registry, problems);
+  checkDomainServices(registry, problems);
   return problems;
 }
 

@@ -1,2 +1,5 @@
-/** Coordinates a use case across aggregates; callers invoke its methods directly. */
+/**
+ * The application's entry points: each use case loads aggregates, runs the domain logic and
+ * saves them. Methods marked `@useCase()` run in a unit of work (docs/queries.md).
+ */
 export abstract class BaseApplicationService {}

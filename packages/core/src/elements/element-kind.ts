@@ -9,4 +9,7 @@ export type ElementKind =
   | 'eventHandler'
   | 'applicationService'
   | 'repository'
-  | 'subscriber';
+  | 'subscriber'
+  | 'query'
+  | 'queryHandler'
+  | 'domainService';

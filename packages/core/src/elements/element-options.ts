@@ -75,3 +75,20 @@ export interface RepositoryOptions {
 }
 
 export type ApplicationServiceOptions = { partOf?: ClassRef };
+
+export interface QueryOptions {
+  /** The aggregate whose data this query reads. Required. */
+  partOf: ClassRef;
+  /** Registration name when it differs from the class name. */
+  name?: string;
+}
+
+export interface QueryHandlerOptions {
+  /** The aggregate whose queries this handler answers. Required. */
+  partOf: ClassRef;
+}
+
+export interface DomainServiceOptions {
+  /** The aggregates the service's rules span: two or more. */
+  partOf: readonly ClassRef[];
+}
