@@ -7,3 +7,4 @@ export { OrderRepository } from './order.repository.js';
 export { StockOutcomes } from './stock-outcomes.event-handler.js';
 export { PaymentOutcomes } from './payment-outcomes.event-handler.js';
 export { Checkout, type Cart } from './checkout.application-service.js';
+export { OrdersOfCustomer, OrderQueries, type OrderSummary } from './order.queries.js';
