@@ -13,6 +13,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { configureLogging, EventSourcedRepository } from '@protean-ts/core';
 import type { PostgresProvider } from '@protean-ts/mikro-orm';
+import { installCounters, perMessage, since, snapshot, total, type Traffic } from '../hop/round-counters.js';
+import { profiled } from '../hop/round-profiler.js';
 import { measure, median, type Measurement } from '../persistence/measure.js';
 import { assertNoSnapshot, prepareLoadAccounts, timeLoads } from './aggregate-loads.js';
 import { BenchAccount, benchDomain } from './bench-account.js';
@@ -67,14 +69,24 @@ async function appendRounds(eventsPerCommit: number, repo: EventSourcedRepositor
   await measure(WARM_UP, CONCURRENCY, framework);
   const raws: Measurement[] = [];
   const frameworks: Measurement[] = [];
+  let rawTraffic: Traffic | undefined;
+  let frameworkTraffic: Traffic | undefined;
   for (let round = 1; round <= ROUNDS; round++) {
-    const r = await measure(COMMITS, CONCURRENCY, rawCommit);
-    const f = await measure(COMMITS, CONCURRENCY, framework);
+    const beforeRaw = snapshot();
+    // BENCH_PROFILE=<dir>: a CPU profile of each timed round (bench/hop/profile-summary.ts reads it).
+    const r = await profiled(`raw-${eventsPerCommit}-r${round}`, () => measure(COMMITS, CONCURRENCY, rawCommit));
+    rawTraffic = since(beforeRaw);
+    const beforeFramework = snapshot();
+    const f = await profiled(`framework-${eventsPerCommit}-r${round}`, () => measure(COMMITS, CONCURRENCY, framework));
+    frameworkTraffic = since(beforeFramework);
     raws.push(r);
     frameworks.push(f);
     console.log(`  round ${round}/${ROUNDS}: raw pg ${r.rate.toFixed(0)} commits/s, framework ${f.rate.toFixed(0)} commits/s, ratio ${(f.rate / r.rate).toFixed(2)}`);
   }
   const ratio = report('framework:', frameworks, eventsPerCommit) / report('raw pg:   ', raws, eventsPerCommit);
+  for (const [label, traffic] of [['framework:', frameworkTraffic!], ['raw pg:   ', rawTraffic!]] as const) {
+    console.log(`  ${label} ${(total(traffic.statements) / COMMITS).toFixed(2)} statements per commit (last round): ${perMessage(traffic.statements, COMMITS)}`);
+  }
   console.log(`  ratio:      ${ratio.toFixed(2)} (target >= ${TARGET_RATIO})${ratio >= TARGET_RATIO ? '' : '  BELOW TARGET'}`);
   return ratio;
 }
@@ -130,6 +142,7 @@ async function main(): Promise<void> {
   const check = new pg.Pool({ connectionString: uri, max: 1 });
   check.on('error', () => undefined);
   const restoreLogging = configureLogging({ sink: () => {} });
+  installCounters();
   try {
     // bench/event-store/domain.toml turns the outbox off; no load replays a million events.
     process.env.PT_BENCH_DATABASE_URI = uri;
