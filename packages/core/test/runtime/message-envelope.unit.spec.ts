@@ -76,6 +76,21 @@ describe('canonicalJson', () => {
     cyclic.self = cyclic;
     expect(() => canonicalJson(cyclic)).toThrow(/cycle/);
   });
+
+  it('quotes keys as JSON does, the first time and when the same keys come again', () => {
+    const value = { 'a"b': 1, 'line\nbreak': { 'a"b': 2 }, é: 3 };
+    const expected = '{"a\\"b":1,"line\\nbreak":{"a\\"b":2},"é":3}';
+    expect(canonicalJson(value)).toBe(expected);
+    expect(canonicalJson(value)).toBe(expected);
+    expect(JSON.parse(canonicalJson(value))).toEqual(value);
+  });
+
+  it('stays exact for documents with more distinct keys than it remembers quoted', () => {
+    const value = Object.fromEntries(Array.from({ length: 12_000 }, (_, i) => [`key "${i}"`, i]));
+    const text = canonicalJson(value);
+    expect(JSON.parse(text)).toEqual(value);
+    expect(canonicalJson(value)).toBe(text);
+  });
 });
 
 describe('serializeMessage / deserializeMessage', () => {
