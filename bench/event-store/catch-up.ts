@@ -45,10 +45,17 @@ export async function prefillCatchUpEvents(repo: Repository<BenchAccount>, total
  * (see the store's reader), so an empty page waits briefly instead of ending the read; a read
  * that stays short for `patienceMs` fails, naming what it saw.
  */
-export async function readCategoryThrough(store: EventStore, category: string, expected: number, pageSize: number, patienceMs = 60_000): Promise<{ events: number; seconds: number }> {
+export async function readCategoryThrough(
+  store: EventStore,
+  category: string,
+  expected: number,
+  pageSize: number,
+  patienceMs = 60_000,
+): Promise<{ events: number; seconds: number; waitedSeconds: number }> {
   let cursor: ReaderCursor = START_CURSOR;
   let events = 0;
   let stalledSince: number | undefined;
+  let waitedMs = 0;
   const begin = performance.now();
   while (events < expected) {
     const page = await store.readCategory(category, { after: cursor, limit: pageSize });
@@ -58,6 +65,7 @@ export async function readCategoryThrough(store: EventStore, category: string, e
         throw new Error(`read ${events} of ${expected} events of ${category}, then nothing for ${patienceMs} ms: an open transaction on the server holds readers back`);
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
+      waitedMs += 50;
       continue;
     }
     stalledSince = undefined;
@@ -65,5 +73,6 @@ export async function readCategoryThrough(store: EventStore, category: string, e
     cursor = page.cursor;
   }
   if (events !== expected) throw new Error(`read ${events} events of ${category}, expected ${expected}`);
-  return { events, seconds: (performance.now() - begin) / 1000 };
+  // The waits are in `seconds`: they are what a catch-up on this server would have waited too.
+  return { events, seconds: (performance.now() - begin) / 1000, waitedSeconds: waitedMs / 1000 };
 }

@@ -130,7 +130,8 @@ async function catchUpSection(repo: EventSourcedRepository<BenchAccount>, provid
   }
   console.log(`  prefill: ${prefill.events} events in ${prefill.streams} commits, ${(prefill.events / prefill.seconds).toFixed(0)} events/s`);
   const read = await readCategoryThrough(provider.eventStore, CATEGORY, prefill.events, CATCH_UP_PAGE);
-  console.log(`  category read-through (store.readCategory, pages of ${CATCH_UP_PAGE}): ${(read.events / read.seconds).toFixed(0)} events/s (${read.seconds.toFixed(1)} s)`);
+  const waited = read.waitedSeconds > 0 ? `, of which ${read.waitedSeconds.toFixed(1)} s waiting for older transactions on the server to end` : '';
+  console.log(`  category read-through (store.readCategory, pages of ${CATCH_UP_PAGE}): ${(read.events / read.seconds).toFixed(0)} events/s (${read.seconds.toFixed(1)} s${waited})`);
 }
 
 async function main(): Promise<void> {
