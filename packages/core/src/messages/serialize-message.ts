@@ -24,7 +24,21 @@ export function serializeMessage(message: SerializableMessage): MessageEnvelope 
   // sorted keys, so serializing the same message twice gives identical bytes.
   const text = canonicalJson({ data: message.toPlain(), metadata: { ...metadata, envelope: envelopeInfo } });
   const envelope = JSON.parse(text) as MessageEnvelope;
-  const info: Record<string, unknown> = { ...envelope.metadata.envelope, checksum: checksumOfCanonical(text) };
-  envelope.metadata.envelope = Object.fromEntries(Object.keys(info).sort().map((key) => [key, info[key]])) as unknown as EnvelopeInfo;
+  envelope.metadata.envelope = withChecksum(envelope.metadata.envelope, checksumOfCanonical(text));
   return envelope;
+}
+
+/** The envelope info (keys sorted, as parsed from canonical JSON) with the checksum in its sorted place. */
+function withChecksum(info: EnvelopeInfo, checksum: string): EnvelopeInfo {
+  const sorted: Record<string, unknown> = {};
+  let placed = false;
+  for (const [key, value] of Object.entries(info)) {
+    if (!placed && key > 'checksum') {
+      sorted.checksum = checksum;
+      placed = true;
+    }
+    sorted[key] = value;
+  }
+  if (!placed) sorted.checksum = checksum;
+  return sorted as unknown as EnvelopeInfo;
 }
