@@ -2,7 +2,7 @@
  * The event-sourced aggregate the event-store benchmark appends and loads: an account opened by
  * one event and changed by deposits, the shape of the framework's own event-sourcing tests.
  */
-import { apply, BaseAggregate, BaseEvent, Domain, field, invariant, ValidationError } from '@protean-ts/core';
+import { apply, BaseAggregate, BaseEvent, BaseEventHandler, Domain, field, handle, invariant, ValidationError } from '@protean-ts/core';
 
 // root: the benchmark's own domain.toml sits next to this file.
 export const benchDomain = new Domain('Bench', { root: import.meta.url });
@@ -48,4 +48,29 @@ export class BenchOpened extends BaseEvent {
 export class BenchDeposited extends BaseEvent {
   @field.identifier({ required: true }) accountId!: string;
   @field.integer({ required: true }) amount!: number;
+}
+
+/** What the catch-up handler saw: its runs, and the distinct events they were for. */
+export const catchUpProbe = { runs: 0, events: new Set<string>() };
+
+function seen(event: BaseEvent): void {
+  catchUpProbe.runs += 1;
+  catchUpProbe.events.add(event._metadata!.headers.id);
+}
+
+/**
+ * The event-store subscription of the catch-up measurement. It writes nothing of its own, so the
+ * figure is the framework's cost per event: read, deserialize (checksum), a unit of work with the
+ * inbox row of the event's stream, commit, cursor. (`event_processing = "async"` in domain.toml:
+ * the append rounds never run it; only the server's subscription does.)
+ */
+@benchDomain.eventHandler({ partOf: BenchAccount, subscriptionType: 'event_store', subscriptionName: 'CatchUp' })
+export class CatchUpCounter extends BaseEventHandler {
+  @handle(BenchOpened) onOpened(event: BenchOpened): void {
+    seen(event);
+  }
+
+  @handle(BenchDeposited) onDeposited(event: BenchDeposited): void {
+    seen(event);
+  }
 }

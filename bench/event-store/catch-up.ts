@@ -5,13 +5,13 @@
  * `readCategoryThrough` reads them back with the store's reader (pages in reader order, the
  * never-skip rule included), the ceiling any catch-up reaches.
  *
- * Event-store subscription catch-up over the same prefilled events (events/s through a handler,
- * checkpoints included) is measured here, beside the read-through, once packages/server has
- * event-store subscriptions.
+ * `subscriptionCatchUp` runs the same events through an event-store subscription started by the
+ * server's Engine: each event handled in a unit of work with its inbox row, the cursor saved.
  */
 import type { EventStore, ReaderCursor, Repository } from '@protean-ts/core';
 import { START_CURSOR } from '@protean-ts/core';
-import { BenchAccount, benchDomain } from './bench-account.js';
+import { Engine } from '@protean-ts/server';
+import { BenchAccount, benchDomain, catchUpProbe } from './bench-account.js';
 
 export interface Prefill {
   streams: number;
@@ -75,4 +75,47 @@ export async function readCategoryThrough(
   if (events !== expected) throw new Error(`read ${events} events of ${category}, expected ${expected}`);
   // The waits are in `seconds`: they are what a catch-up on this server would have waited too.
   return { events, seconds: (performance.now() - begin) / 1000, waitedSeconds: waitedMs / 1000 };
+}
+
+export interface SubscriptionCatchUp {
+  events: number;
+  /** Handler runs: more than `events` when a unit of work ran again (a conflict) before it committed. */
+  runs: number;
+  seconds: number;
+  duplicates: number;
+  concurrency: number;
+  readAhead: number;
+}
+
+/**
+ * Starts an Engine (no health server) whose only subscription is the event-store subscription of
+ * CatchUpCounter, reading the category from the start, and times it until the handler has seen
+ * `expected` events; then stops it and checks that it saw each.
+ */
+export async function subscriptionCatchUp(expected: number, patienceMs = 600_000): Promise<SubscriptionCatchUp> {
+  catchUpProbe.runs = 0;
+  catchUpProbe.events.clear();
+  const engine = new Engine(benchDomain, { health: false });
+  const begin = performance.now();
+  await engine.start();
+  try {
+    let lastReport = begin;
+    // Done when the subscription settled every event (handled and committed), not when the handler saw the last.
+    const settled = () => engine.subscriptionStatuses()[0]?.handled ?? 0;
+    while (settled() < expected) {
+      if (performance.now() - begin > patienceMs) throw new Error(`the subscription handled ${settled()} of ${expected} events in ${patienceMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      if (performance.now() - lastReport > 5_000) {
+        lastReport = performance.now();
+        process.stderr.write(`  subscription catch-up: ${settled()}/${expected} events…\n`);
+      }
+    }
+    const seconds = (performance.now() - begin) / 1000;
+    const [status] = engine.subscriptionStatuses();
+    const { server } = benchDomain.config;
+    return { events: settled(), runs: catchUpProbe.runs, seconds, duplicates: status?.duplicates ?? 0, concurrency: server.stream_subscription.concurrency, readAhead: server.messages_per_tick };
+  } finally {
+    await engine.stop();
+    if (catchUpProbe.events.size !== expected) throw new Error(`the handler saw ${catchUpProbe.events.size} distinct events of ${expected}`);
+  }
 }

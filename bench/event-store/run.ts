@@ -5,7 +5,8 @@
  *    against raw node-postgres writing the same rows with the same expected-version check, same
  *    pool size, same callers in flight. Rounds alternate sides; medians and the ratio are printed.
  * 2. Loads of an aggregate of 1,000 events: replaying its stream vs from a snapshot (ms).
- * 3. Catch-up over 200,000 prefilled events: the store's category read-through (events/s).
+ * 3. Catch-up over 200,000 prefilled events: the store's category read-through, and an
+ *    event-store subscription handling them (events/s).
  *
  *   npm run bench:event-store    (env: see bench/README.md)
  */
@@ -18,7 +19,7 @@ import { profiled } from '../hop/round-profiler.js';
 import { measure, median, type Measurement } from '../persistence/measure.js';
 import { assertNoSnapshot, prepareLoadAccounts, timeLoads } from './aggregate-loads.js';
 import { BenchAccount, benchDomain } from './bench-account.js';
-import { prefillCatchUpEvents, readCategoryThrough } from './catch-up.js';
+import { prefillCatchUpEvents, readCategoryThrough, subscriptionCatchUp } from './catch-up.js';
 import { RAW_EVENTS, RAW_STREAMS, RawAppender, storedCounts } from './raw-appender.js';
 
 const env = (name: string, fallback: number): number => {
@@ -36,12 +37,18 @@ const LOADS = env('BENCH_LOADS', 21);
 const CATCH_UP_EVENTS = env('BENCH_CATCH_UP_EVENTS', 200_000);
 const CATCH_UP_PER_STREAM = env('BENCH_CATCH_UP_PER_STREAM', 1000);
 const CATCH_UP_PAGE = env('BENCH_CATCH_UP_PAGE', 1000);
+/** The catch-up subscription's read-ahead (`server.messages_per_tick`) and streams at once (`concurrency`); defaults as shipped. */
+const CATCH_UP_READ_AHEAD = env('BENCH_CATCH_UP_READ_AHEAD', 100);
+const CATCH_UP_CONCURRENCY = env('BENCH_CATCH_UP_CONCURRENCY', 32);
 const EVENTS_PER_COMMIT = [1, 10];
 const WARM_UP = Math.min(1000, COMMITS);
 const TARGET_RATIO = 0.7;
 const CATEGORY = 'bench::bench_account';
 // The PostgreSQL event store's tables (packages/mikro-orm/src/event-store/event-store-tables.ts), in the bench's own database.
-const STORE = { events: 'protean_events', streams: 'protean_event_streams', snapshots: 'protean_snapshots' };
+const STORE = {
+  events: 'protean_events', streams: 'protean_event_streams', snapshots: 'protean_snapshots',
+  subscriptions: 'protean_event_store_subscriptions', inbox: 'protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages',
+};
 
 async function admin(sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: `${SERVER}/postgres` });
@@ -119,11 +126,11 @@ async function loadSection(repo: EventSourcedRepository<BenchAccount>, provider:
 
 /**
  * Catch-up over CATCH_UP_EVENTS events of one category. The event store is emptied first, so the
- * category holds exactly the prefilled events. Event-store subscription catch-up is measured
- * here too, over the same prefill, once packages/server has event-store subscriptions.
+ * category holds exactly the prefilled events: first the store's read-through (the ceiling), then
+ * an event-store subscription handling every one of them.
  */
 async function catchUpSection(repo: EventSourcedRepository<BenchAccount>, provider: PostgresProvider, check: pg.Pool): Promise<void> {
-  await check.query(`TRUNCATE ${STORE.events}, ${STORE.streams}, ${STORE.snapshots}`);
+  await check.query(`TRUNCATE ${STORE.events}, ${STORE.streams}, ${STORE.snapshots}, ${STORE.subscriptions}, ${STORE.inbox}`);
   console.log(`catch-up over ${CATCH_UP_EVENTS} events (${CATCH_UP_PER_STREAM} per stream), prefilling through the repository…`);
   const prefill = await prefillCatchUpEvents(repo, CATCH_UP_EVENTS, CATCH_UP_PER_STREAM, Math.min(CONCURRENCY, POOL_SIZE));
   const stored = await storedCounts(check, STORE.events, STORE.streams);
@@ -134,6 +141,12 @@ async function catchUpSection(repo: EventSourcedRepository<BenchAccount>, provid
   const read = await readCategoryThrough(provider.eventStore, CATEGORY, prefill.events, CATCH_UP_PAGE);
   const waited = read.waitedSeconds > 0 ? `, of which ${read.waitedSeconds.toFixed(1)} s waiting for older transactions on the server to end` : '';
   console.log(`  category read-through (store.readCategory, pages of ${CATCH_UP_PAGE}): ${(read.events / read.seconds).toFixed(0)} events/s (${read.seconds.toFixed(1)} s${waited})`);
+  const sub = await subscriptionCatchUp(prefill.events);
+  const [cursor] = (await check.query<{ position: string }>(`SELECT cursor_global_position::text AS position FROM ${STORE.subscriptions} WHERE subscription = 'CatchUp'`)).rows;
+  const [head] = (await check.query<{ position: string }>(`SELECT max(global_position)::text AS position FROM ${STORE.events}`)).rows;
+  if (cursor?.position !== head?.position) throw new Error(`the subscription's saved cursor ${cursor?.position} is not the head ${head?.position}`);
+  console.log(`  event-store subscription (Engine, handler in a unit of work with its inbox row; concurrency ${sub.concurrency}, read-ahead ${sub.readAhead}): ${(sub.events / sub.seconds).toFixed(0)} events/s (${sub.seconds.toFixed(1)} s; ${sub.runs} handler runs for ${sub.events} events, ${sub.duplicates} duplicates; cursor saved at the head)`);
+  console.log(`  subscription / read-through: ${((sub.events / sub.seconds) / (read.events / read.seconds)).toFixed(2)}`);
 }
 
 async function main(): Promise<void> {
@@ -149,10 +162,17 @@ async function main(): Promise<void> {
   try {
     // bench/event-store/domain.toml turns the outbox off; no load replays a million events.
     process.env.PT_BENCH_DATABASE_URI = uri;
-    await benchDomain.init({ config: { databases: { default: { pool_size: POOL_SIZE } }, snapshot_threshold: 1_000_000 } });
+    await benchDomain.init({
+      config: {
+        databases: { default: { pool_size: POOL_SIZE } },
+        snapshot_threshold: 1_000_000,
+        server: { messages_per_tick: CATCH_UP_READ_AHEAD, stream_subscription: { concurrency: CATCH_UP_CONCURRENCY } },
+      },
+    });
     if (benchDomain.outboxEnabled) throw new Error('the outbox must be off for this benchmark');
     const provider = benchDomain.providers.get('default') as PostgresProvider;
-    await provider.setupEventStore();
+    // The event store and the inbox (the catch-up subscription records each event there).
+    await provider.setupOutbox();
     await raw.createTables(STORE.events, STORE.streams);
     const repo = benchDomain.repositoryFor(BenchAccount);
     if (!(repo instanceof EventSourcedRepository)) throw new Error('BenchAccount must be event-sourced');
