@@ -132,3 +132,13 @@ export { StreamVersionError } from './errors/stream-version.error.js';
 export { InvalidStreamNameError } from './errors/invalid-stream-name.error.js';
 export { InvalidEventStoreRequestError } from './errors/invalid-event-store-request.error.js';
 export { PermanentError, markPermanent, isPermanentError } from './errors/permanent-error.js';
+
+// --- process managers and due times ---
+export { BaseProcessManager } from './elements/base-process-manager.js';
+export type { HandleOptions } from './elements/handle.js';
+export { ProcessManagerUsageError } from './errors/process-manager-usage.error.js';
+export { InvalidDurationError } from './errors/invalid-duration.error.js';
+export { InvalidDueTimeError } from './errors/invalid-due-time.error.js';
+export { parseDuration } from './process-managers/parse-duration.js';
+export { processManagerStream, timeoutKeyPrefix, type ProcessManagerTransition, type ProcessManagerOutcome } from './process-managers/process-manager-runner.js';
+export { deferredPartitionKey } from './processing/command-outbox-row.js';

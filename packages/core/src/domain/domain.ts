@@ -16,6 +16,7 @@ import type {
   EntityOptions,
   HandlerOptions,
   MessageOptions,
+  ProcessManagerOptions,
   RepositoryOptions,
   SubscriberOptions,
   ValueObjectOptions,
@@ -30,6 +31,7 @@ import type { BaseEventHandler } from '../elements/base-event-handler.js';
 import type { BaseApplicationService } from '../elements/base-application-service.js';
 import type { BaseRepository } from '../elements/base-repository.js';
 import type { BaseSubscriber } from '../elements/base-subscriber.js';
+import type { BaseProcessManager } from '../elements/base-process-manager.js';
 import type { AggregateSchema } from '../ports/aggregate-dao.js';
 import { RegistrationError } from '../errors/registration.error.js';
 import { refuseStandardDecorator } from '../fields/decorator-settings.js';
@@ -116,6 +118,14 @@ export class Domain {
 
   subscriber(options: SubscriberOptions): ElementDecorator<BaseSubscriber> {
     return this.decorator('subscriber', options);
+  }
+
+  /**
+   * `@domain.processManager({ aggregates: [Order, Payment] })` on a BaseProcessManager subclass
+   * whose `@handle(Event, { start, correlate, end })` methods drive a long-running process.
+   */
+  processManager(options: ProcessManagerOptions): ElementDecorator<BaseProcessManager> {
+    return this.decorator('processManager', options);
   }
 
   /**

@@ -10,6 +10,7 @@ import type {
   EntityOptions,
   HandlerOptions,
   MessageOptions,
+  ProcessManagerOptions,
   RepositoryOptions,
   SubscriberOptions,
   ValueObjectOptions,
@@ -29,6 +30,7 @@ export interface ElementOptionsByKind {
   applicationService: ApplicationServiceOptions;
   repository: RepositoryOptions;
   subscriber: SubscriberOptions;
+  processManager: ProcessManagerOptions;
 }
 
 export function defaultStreamCategory(domainName: string, aggregateName: string): string {
@@ -107,6 +109,28 @@ export function resolveRecord<K extends ElementKind>(kind: K, cls: ClassRef, giv
       const stream = nonEmpty(s.stream, 'stream', cls);
       if (!stream) throw new RegistrationError(`${name}: a subscriber needs the broker stream it reads: @domain.subscriber({ stream: 'payments' })`);
       return { kind, cls, name, options: { stream, broker: nonEmpty(s.broker, 'broker', cls) ?? 'default' } };
+    }
+    case 'processManager': {
+      const p = o as ProcessManagerOptions;
+      const aggregates = p.aggregates ?? [];
+      const categories = p.streamCategories ?? [];
+      if (!Array.isArray(aggregates)) throw new RegistrationError(`${name}: aggregates must be an array of aggregate classes: @domain.processManager({ aggregates: [Order, Payment] })`);
+      if (!Array.isArray(categories)) throw new RegistrationError(`${name}: streamCategories must be an array of strings, got ${JSON.stringify(categories)}`);
+      categories.forEach((category, i) => nonEmpty(category, `streamCategories[${i}]`, cls));
+      return {
+        kind,
+        cls,
+        name,
+        options: {
+          partOf: undefined,
+          streamCategory: undefined,
+          subscriptionName: nonEmpty(p.subscriptionName, 'subscriptionName', cls) ?? name,
+          subscriptionType: undefined,
+          aggregates: [...aggregates],
+          streamCategories: [...categories],
+          stateCategory: nonEmpty(p.streamCategory, 'streamCategory', cls) ?? defaultStreamCategory(domainName, name),
+        },
+      };
     }
     default:
       throw new RegistrationError(`${name}: unknown element kind "${String(kind)}"`);

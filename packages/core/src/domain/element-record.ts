@@ -40,6 +40,13 @@ export type EventHandlerRecord = RecordOf<'eventHandler', HandlerRecordOptions>;
 export type ApplicationServiceRecord = RecordOf<'applicationService', { partOf: ClassRef | undefined }>;
 export type RepositoryRecord = RecordOf<'repository', { partOf: ClassRef; databaseProvider: string | undefined }>;
 export type SubscriberRecord = RecordOf<'subscriber', { stream: string; broker: string }>;
+export type ProcessManagerRecord = RecordOf<'processManager', HandlerRecordOptions & {
+  aggregates: readonly ClassRef[];
+  /** Given categories; those of `aggregates` are resolved on lookup (registry.processManagerCategories). */
+  streamCategories: readonly string[];
+  /** Event-store category of the instances' transition streams. */
+  stateCategory: string;
+}>;
 
 export type ElementRecord =
   | AggregateRecord
@@ -51,10 +58,11 @@ export type ElementRecord =
   | EventHandlerRecord
   | ApplicationServiceRecord
   | RepositoryRecord
-  | SubscriberRecord;
+  | SubscriberRecord
+  | ProcessManagerRecord;
 
 export type MessageRecord = EventRecord | CommandRecord;
-export type HandlerRecord = CommandHandlerRecord | EventHandlerRecord;
+export type HandlerRecord = CommandHandlerRecord | EventHandlerRecord | ProcessManagerRecord;
 
 /** The record type of one kind: `RecordOfKind<'aggregate'>` is AggregateRecord. */
 export type RecordOfKind<K extends ElementKind> = Extract<ElementRecord, { kind: K }>;

@@ -14,6 +14,7 @@ import { BaseEventHandler } from '../elements/base-event-handler.js';
 import { BaseApplicationService } from '../elements/base-application-service.js';
 import { BaseRepository } from '../elements/base-repository.js';
 import { BaseSubscriber } from '../elements/base-subscriber.js';
+import { BaseProcessManager } from '../elements/base-process-manager.js';
 
 // Most specific first: an aggregate is also an entity.
 const BASES: ReadonlyArray<readonly [abstract new (...args: never[]) => unknown, ElementKind]> = [
@@ -27,6 +28,7 @@ const BASES: ReadonlyArray<readonly [abstract new (...args: never[]) => unknown,
   [BaseApplicationService, 'applicationService'],
   [BaseRepository, 'repository'],
   [BaseSubscriber, 'subscriber'],
+  [BaseProcessManager, 'processManager'],
 ];
 
 export function inferElementKind(cls: ClassRef): ElementKind | undefined {

@@ -8,6 +8,7 @@ import { handleMarksOf } from '../elements/handle.js';
 import type { ElementRecord } from './element-record.js';
 import type { ElementRegistry } from './registry.js';
 import { checkEventSourcedAggregates } from './event-sourced-check.js';
+import { checkProcessManagers } from './process-manager-check.js';
 
 const KIND_LABEL: Record<ElementRecord['kind'], string> = {
   aggregate: 'aggregate',
@@ -20,6 +21,7 @@ const KIND_LABEL: Record<ElementRecord['kind'], string> = {
   applicationService: 'application service',
   repository: 'repository',
   subscriber: 'subscriber',
+  processManager: 'process manager',
 };
 
 const label = (r: ElementRecord): string => `${r.cls.name} (${KIND_LABEL[r.kind]})`;
@@ -143,6 +145,7 @@ export function validateModel(registry: ElementRegistry): string[] {
   }
   checkEventSourcedAggregates(registry, problems);
   checkEventStoreHandlers(registry, problems);
+  checkProcessManagers(registry, problems);
   return problems;
 }
 

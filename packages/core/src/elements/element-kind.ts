@@ -9,4 +9,5 @@ export type ElementKind =
   | 'eventHandler'
   | 'applicationService'
   | 'repository'
-  | 'subscriber';
+  | 'subscriber'
+  | 'processManager';

@@ -75,3 +75,14 @@ export interface RepositoryOptions {
 }
 
 export type ApplicationServiceOptions = { partOf?: ClassRef };
+
+export interface ProcessManagerOptions {
+  /** The aggregates whose events it follows (their stream categories). */
+  aggregates?: readonly ClassRef[];
+  /** Stream categories it follows besides those of `aggregates`. */
+  streamCategories?: readonly string[];
+  /** Consumer-group name of its subscriptions; default the class name. */
+  subscriptionName?: string;
+  /** Event-store category of its instances' transition streams; default `<domain_snake>::<manager_snake>`. */
+  streamCategory?: string;
+}
