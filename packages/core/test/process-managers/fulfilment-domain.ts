@@ -12,8 +12,15 @@ import {
   handle,
 } from '../../src/index.js';
 
-export function makeFulfilment(options: { timeoutAfter?: string | number; name?: string } = {}) {
-  const domain = new Domain(options.name ?? 'Fulfil');
+export interface FulfilmentOptions {
+  /** The payment timeout, or one per customer; none when absent. */
+  timeoutAfter?: string | number | ((customer: string | undefined) => string | number);
+  name?: string;
+  domainOptions?: ConstructorParameters<typeof Domain>[1];
+}
+
+export function makeFulfilment(options: FulfilmentOptions = {}) {
+  const domain = new Domain(options.name ?? 'Fulfil', options.domainOptions);
   const calls: string[] = [];
 
   @domain.aggregate()
@@ -82,7 +89,8 @@ export function makeFulfilment(options: { timeoutAfter?: string | number; name?:
     placed(event: OrderPlaced): void {
       calls.push(`placed ${event.orderId}`);
       this.customer = event.customer;
-      if (options.timeoutAfter !== undefined) this.scheduleTimeout(PaymentTimedOut.create({ orderId: event.orderId }), { after: options.timeoutAfter });
+      const after = typeof options.timeoutAfter === 'function' ? options.timeoutAfter(event.customer) : options.timeoutAfter;
+      if (after !== undefined) this.scheduleTimeout(PaymentTimedOut.create({ orderId: event.orderId }), { after });
     }
 
     @handle(OrderNoted, { correlate: 'orderId' })
