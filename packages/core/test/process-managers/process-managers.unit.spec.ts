@@ -206,6 +206,39 @@ describe('process managers (memory)', () => {
       expect((await transitions(orderId)).at(-1)!.state.notes).toEqual(expect.arrayContaining(['a', 'b']));
     });
 
+    it('send with deliverAt and scheduleTimeout with at: stored with those due times; a bad one is refused by name', async () => {
+      f = makeFulfilment();
+      const { domain } = f;
+      const due = new Date(Date.now() + 86_400_000);
+      const at: { value: unknown } = { value: due };
+      @domain.processManager({ aggregates: [f.Order] })
+      class Reminders extends BaseProcessManager {
+        orderId?: string;
+        @handle(f.OrderPlaced, { start: true, correlate: 'orderId' })
+        placed(): void {
+          this.send(f.CancelOrder.create({ orderId: this.orderId! }), { deliverAt: due });
+          this.scheduleTimeout(f.PaymentTimedOut.create({ orderId: this.orderId! }), { at: at.value as Date });
+        }
+      }
+      await domain.init({ config: memory({ event_processing: 'async' }) });
+      const orderId = await placeOrder();
+      const placed = (await provider().outbox.list({ limit: 10 })).find((row) => row.messageType === 'Fulfil.OrderPlaced.v1')!;
+      await domain.handleMessage(placed.envelope, { handler: Reminders });
+      const waiting = await scheduled();
+      expect(waiting.map((row) => [row.messageType, row.deliverAt!.getTime()]).sort()).toEqual([
+        ['Fulfil.CancelOrder.v1', due.getTime()],
+        ['Fulfil.PaymentTimedOut.v1', due.getTime()],
+      ]);
+      const command = waiting.find((row) => row.messageType === 'Fulfil.CancelOrder.v1')!;
+      expect(command.partitionKey).toBe(`fulfil::order:command-${orderId}/at/${command.messageId}`);
+      // A bad due time fails the handler; nothing of that run is stored.
+      at.value = 'tomorrow';
+      const second = await placeOrder();
+      const placedAgain = (await provider().outbox.list({ limit: 20 })).find((row) => row.messageType === 'Fulfil.OrderPlaced.v1' && row.envelope.data.orderId === second)!;
+      await expect(domain.handleMessage(placedAgain.envelope, { handler: Reminders })).rejects.toThrow(/Reminders\.scheduleTimeout\(\): at must be a valid Date, got "tomorrow"/);
+      expect(await scheduled()).toHaveLength(2);
+    });
+
     it('refuses a timeout event on a category the manager does not follow, by name', async () => {
       f = makeFulfilment();
       const { domain } = f;
