@@ -188,6 +188,9 @@ function timeoutRow(
       `${record.name}.scheduleTimeout(${cls.name}): ${cls.name} must be an event on a category ${record.name} follows (${categories.join(', ')}), or it would never come back; declare it @domain.event({ partOf: <one of its aggregates> })`,
     );
   }
+  if (typeof options !== 'object' || options === null) {
+    throw new ProcessManagerUsageError(`${record.name}.scheduleTimeout(${cls.name}) needs { after: '15m' } (ms or '500ms'/'30s'/'15m'/'2h') or { at: <Date> }`);
+  }
   const due = 'at' in options ? checkedDate(options.at, `${record.name}.scheduleTimeout(): at`) : new Date(Date.now() + parseDuration(options?.after, `${record.name}.scheduleTimeout(): after`));
   const id = newMessageId();
   const key = `${timeoutKeyPrefix(stream)}${id}`;

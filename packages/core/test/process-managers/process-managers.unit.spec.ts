@@ -210,14 +210,14 @@ describe('process managers (memory)', () => {
       f = makeFulfilment();
       const { domain } = f;
       const due = new Date(Date.now() + 86_400_000);
-      const at: { value: unknown } = { value: due };
+      const timeoutOptions: { value: unknown } = { value: { at: due } };
       @domain.processManager({ aggregates: [f.Order] })
       class Reminders extends BaseProcessManager {
         orderId?: string;
         @handle(f.OrderPlaced, { start: true, correlate: 'orderId' })
         placed(): void {
           this.send(f.CancelOrder.create({ orderId: this.orderId! }), { deliverAt: due });
-          this.scheduleTimeout(f.PaymentTimedOut.create({ orderId: this.orderId! }), { at: at.value as Date });
+          this.scheduleTimeout(f.PaymentTimedOut.create({ orderId: this.orderId! }), timeoutOptions.value as { at: Date });
         }
       }
       await domain.init({ config: memory({ event_processing: 'async' }) });
@@ -232,10 +232,14 @@ describe('process managers (memory)', () => {
       const command = waiting.find((row) => row.messageType === 'Fulfil.CancelOrder.v1')!;
       expect(command.partitionKey).toBe(`fulfil::order:command-${orderId}/at/${command.messageId}`);
       // A bad due time fails the handler; nothing of that run is stored.
-      at.value = 'tomorrow';
+      timeoutOptions.value = { at: 'tomorrow' };
       const second = await placeOrder();
       const placedAgain = (await provider().outbox.list({ limit: 20 })).find((row) => row.messageType === 'Fulfil.OrderPlaced.v1' && row.envelope.data.orderId === second)!;
       await expect(domain.handleMessage(placedAgain.envelope, { handler: Reminders })).rejects.toThrow(/Reminders\.scheduleTimeout\(\): at must be a valid Date, got "tomorrow"/);
+      timeoutOptions.value = undefined;
+      await expect(domain.handleMessage(placedAgain.envelope, { handler: Reminders })).rejects.toThrow(/Reminders\.scheduleTimeout\(PaymentTimedOut\) needs \{ after: '15m' \}/);
+      timeoutOptions.value = { after: '15 minutes' };
+      await expect(domain.handleMessage(placedAgain.envelope, { handler: Reminders })).rejects.toThrow(/Reminders\.scheduleTimeout\(\): after: "15 minutes" is not a duration/);
       expect(await scheduled()).toHaveLength(2);
     });
 
