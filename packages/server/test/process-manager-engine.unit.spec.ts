@@ -52,6 +52,17 @@ describe('process managers in the server', () => {
     }
   });
 
+  it('refuses to plan a process manager while the outbox is off, naming it and the key', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'protean-pm-'));
+    const f = makeFulfilment({ name: 'Pm3', domainOptions: { root, config: { ...config, enable_outbox: false } } });
+    await f.domain.init();
+    try {
+      expect(() => planSubscriptions(f.domain)).toThrow(/Fulfilment is a process manager: .* the outbox, which is off \(enable_outbox = false\)/);
+    } finally {
+      await f.domain.close();
+    }
+  });
+
   it('delivers events to the manager, fires a due timeout once, and drops the timeout of a process that completed first', async () => {
     const f = fulfilment('Pm2', (customer) => (customer === 'late' ? '300ms' : '1h'));
     engine = new Engine(f.domain, { health: false, drain: { intervalMs: 20, quietChecks: 3 } });

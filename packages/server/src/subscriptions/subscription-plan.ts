@@ -37,6 +37,12 @@ export function planSubscriptions(domain: Domain): PlannedSubscription[] {
       plan.push({ group: record.options.subscriptionName, role: 'eventHandler', cls: record.cls, stream: category, broker: handlerBroker, source });
     }
     for (const record of registry.recordsOf('processManager')) {
+      if (!domain.outboxEnabled) {
+        throw new Error(
+          `${record.name} is a process manager: its events, the commands it sends and its timeouts travel through the outbox, which is off (enable_outbox = false); `
+            + 'turn the outbox on (and keep server.default_subscription_type = "stream")',
+        );
+      }
       for (const category of registry.processManagerCategories(record.cls)) {
         plan.push({ group: record.options.subscriptionName, role: 'processManager', cls: record.cls, stream: category, broker: handlerBroker, source: 'stream' });
       }
