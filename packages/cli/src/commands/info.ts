@@ -9,7 +9,7 @@ import type { CommandGroup } from './command-group.js';
 
 const KINDS: readonly ElementKind[] = [
   'aggregate', 'entity', 'valueObject', 'event', 'command',
-  'commandHandler', 'eventHandler', 'applicationService', 'repository', 'subscriber',
+  'commandHandler', 'eventHandler', 'applicationService', 'repository', 'subscriber', 'processManager',
 ];
 
 export interface DomainSummary {
