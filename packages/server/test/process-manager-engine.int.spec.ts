@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Domain } from '@protean-ts/core';
+import { Redis } from 'ioredis';
+import { processManagerStream, type Domain } from '@protean-ts/core';
 import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
 import { Engine } from '../src/engine/engine.js';
 import { eventually } from './support/eventually.js';
@@ -17,6 +18,11 @@ import { createTempDatabase, REDIS_URI, uniquePrefix, type TempDatabase } from '
 
 const up = await servicesUp(POSTGRES, REDIS);
 
+async function started(f: Fulfil, orderId: string): Promise<boolean> {
+  const record = f.domain.registry.requireRecord(f.Fulfilment, 'processManager');
+  return (await f.domain.providers.get('default')!.eventStore.streamVersion(processManagerStream(record, orderId))) >= 0;
+}
+
 describe.skipIf(!up)('process managers in the server on PostgreSQL and Redis', () => {
   let db: TempDatabase;
   const engines: Engine[] = [];
@@ -25,8 +31,15 @@ describe.skipIf(!up)('process managers in the server on PostgreSQL and Redis', (
     db = await createTempDatabase();
     logs = captureLogs();
   });
+  const prefixes: string[] = [];
   afterEach(async () => {
     for (const engine of engines.splice(0)) await engine.stop();
+    const redis = new Redis(REDIS_URI);
+    for (const prefix of prefixes.splice(0)) {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+    }
+    redis.disconnect();
   });
   afterAll(async () => {
     logs.restore();
@@ -58,6 +71,7 @@ describe.skipIf(!up)('process managers in the server on PostgreSQL and Redis', (
 
   it('timeouts scheduled before a restart fire once, after it; a completed process drops its own', async () => {
     const prefix = uniquePrefix('pm');
+    prefixes.push(prefix);
     const first = server(prefix);
     const firstEngine = await start(first);
     const place = (customer: string) =>
@@ -69,15 +83,17 @@ describe.skipIf(!up)('process managers in the server on PostgreSQL and Redis', (
       });
     const late = [await place('late'), await place('late')];
     const paid = await place('paid');
-    await eventually(() => [...late, paid].every((id) => first.calls.includes(`placed ${id}`)), 10_000);
+    // Started means committed: the transition is in the event store (the call is recorded before the commit).
+    await eventually(async () => (await Promise.all([...late, paid].map((id) => started(first, id)))).every(Boolean), 10_000);
     await first.domain.uow(async () => {
       const payment = first.Payment.create({ forOrder: paid });
       payment.receive();
       await first.domain.repositoryFor(first.Payment).add(payment);
     });
-    await eventually(() => first.calls.includes(`paid ${paid}`), 10_000);
-    const waiting = (await first.domain.providers.get('default')!.outbox.list({ status: 'scheduled', limit: 100 })).map((row) => row.envelope.data.orderId);
-    expect(waiting.sort()).toEqual([...late].sort());
+    // The handler records its call before its transaction commits: wait for the committed state.
+    const waiting = async () => (await first.domain.providers.get('default')!.outbox.list({ status: 'scheduled', limit: 100 })).map((row) => String(row.envelope.data.orderId)).sort();
+    await eventually(async () => JSON.stringify(await waiting()) === JSON.stringify([...late].sort()), 10_000);
+    expect(first.calls).toContain(`paid ${paid}`);
     await firstEngine.stop();
 
     const second = server(prefix);

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MemoryProvider } from '@protean-ts/core';
+import { processManagerStream, type MemoryProvider } from '@protean-ts/core';
 import { Engine } from '../src/engine/engine.js';
 import { planSubscriptions } from '../src/subscriptions/subscription-plan.js';
 import { eventually } from './support/eventually.js';
@@ -21,6 +21,11 @@ const config = {
   outbox: { tick_interval: 0.05 },
   server: { health: { port: 0 }, stream_subscription: { blocking_timeout_ms: 50 } },
 };
+
+async function started(f: Fulfil, orderId: string): Promise<boolean> {
+  const record = f.domain.registry.requireRecord(f.Fulfilment, 'processManager');
+  return (await f.domain.providers.get('default')!.eventStore.streamVersion(processManagerStream(record, orderId))) >= 0;
+}
 
 describe('process managers in the server', () => {
   let engine: Engine | null = null;
@@ -77,7 +82,8 @@ describe('process managers in the server', () => {
       });
     const late = await place('late');
     const paid = await place('paid');
-    await eventually(() => f.calls.includes(`placed ${paid}`));
+    // Started means committed: the transition is in the event store (the call is recorded before the commit).
+    await eventually(() => started(f, paid));
     await f.domain.uow(async () => {
       const payment = f.Payment.create({ forOrder: paid });
       payment.receive();
