@@ -243,6 +243,28 @@ describe('process managers (memory)', () => {
       expect(await scheduled()).toHaveLength(2);
     });
 
+    it('the state, the sent commands and the timeouts commit together: a handler that throws leaves none of them', async () => {
+      f = makeFulfilment();
+      const { domain } = f;
+      @domain.processManager({ aggregates: [f.Order] })
+      class Clumsy extends BaseProcessManager {
+        orderId?: string;
+        @handle(f.OrderPlaced, { start: true, correlate: 'orderId' })
+        placed(): void {
+          this.send(f.ConfirmOrder.create({ orderId: this.orderId! }));
+          this.scheduleTimeout(f.PaymentTimedOut.create({ orderId: this.orderId! }), { after: '1h' });
+          throw new Error('changed its mind');
+        }
+      }
+      await domain.init({ config: memory({ event_processing: 'async' }) });
+      const orderId = await placeOrder();
+      const placed = (await provider().outbox.list({ limit: 10 }))[0]!;
+      await expect(domain.handleMessage(placed.envelope, { handler: Clumsy })).rejects.toThrow('changed its mind');
+      const stream = processManagerStream(domain.registry.requireRecord(Clumsy, 'processManager') as ProcessManagerRecord, orderId);
+      expect(await provider().eventStore.readStream(stream)).toEqual([]);
+      expect((await provider().outbox.list({ limit: 10 })).map((row) => row.messageType)).toEqual(['Fulfil.OrderPlaced.v1']);
+    });
+
     it('refuses a timeout event on a category the manager does not follow, by name', async () => {
       f = makeFulfilment();
       const { domain } = f;
