@@ -45,7 +45,7 @@ describe.skipIf(!up)('protean-ts outbox status | list | retry', () => {
     expect(stdout).toContain('outbox list: 1 row shown (status abandoned), at most 50 per database');
     const bad = await cli('outbox', 'list', '--status', 'lost');
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--status must be one of pending, processing, published, failed, abandoned, got "lost"');
+    expect(bad.stderr).toContain('--status must be one of pending, processing, published, failed, abandoned, scheduled, got "lost"');
   });
 
   it('retry says what it could not retry, and needs ids or --abandoned', async () => {

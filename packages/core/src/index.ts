@@ -139,3 +139,13 @@ export { BaseQueryHandler } from './elements/base-query-handler.js';
 export { read, readMarksOf, type ReadMark } from './elements/read.js';
 export { BaseDomainService } from './elements/base-domain-service.js';
 export { useCase } from './elements/use-case.js';
+
+// --- process managers and due times ---
+export { BaseProcessManager } from './elements/base-process-manager.js';
+export type { HandleOptions } from './elements/handle.js';
+export { ProcessManagerUsageError } from './errors/process-manager-usage.error.js';
+export { InvalidDurationError } from './errors/invalid-duration.error.js';
+export { InvalidDueTimeError } from './errors/invalid-due-time.error.js';
+export { parseDuration } from './process-managers/parse-duration.js';
+export { processManagerStream, timeoutKeyPrefix, type ProcessManagerTransition, type ProcessManagerOutcome } from './process-managers/process-manager-runner.js';
+export { deferredPartitionKey } from './processing/command-outbox-row.js';

@@ -43,6 +43,8 @@ describe.skipIf(!up)('PostgreSQL outbox store', () => {
         'protean_outbox_head_idx',
         'protean_outbox_message_broker_key',
         'protean_outbox_pkey',
+        'protean_outbox_scheduled_idx',
+        'protean_outbox_scheduled_key_idx',
       ]);
     });
 

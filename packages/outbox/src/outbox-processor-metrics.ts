@@ -41,6 +41,8 @@ export interface OutboxProcessorMetrics {
   processing: number | null;
   failed: number | null;
   abandoned: number | null;
+  /** Rows waiting for their due time (`deliver_at`); absent when the counts could not be read. */
+  scheduled?: number | null;
   oldestPendingAgeMs: number | null;
   /** Rows this processor holds right now (claimed, not yet recorded); their locks are being renewed. */
   heldRows: number;

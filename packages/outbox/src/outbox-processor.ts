@@ -86,6 +86,8 @@ const emptyResult = (): TickResult => ({
 const DEFAULT_LISTENER_TIMEOUT_MS = 5_000;
 const REPORT_EVERY_MS = 60_000;
 const MIN_TICK_MS = 10;
+/** Scheduled rows promoted per claim at most; more wait for the next one. */
+const PROMOTE_LIMIT = 1000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class OutboxProcessor {
@@ -177,6 +179,7 @@ export class OutboxProcessor {
       return;
     }
     this.stopping = true;
+    if (this.dueTimer) clearTimeout(this.dueTimer);
     this.currentState = 'stopping';
     this.work.wake();
     this.stopSignal.wake();
@@ -213,6 +216,8 @@ export class OutboxProcessor {
         this.countPublished(settle.rows.length, done.marked, result);
         rows = done.rows;
       } else {
+        // Rows whose due time has come join the queue first (one indexed statement; nothing when none are due).
+        await this.promoteDue();
         rows = await this.store.claimBatch(request);
       }
     } catch (error) {
@@ -250,6 +255,29 @@ export class OutboxProcessor {
     }
   }
 
+  /**
+   * Makes due scheduled rows pending, so the claim that follows takes them, and arranges a wake-up
+   * at the next due time when that comes before the next poll.
+   */
+  private async promoteDue(): Promise<void> {
+    const { promoted, nextDueAt } = await this.store.promoteDue(this.targetBroker, PROMOTE_LIMIT);
+    if (promoted > 0) this.log.debug(`${promoted} scheduled messages are due`, { count: promoted });
+    this.wakeAt(nextDueAt);
+  }
+
+  private dueTimer: NodeJS.Timeout | undefined;
+
+  private wakeAt(due: Date | null): void {
+    if (this.dueTimer) clearTimeout(this.dueTimer);
+    this.dueTimer = undefined;
+    if (!due || this.stopping) return;
+    const wait = due.getTime() - Date.now();
+    // Only when it is nearer than the next poll; the poll covers the rest.
+    if (wait >= this.tickMs) return;
+    this.dueTimer = setTimeout(() => this.work.wake(), Math.max(0, wait));
+    this.dueTimer.unref?.();
+  }
+
   /** Counts for this processor's broker plus what this processor did. */
   async metrics(): Promise<OutboxProcessorMetrics> {
     const base = {
@@ -269,6 +297,7 @@ export class OutboxProcessor {
         processing: counts.processing,
         failed: counts.failed,
         abandoned: counts.abandoned,
+        scheduled: counts.scheduled,
         oldestPendingAgeMs: counts.oldestPendingAgeMs,
       };
     } catch (error) {

@@ -8,7 +8,7 @@ import { CliError, ExitCode } from '../cli-error.js';
 import type { CliContext, CliIO } from '../cli-context.js';
 import type { CommandGroup } from './command-group.js';
 
-const STATUSES: readonly OutboxStatus[] = ['pending', 'processing', 'published', 'failed', 'abandoned'];
+const STATUSES: readonly OutboxStatus[] = ['pending', 'processing', 'published', 'failed', 'abandoned', 'scheduled'];
 
 interface Target {
   name: string;
@@ -104,7 +104,7 @@ async function list(domain: Domain, io: CliIO, options: { status?: OutboxStatus;
     io.stdout(`[databases.${database}] ${rows.length} ${plural(rows.length, 'row')}${options.status ? ` ${options.status}` : ''}\n`);
     for (const row of rows) {
       const error = row.lastError ? `  error: ${row.lastError.split('\n')[0]}` : '';
-      io.stdout(`  ${row.id}  ${row.status}  ${row.messageType} → ${row.targetBroker}:${row.streamName}  attempts ${row.retryCount}/${row.maxRetries}  created ${row.createdAt.toISOString()}${error}\n`);
+      io.stdout(`  ${row.id}  ${row.status}  ${row.messageType} → ${row.targetBroker}:${row.streamName}  attempts ${row.retryCount}/${row.maxRetries}  created ${row.createdAt.toISOString()}${row.deliverAt ? `  due ${row.deliverAt.toISOString()}` : ''}${error}\n`);
     }
     shown += rows.length;
   }
@@ -144,6 +144,7 @@ function rowSummary(row: OutboxRow): Record<string, unknown> {
     lastError: row.lastError,
     createdAt: row.createdAt.toISOString(),
     publishedAt: row.publishedAt?.toISOString() ?? null,
+    deliverAt: row.deliverAt?.toISOString() ?? null,
   };
 }
 

@@ -16,6 +16,7 @@ import type {
   EntityOptions,
   HandlerOptions,
   MessageOptions,
+  ProcessManagerOptions,
   RepositoryOptions,
   SubscriberOptions,
   ValueObjectOptions,
@@ -40,6 +41,7 @@ import { bindUnitOfWorkRunner } from '../elements/use-case.js';
 import { dispatchQuery } from '../processing/query-dispatch.js';
 import { queryRoutesOf, type QueryRoute } from './query-routes.js';
 import { DomainNotInitializedError } from '../errors/domain-not-initialized.error.js';
+import type { BaseProcessManager } from '../elements/base-process-manager.js';
 import type { AggregateSchema } from '../ports/aggregate-dao.js';
 import { RegistrationError } from '../errors/registration.error.js';
 import { refuseStandardDecorator } from '../fields/decorator-settings.js';
@@ -142,6 +144,14 @@ export class Domain {
   /** `@domain.domainService({ partOf: [Order, Inventory] })`: rules spanning aggregates, guarded by invariants. */
   domainService(options: DomainServiceOptions): ElementDecorator<BaseDomainService> {
     return this.decorator('domainService', options);
+  }
+
+  /**
+   * `@domain.processManager({ aggregates: [Order, Payment] })` on a BaseProcessManager subclass
+   * whose `@handle(Event, { start, correlate, end })` methods drive a long-running process.
+   */
+  processManager(options: ProcessManagerOptions): ElementDecorator<BaseProcessManager> {
+    return this.decorator('processManager', options);
   }
 
   /**

@@ -10,6 +10,7 @@ import type {
   EntityOptions,
   HandlerOptions,
   MessageOptions,
+  ProcessManagerOptions,
   RepositoryOptions,
   SubscriberOptions,
   ValueObjectOptions,
@@ -35,6 +36,7 @@ export interface ElementOptionsByKind {
   query: QueryOptions;
   queryHandler: QueryHandlerOptions;
   domainService: DomainServiceOptions;
+  processManager: ProcessManagerOptions;
 }
 
 export function defaultStreamCategory(domainName: string, aggregateName: string): string {
@@ -124,6 +126,28 @@ export function resolveRecord<K extends ElementKind>(kind: K, cls: ClassRef, giv
       // A single class is kept as a list of one, so the model check can say it needs two.
       const partOf = (o as Partial<DomainServiceOptions>).partOf as unknown;
       return { kind, cls, name, options: { partOf: Array.isArray(partOf) ? [...partOf] : partOf === undefined ? [] : [partOf as ClassRef] } };
+    }
+    case 'processManager': {
+      const p = o as ProcessManagerOptions;
+      const aggregates = p.aggregates ?? [];
+      const categories = p.streamCategories ?? [];
+      if (!Array.isArray(aggregates)) throw new RegistrationError(`${name}: aggregates must be an array of aggregate classes: @domain.processManager({ aggregates: [Order, Payment] })`);
+      if (!Array.isArray(categories)) throw new RegistrationError(`${name}: streamCategories must be an array of strings, got ${JSON.stringify(categories)}`);
+      categories.forEach((category, i) => nonEmpty(category, `streamCategories[${i}]`, cls));
+      return {
+        kind,
+        cls,
+        name,
+        options: {
+          partOf: undefined,
+          streamCategory: undefined,
+          subscriptionName: nonEmpty(p.subscriptionName, 'subscriptionName', cls) ?? name,
+          subscriptionType: undefined,
+          aggregates: [...aggregates],
+          streamCategories: [...categories],
+          stateCategory: nonEmpty(p.streamCategory, 'streamCategory', cls) ?? defaultStreamCategory(domainName, name),
+        },
+      };
     }
     default:
       throw new RegistrationError(`${name}: unknown element kind "${String(kind)}"`);

@@ -43,6 +43,13 @@ export type SubscriberRecord = RecordOf<'subscriber', { stream: string; broker: 
 export type QueryRecord = RecordOf<'query', { partOf: ClassRef | undefined }>;
 export type QueryHandlerRecord = RecordOf<'queryHandler', { partOf: ClassRef | undefined }>;
 export type DomainServiceRecord = RecordOf<'domainService', { partOf: readonly ClassRef[] }>;
+export type ProcessManagerRecord = RecordOf<'processManager', HandlerRecordOptions & {
+  aggregates: readonly ClassRef[];
+  /** Given categories; those of `aggregates` are resolved on lookup (registry.processManagerCategories). */
+  streamCategories: readonly string[];
+  /** Event-store category of the instances' transition streams. */
+  stateCategory: string;
+}>;
 
 export type ElementRecord =
   | AggregateRecord
@@ -57,10 +64,11 @@ export type ElementRecord =
   | SubscriberRecord
   | QueryRecord
   | QueryHandlerRecord
-  | DomainServiceRecord;
+  | DomainServiceRecord
+  | ProcessManagerRecord;
 
 export type MessageRecord = EventRecord | CommandRecord;
-export type HandlerRecord = CommandHandlerRecord | EventHandlerRecord;
+export type HandlerRecord = CommandHandlerRecord | EventHandlerRecord | ProcessManagerRecord;
 
 /** The record type of one kind: `RecordOfKind<'aggregate'>` is AggregateRecord. */
 export type RecordOfKind<K extends ElementKind> = Extract<ElementRecord, { kind: K }>;

@@ -17,6 +17,7 @@ import { BaseSubscriber } from '../elements/base-subscriber.js';
 import { BaseQuery } from '../elements/base-query.js';
 import { BaseQueryHandler } from '../elements/base-query-handler.js';
 import { BaseDomainService } from '../elements/base-domain-service.js';
+import { BaseProcessManager } from '../elements/base-process-manager.js';
 
 // Most specific first: an aggregate is also an entity.
 const BASES: ReadonlyArray<readonly [abstract new (...args: never[]) => unknown, ElementKind]> = [
@@ -33,6 +34,7 @@ const BASES: ReadonlyArray<readonly [abstract new (...args: never[]) => unknown,
   [BaseQuery, 'query'],
   [BaseQueryHandler, 'queryHandler'],
   [BaseDomainService, 'domainService'],
+  [BaseProcessManager, 'processManager'],
 ];
 
 export function inferElementKind(cls: ClassRef): ElementKind | undefined {

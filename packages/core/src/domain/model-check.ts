@@ -10,6 +10,7 @@ import type { ElementRegistry } from './registry.js';
 import { checkEventSourcedAggregates } from './event-sourced-check.js';
 import { checkQueries } from './query-check.js';
 import { checkDomainServices } from './domain-service-check.js';
+import { checkProcessManagers } from './process-manager-check.js';
 
 const KIND_LABEL: Record<ElementRecord['kind'], string> = {
   aggregate: 'aggregate',
@@ -25,6 +26,7 @@ const KIND_LABEL: Record<ElementRecord['kind'], string> = {
   query: 'query',
   queryHandler: 'query handler',
   domainService: 'domain service',
+  processManager: 'process manager',
 };
 
 const label = (r: ElementRecord): string => `${r.cls.name} (${KIND_LABEL[r.kind]})`;
@@ -151,6 +153,7 @@ export function validateModel(registry: ElementRegistry): string[] {
   checkEventStoreHandlers(registry, problems);
   checkQueries(registry, problems);
   checkDomainServices(registry, problems);
+  checkProcessManagers(registry, problems);
   return problems;
 }
 

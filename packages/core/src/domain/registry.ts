@@ -170,7 +170,7 @@ export class ElementRegistry implements ElementHost {
     if (!this.handlerIndex) {
       const index = new Map<string, HandlerBinding[]>();
       for (const record of this.records.values()) {
-        if (record.kind !== 'commandHandler' && record.kind !== 'eventHandler') continue;
+        if (record.kind !== 'commandHandler' && record.kind !== 'eventHandler' && record.kind !== 'processManager') continue;
         for (const [messageType, methods] of this.handlerMethodsOf(record.cls)) {
           const list = index.get(messageType) ?? [];
           list.push({ record, cls: record.cls, methods });
@@ -203,6 +203,19 @@ export class ElementRegistry implements ElementHost {
     const aggregate = streamCategory ?? partOf;
     const target = aggregate ? this.records.get(aggregate) : undefined;
     return target?.kind === 'aggregate' ? target.options.streamCategory : undefined;
+  }
+
+  /**
+   * The stream categories a process manager follows: those of its `aggregates` (unregistered ones
+   * left out; the model check names them) and its `streamCategories`, without repeats.
+   */
+  processManagerCategories(manager: ClassRef): string[] {
+    const record = this.requireRecord(manager, 'processManager');
+    const categories = record.options.aggregates.flatMap((aggregate) => {
+      const target = this.records.get(aggregate);
+      return target?.kind === 'aggregate' ? [target.options.streamCategory] : [];
+    });
+    return [...new Set([...categories, ...record.options.streamCategories])];
   }
 
   /** The event-sourced aggregate whose events make up `category` in the event store; undefined when none. */

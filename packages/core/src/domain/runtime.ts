@@ -29,7 +29,9 @@ import { TransactionStateError } from '../errors/transaction-state.error.js';
 import type { NewOutboxRow } from '../ports/outbox-store.js';
 import { processCommand, type ProcessOptions } from '../processing/command-processor.js';
 import { handleMessage, runOnceInInbox, type HandleMessageOptions, type HandleOutcome } from '../processing/message-handling.js';
-import { contextOf } from '../processing/handler-invocation.js';
+import { contextOf, invokeHandler } from '../processing/handler-invocation.js';
+import type { HandlerBinding } from './registry.js';
+import { runProcessManager, type ProcessManagerHost } from '../process-managers/process-manager-runner.js';
 import { dispatchCommittedEvents } from '../processing/sync-event-dispatcher.js';
 import { BaseRepository } from '../elements/base-repository.js';
 import { RegistrationError } from '../errors/registration.error.js';
@@ -272,10 +274,32 @@ export class DomainRuntime {
         deserialize: (e) => deserializeMessage(this.domain, e, { requireChecksum }),
         freshUnitOfWork: (work, context) => this.freshUnitOfWork(work, context),
         ...(this.inbox ? { enterInbox: (entry: InboxEntry) => this.enterInbox(entry) } : {}),
+        invoke: this.invokeBinding,
       },
       envelope,
       options,
     );
+  }
+
+  /** Event handlers are called as they are; a process manager gets its instance loaded and stored around the call. */
+  private readonly invokeBinding = (binding: HandlerBinding, method: string, message: unknown): Promise<unknown> => {
+    if (binding.record.kind !== 'processManager') return invokeHandler(binding.cls, method, message);
+    return runProcessManager(this.processManagerHost, binding.cls, method, message);
+  };
+
+  private get processManagerHost(): ProcessManagerHost {
+    const config = this.require('running a process manager');
+    return {
+      domainName: this.domain.name,
+      registry: this.domain.registry,
+      outboxEnabled: this.outboxEnabled,
+      outboxConfig: config.outbox,
+      eventProcessing: config.event_processing,
+      stateStore: () => ({ store: this.provider(config.event_store.database).eventStore, provider: config.event_store.database }),
+      provider: (name) => this.provider(name),
+      activeUnitOfWork: () => this.activeUnitOfWork(),
+      messageContext: () => currentMessageContext(),
+    };
   }
 
   /**
@@ -342,7 +366,7 @@ export class DomainRuntime {
   private async afterCommit(events: BaseEvent[]): Promise<void> {
     if (this.loadedConfig?.event_processing !== 'sync') return;
     await dispatchCommittedEvents(
-      { handlersFor: (type) => this.domain.handlersFor(type), freshUnitOfWork: (work, context) => this.freshUnitOfWork(work, context), log: this.log },
+      { handlersFor: (type) => this.domain.handlersFor(type), freshUnitOfWork: (work, context) => this.freshUnitOfWork(work, context), log: this.log, invoke: this.invokeBinding },
       events,
     );
   }

@@ -12,4 +12,5 @@ export type ElementKind =
   | 'subscriber'
   | 'query'
   | 'queryHandler'
-  | 'domainService';
+  | 'domainService'
+  | 'processManager';

@@ -92,3 +92,14 @@ export interface DomainServiceOptions {
   /** The aggregates the service's rules span: two or more. */
   partOf: readonly ClassRef[];
 }
+
+export interface ProcessManagerOptions {
+  /** The aggregates whose events it follows (their stream categories). */
+  aggregates?: readonly ClassRef[];
+  /** Stream categories it follows besides those of `aggregates`. */
+  streamCategories?: readonly string[];
+  /** Consumer-group name of its subscriptions; default the class name. */
+  subscriptionName?: string;
+  /** Event-store category of its instances' transition streams; default `<domain_snake>::<manager_snake>`. */
+  streamCategory?: string;
+}

@@ -11,12 +11,25 @@ const HANDLES = Symbol('protean:handles');
 export interface HandleMark {
   message: ClassRef;
   method: string;
+  /** Process managers only: how the message finds its instance, and whether it starts or ends it. */
+  options?: HandleOptions;
+}
+
+/**
+ * Options of `@handle` in a process manager. `correlate` names the event field whose value
+ * identifies the instance (the manager keeps it in a field of the same name), or maps an event
+ * field to the manager field: `{ paymentOrderId: 'orderId' }`.
+ */
+export interface HandleOptions {
+  start?: boolean;
+  end?: boolean;
+  correlate?: string | Readonly<Record<string, string>>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type HandlerMethod<M> = (message: M, ...rest: any[]) => unknown;
 
-export function handle<M>(message: ClassRef<M>) {
+export function handle<M>(message: ClassRef<M>, options?: HandleOptions) {
   // The descriptor's method type is inferred and checked against the message, so a handler
   // method taking another message class does not compile (protected methods included).
   return <F extends HandlerMethod<M>>(target: object, key: string | symbol, _descriptor: TypedPropertyDescriptor<F>): void => {
@@ -26,7 +39,7 @@ export function handle<M>(message: ClassRef<M>) {
       throw new TypeError(`@handle on ${target.constructor.name}.${key} needs a message class, got ${String(message)} (check for an import cycle)`);
     }
     const own: HandleMark[] = Reflect.getOwnMetadata(HANDLES, target) ?? [];
-    Reflect.defineMetadata(HANDLES, [...own, { message, method: key }], target);
+    Reflect.defineMetadata(HANDLES, [...own, options === undefined ? { message, method: key } : { message, method: key, options }], target);
   };
 }
 

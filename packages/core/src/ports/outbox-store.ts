@@ -7,7 +7,11 @@
 import type { MessageEnvelope } from '../messages/envelope.js';
 import type { ProviderTransaction } from './database-provider.js';
 
-export type OutboxStatus = 'pending' | 'processing' | 'published' | 'failed' | 'abandoned';
+/**
+ * `scheduled`: a row with a due time (`deliverAt`) still in the future. It holds back nothing and
+ * is never claimed; `promoteDue` makes it `pending` once due, and from then on it is like any row.
+ */
+export type OutboxStatus = 'pending' | 'processing' | 'published' | 'failed' | 'abandoned' | 'scheduled';
 
 export interface NewOutboxRow {
   messageId: string;
@@ -23,6 +27,12 @@ export interface NewOutboxRow {
   priority?: number;
   correlationId?: string | null;
   causationId?: string | null;
+  /**
+   * Publish no earlier than this (durable timeouts, `domain.process(cmd, { deliverAt })`). Such a
+   * row needs a partition key of its own: it must not sit in the sequence of a busy key, whose
+   * later rows would otherwise wait for it (see docs/outbox.md, due times).
+   */
+  deliverAt?: Date | null;
 }
 
 export interface OutboxRow extends NewOutboxRow {
@@ -75,6 +85,8 @@ export interface OutboxCounts {
   published: number;
   failed: number;
   abandoned: number;
+  /** Rows waiting for their due time (`deliverAt`). */
+  scheduled: number;
   /** Age in ms of the oldest pending or failed row, null when none. */
   oldestPendingAgeMs: number | null;
 }
@@ -116,6 +128,17 @@ export interface OutboxStore {
   list(options: { status?: OutboxStatus; limit: number }): Promise<OutboxRow[]>;
   /** Puts abandoned/failed rows back to pending with a fresh attempt count; returns how many. */
   retry(options: { ids?: readonly string[]; allAbandoned?: boolean }): Promise<number>;
+  /**
+   * Makes `scheduled` rows of `targetBroker` whose due time has come `pending` (at most `limit`),
+   * so the next claim takes them. Returns how many it promoted and the earliest due time still
+   * ahead (null when none), for the processor to wake up then.
+   */
+  promoteDue(targetBroker: string, limit: number): Promise<{ promoted: number; nextDueAt: Date | null }>;
+  /**
+   * Deletes, inside `tx`, the `scheduled` rows whose partition key starts with `keyPrefix`
+   * (a completed process manager's pending timeouts). Returns how many (the memory store counts at commit).
+   */
+  cancelScheduled(tx: ProviderTransaction, keyPrefix: string): Promise<number>;
   /**
    * Calls `listener` soon after any transaction that appended rows commits (PostgreSQL LISTEN/NOTIFY,
    * or an in-process signal). Returns an unsubscribe function. Polling stays the safety net.

@@ -20,3 +20,11 @@ export function commandOutboxRow(envelope: MessageEnvelope, outbox: Pick<OutboxC
     causationId: domain.causationId ?? null,
   };
 }
+
+/**
+ * The partition key of a row with a due time: its own (`<key>/at/<message id>`), so it never sits
+ * in the sequence of its aggregate's commands, whose later rows would wait for it.
+ */
+export function deferredPartitionKey(row: Pick<NewOutboxRow, 'partitionKey' | 'messageId'>): string {
+  return `${row.partitionKey}/at/${row.messageId}`;
+}

@@ -10,7 +10,9 @@ import { AsyncCommandsNeedOutboxError } from '../errors/async-commands-need-outb
 import { HandlerNotFoundError } from '../errors/handler-not-found.error.js';
 import { serializeMessage } from '../messages/serialize-message.js';
 import type { ProcessingMode } from '../config/config-types.js';
-import { commandOutboxRow } from './command-outbox-row.js';
+import { commandOutboxRow, deferredPartitionKey } from './command-outbox-row.js';
+import { checkedDate } from '../process-managers/checked-date.js';
+import { InvalidDueTimeError } from '../errors/invalid-due-time.error.js';
 import { contextOf, invokeHandler } from './handler-invocation.js';
 import type { OutboxConfig } from '../config/config-types.js';
 import type { DatabaseProvider } from '../ports/database-provider.js';
@@ -19,6 +21,11 @@ import type { UnitOfWork } from '../uow/unit-of-work.js';
 export interface ProcessOptions {
   /** Queue the command through the outbox instead of handling it now. Default: `command_processing` from domain.toml. */
   asynchronous?: boolean;
+  /**
+   * Deliver it no earlier than this: written to the outbox (implies asynchronous) with a due time,
+   * under a partition key of its own so it holds back no other command of its aggregate.
+   */
+  deliverAt?: Date;
 }
 
 export interface CommandProcessingHost {
@@ -38,8 +45,12 @@ export const COMMAND_OUTBOX_PROVIDER = 'default';
 
 export async function processCommand(host: CommandProcessingHost, command: BaseCommand, options: ProcessOptions = {}): Promise<unknown> {
   const type = command._metadata!.headers.type;
-  const asynchronous = options.asynchronous ?? host.commandProcessing === 'async';
-  if (asynchronous) return enqueueCommand(host, command);
+  const deliverAt = options.deliverAt === undefined ? undefined : checkedDate(options.deliverAt, `domain.process(${command.constructor.name}): deliverAt`);
+  if (deliverAt && options.asynchronous === false) {
+    throw new InvalidDueTimeError(`domain.process(${command.constructor.name}): deliverAt needs asynchronous processing (the outbox holds the command until then); leave asynchronous out`);
+  }
+  const asynchronous = deliverAt !== undefined || (options.asynchronous ?? host.commandProcessing === 'async');
+  if (asynchronous) return enqueueCommand(host, command, deliverAt);
   const binding = commandHandlerFor(host, type);
   if (!binding) throw new HandlerNotFoundError(type, host.domainName);
   return host.unitOfWork(() => invokeHandler(binding.cls, binding.methods[0]!, command), contextOf(command._metadata));
@@ -50,10 +61,11 @@ export function commandHandlerFor(host: Pick<CommandProcessingHost, 'handlersFor
   return host.handlersFor(type).find((binding) => binding.record.kind === 'commandHandler' && binding.methods.length > 0);
 }
 
-async function enqueueCommand(host: CommandProcessingHost, command: BaseCommand): Promise<string> {
+async function enqueueCommand(host: CommandProcessingHost, command: BaseCommand, deliverAt: Date | undefined): Promise<string> {
   if (!host.outboxEnabled) throw new AsyncCommandsNeedOutboxError(command.constructor.name);
   const envelope = serializeMessage(command);
-  const row = commandOutboxRow(envelope, host.outboxConfig);
+  const immediate = commandOutboxRow(envelope, host.outboxConfig);
+  const row = deliverAt ? { ...immediate, partitionKey: deferredPartitionKey(immediate), deliverAt } : immediate;
   await host.unitOfWork(async () => {
     const uow = host.activeUnitOfWork()!;
     const tx = await uow.transactionFor(COMMAND_OUTBOX_PROVIDER);

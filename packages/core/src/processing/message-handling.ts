@@ -41,28 +41,37 @@ export interface MessageHandlingHost {
   freshUnitOfWork(work: () => Promise<unknown>, context: Partial<MessageContext>): Promise<unknown>;
   /** Runs the inbox check in the active unit of work; absent when the inbox is off. */
   enterInbox?: (entry: InboxEntry) => Promise<InboxVerdict>;
+  /** Calls one handler method (process managers load and store their state around it); default invokeHandler. */
+  invoke?: BindingInvoker;
 }
+
+/** Runs `method` of `binding` for `message` inside the active unit of work. */
+export type BindingInvoker = (binding: HandlerBinding, method: string, message: unknown) => Promise<unknown>;
+
+export const invokeBinding: BindingInvoker = (binding, method, message) => invokeHandler(binding.cls, method, message);
 
 export async function handleMessage(host: MessageHandlingHost, envelope: MessageEnvelope, options: HandleMessageOptions = {}): Promise<HandleOutcome> {
   const message = host.deserialize(envelope);
   const { kind } = envelope.metadata.domain;
   // The deserialized message's type: an upcast older version is handled as the current one.
   const type = (message as { _metadata?: MessageEnvelope['metadata'] })._metadata?.headers.type ?? envelope.metadata.headers.type;
-  const wanted = kind === 'COMMAND' ? 'commandHandler' : 'eventHandler';
-  let bindings = host.handlersFor(type).filter((b) => b.record.kind === wanted);
+  // Process managers react to events like event handlers do.
+  const wanted: readonly string[] = kind === 'COMMAND' ? ['commandHandler'] : ['eventHandler', 'processManager'];
+  let bindings = host.handlersFor(type).filter((b) => wanted.includes(b.record.kind));
   if (kind === 'COMMAND' && bindings.length === 0 && !options.handler) throw new HandlerNotFoundError(type, host.domainName);
   if (options.handler) bindings = bindings.filter((b) => b.cls === options.handler);
   if (bindings.length === 0) return 'skipped';
 
   const context = contextOf(envelope.metadata);
+  const invoke = host.invoke ?? invokeBinding;
   if (options.inbox && host.enterInbox && bindings.length === 1) {
-    return handleOnce(host, bindings[0]!, kind === 'COMMAND' ? bindings[0]!.methods.slice(0, 1) : bindings[0]!.methods, message, envelope, options.inbox, context);
+    return handleOnce(host, invoke, bindings[0]!, kind === 'COMMAND' ? bindings[0]!.methods.slice(0, 1) : bindings[0]!.methods, message, envelope, options.inbox, context);
   }
   const failures: unknown[] = [];
   for (const binding of bindings) {
     for (const method of kind === 'COMMAND' ? binding.methods.slice(0, 1) : binding.methods) {
       try {
-        await retryOnConflict(() => host.freshUnitOfWork(() => invokeHandler(binding.cls, method, message), context));
+        await retryOnConflict(() => host.freshUnitOfWork(() => invoke(binding, method, message), context));
       } catch (error) {
         if (bindings.length === 1 && binding.methods.length === 1) throw error;
         failures.push(error);
@@ -80,6 +89,7 @@ export async function handleMessage(host: MessageHandlingHost, envelope: Message
  */
 function handleOnce(
   host: MessageHandlingHost,
+  invoke: BindingInvoker,
   binding: HandlerBinding,
   methods: readonly string[],
   message: unknown,
@@ -88,7 +98,7 @@ function handleOnce(
   context: Partial<MessageContext>,
 ): Promise<HandleOutcome> {
   return runOnceInInbox(host, envelope, inbox, context, async () => {
-    for (const method of methods) await invokeHandler(binding.cls, method, message);
+    for (const method of methods) await invoke(binding, method, message);
   });
 }
 

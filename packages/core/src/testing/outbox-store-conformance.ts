@@ -413,10 +413,76 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
       });
     });
 
+    describe('due times (deliverAt)', () => {
+      const inAnHour = () => new Date(Date.now() + 3_600_000);
+
+      it('a row due later is scheduled: never claimed, never holding anything back, not promoted before its time', async () => {
+        const due = inAnHour();
+        await append(rows.row('later', 1, { deliverAt: due }), rows.row('now', 1));
+        const [later] = await mine('scheduled');
+        expect(later).toMatchObject({ partitionKey: rows.key('later'), sequence: 1 });
+        expect(later!.deliverAt?.getTime()).toBe(due.getTime());
+        expect(keysOf(await claim('w1'))).toEqual(['now1']);
+        const promotion = await store.promoteDue(rows.broker, 100);
+        expect(promotion.promoted).toBe(0);
+        expect(promotion.nextDueAt?.getTime()).toBe(due.getTime());
+        expect(await claim('w1')).toEqual([]);
+        expect((await store.counts(rows.broker)).scheduled).toBe(1);
+      });
+
+      it('a row whose due time has passed at the append is pending at once', async () => {
+        await append(rows.row('past', 1, { deliverAt: new Date(Date.now() - 60_000) }));
+        expect(keysOf(await claim('w1'))).toEqual(['past1']);
+      });
+
+      it('promoteDue makes a row pending once due (and only rows of its broker), then it is claimed like any row', async () => {
+        const due = new Date(Date.now() + 300);
+        await append(rows.row('soon', 1, { deliverAt: due }), rows.row('other', 1, { deliverAt: due, targetBroker: `${rows.broker}-other` }));
+        let promoted = 0;
+        for (let i = 0; i < 500 && promoted === 0; i++) {
+          promoted = (await store.promoteDue(rows.broker, 100)).promoted;
+          if (promoted === 0) await sleep(20);
+        }
+        expect(promoted).toBe(1);
+        expect(Date.now()).toBeGreaterThanOrEqual(due.getTime());
+        const [claimed] = await claim('w1');
+        expect(claimed).toMatchObject({ partitionKey: rows.key('soon'), status: 'processing' });
+        expect(await store.list({ status: 'scheduled', limit: 100 }).then((all) => all.filter((row) => row.targetBroker === `${rows.broker}-other`))).toHaveLength(1);
+      });
+
+      it('cancelScheduled deletes the scheduled rows of a key prefix when its transaction commits, not on rollback', async () => {
+        await append(
+          rows.row('pm/timeout/1', 1, { deliverAt: inAnHour() }),
+          rows.row('pm/timeout/2', 1, { deliverAt: inAnHour() }),
+          rows.row('pmx/timeout/3', 1, { deliverAt: inAnHour() }),
+          rows.row('pm/timeout/4', 1),
+        );
+        const prefix = `${rows.key('pm')}/timeout/`;
+        const rolledBack = await provider.begin();
+        await store.cancelScheduled(rolledBack, prefix);
+        await rolledBack.rollback();
+        expect(await mine('scheduled')).toHaveLength(3);
+        const tx = await provider.begin();
+        await store.cancelScheduled(tx, prefix);
+        await tx.commit();
+        expect((await mine('scheduled')).map((row) => row.partitionKey)).toEqual([rows.key('pmx/timeout/3')]);
+        // A row already pending is not a scheduled one: it stays.
+        expect((await mine('pending')).map((row) => row.partitionKey)).toEqual([rows.key('pm/timeout/4')]);
+      });
+
+      it('cancelScheduled in the transaction that schedules also removes the new row', async () => {
+        const tx = await provider.begin();
+        await store.append(tx, [rows.row('pm/timeout/9', 1, { deliverAt: inAnHour() })]);
+        await store.cancelScheduled(tx, `${rows.key('pm')}/timeout/`);
+        await tx.commit();
+        expect(await mine('scheduled')).toHaveLength(0);
+      });
+    });
+
     describe('maintenance', () => {
       it('counts rows per status for one broker, with the age of the oldest pending row', async () => {
         const empty = await store.counts(rows.broker);
-        expect(empty).toEqual({ pending: 0, processing: 0, published: 0, failed: 0, abandoned: 0, oldestPendingAgeMs: null });
+        expect(empty).toEqual({ pending: 0, processing: 0, published: 0, failed: 0, abandoned: 0, scheduled: 0, oldestPendingAgeMs: null });
         await append(rows.row('a', 1), rows.row('b', 1), rows.row('c', 1), rows.row('d', 1), rows.row('e', 1));
         await append(rows.row('x', 1, { targetBroker: `${rows.broker}-other` }));
         const [a, b, c, d] = await claim('w1', 4);

@@ -27,6 +27,7 @@ export function appendRowsSql(table: string, positionsTable: string, rows: reado
       priority: row.priority ?? 0,
       correlation_id: row.correlationId ?? null,
       causation_id: row.causationId ?? null,
+      deliver_at: row.deliverAt ? row.deliverAt.toISOString() : null,
     })),
   );
   const cacheKey = `${table} ${positionsTable}`;
@@ -43,9 +44,9 @@ function appendText(table: string, positionsTable: string): string {
   return `WITH r AS MATERIALIZED (
   SELECT * FROM ROWS FROM (jsonb_to_recordset(?::jsonb) AS (message_id text, stream_name text,
     partition_key text, message_type text, data jsonb, metadata jsonb, target_broker text,
-    max_retries integer, priority integer, correlation_id text, causation_id text))
+    max_retries integer, priority integer, correlation_id text, causation_id text, deliver_at timestamptz))
     WITH ORDINALITY AS r(message_id, stream_name, partition_key, message_type, data, metadata,
-      target_broker, max_retries, priority, correlation_id, causation_id, ord)
+      target_broker, max_retries, priority, correlation_id, causation_id, deliver_at, ord)
 ),
 counts AS (
   SELECT target_broker, partition_key COLLATE "C" AS partition_key, count(*)::bigint AS n FROM r GROUP BY 1, 2
@@ -65,11 +66,13 @@ numbered AS (
 ),
 inserted AS (
   INSERT INTO ${table} (message_id, stream_name, partition_key, sequence, message_type, data, metadata,
-    target_broker, max_retries, priority, correlation_id, causation_id)
+    target_broker, max_retries, priority, correlation_id, causation_id, deliver_at, status)
   SELECT n.message_id, n.stream_name, n.partition_key, n.sequence, n.message_type, n.data,
     n.metadata || jsonb_build_object('envelope', COALESCE(n.metadata->'envelope', '{}'::jsonb)
       || jsonb_build_object('position', jsonb_build_object('key', n.partition_key, 'sequence', n.sequence))),
-    n.target_broker, n.max_retries, n.priority, n.correlation_id, n.causation_id
+    n.target_broker, n.max_retries, n.priority, n.correlation_id, n.causation_id, n.deliver_at,
+    -- A row due later waits outside the claim's index until promoteDue finds it due.
+    CASE WHEN n.deliver_at > now() THEN 'scheduled' ELSE 'pending' END
   FROM numbered n
   ORDER BY n.ord
   RETURNING 1

@@ -44,6 +44,7 @@ export function countsSql(table: string, targetBroker?: string): Statement {
   count(*) FILTER (WHERE status = 'failed')::integer AS failed,
   ${finished('published')} AS published,
   ${finished('abandoned')} AS abandoned,
+  ${finished('scheduled')} AS scheduled,
   (extract(epoch FROM now() - min(created_at) FILTER (WHERE status IN ('pending', 'failed'))) * 1000)::float8
     AS oldest_pending_age_ms
 FROM ${table}
@@ -71,5 +72,43 @@ export function retrySql(table: string, options: { ids?: readonly string[]; allA
 SET status = 'pending', retry_count = 0, next_retry_at = NULL, locked_by = NULL, locked_until = NULL, updated_at = now()
 WHERE ${chosen.length > 0 ? chosen.join(' OR ') : 'false'}
 RETURNING t.id`;
+  return { sql, params: p.values };
+}
+
+/**
+ * Makes due `scheduled` rows of one broker `pending` (at most `limit`, earliest first, skipping
+ * rows another processor is promoting), through `_scheduled_idx`; returns the count promoted and
+ * the earliest due time still ahead. Both parts read one snapshot, so a row promoted here is not
+ * also reported as ahead.
+ */
+export function promoteDueSql(table: string, targetBroker: string, limit: number): Statement {
+  const p = new SqlParams();
+  const broker = p.add(targetBroker);
+  const sql = `WITH due AS (
+  SELECT id FROM ${table}
+  WHERE status = 'scheduled' AND target_broker = ${broker}::text AND deliver_at <= now()
+  ORDER BY deliver_at
+  LIMIT ${p.add(limit)}::integer
+  FOR UPDATE SKIP LOCKED
+), promoted AS (
+  UPDATE ${table} t SET status = 'pending', updated_at = now()
+  FROM due WHERE t.id = due.id AND t.status = 'scheduled'
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM promoted)::integer AS promoted,
+  (extract(epoch FROM (SELECT min(deliver_at) FROM ${table}
+    WHERE status = 'scheduled' AND target_broker = ${p.add(targetBroker)}::text AND deliver_at > now())) * 1000)::float8 AS next_due_ms`;
+  return { sql, params: p.values };
+}
+
+/** Deletes the `scheduled` rows whose partition key starts with `keyPrefix`; returns `{ n }`. */
+export function cancelScheduledSql(table: string, keyPrefix: string): Statement {
+  const p = new SqlParams();
+  const pattern = `${keyPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const sql = `WITH gone AS (
+  DELETE FROM ${table} WHERE status = 'scheduled' AND partition_key LIKE ${p.add(pattern)}::text
+  RETURNING 1
+)
+SELECT count(*)::integer AS n FROM gone`;
   return { sql, params: p.values };
 }

@@ -17,6 +17,11 @@ import { OUTBOX_TABLE } from './outbox-table.js';
  *   no entry here, and no statement about claimed rows can be planned on it (measured: a
  *   full-table (status, published_at) index made `markPublished` walk the dead entries every claim
  *   leaves behind, tripling its time as the table churned).
+ * - `_scheduled_idx` (partial, rows waiting for their due time only): `promoteDue` reads the due
+ *   ones in due order through it; a scheduled row is in no other active index, so however many
+ *   wait, the claim never sees them (see docs/outbox.md, due times).
+ * - `_scheduled_key_idx` (partial, the same rows): a completed process manager deletes its pending
+ *   timeouts by partition-key prefix (`LIKE 'prefix%'`, which the "C" collation lets use it).
  * - the unique constraint makes a message land at most once per target broker.
  * `partition_key` uses the "C" collation: byte order is cheap to compare and is the order the
  * store's round-robin cursor reproduces in JavaScript. `updated_at` is the time of the last status
@@ -46,7 +51,7 @@ export function outboxDdl(qualifiedTable: string, positionsTable: string): strin
   target_broker text NOT NULL,
   status text NOT NULL DEFAULT 'pending'
     CONSTRAINT ${OUTBOX_TABLE}_status_check
-    CHECK (status IN ('pending', 'processing', 'published', 'failed', 'abandoned')),
+    CHECK (status IN ('pending', 'processing', 'published', 'failed', 'abandoned', 'scheduled')),
   retry_count integer NOT NULL DEFAULT 0,
   max_retries integer NOT NULL,
   next_retry_at timestamptz,
@@ -59,6 +64,7 @@ export function outboxDdl(qualifiedTable: string, positionsTable: string): strin
   priority integer NOT NULL DEFAULT 0,
   correlation_id text,
   causation_id text,
+  deliver_at timestamptz,
   CONSTRAINT ${OUTBOX_TABLE}_message_broker_key UNIQUE (message_id, target_broker)
 )`,
     `CREATE INDEX IF NOT EXISTS ${OUTBOX_TABLE}_head_idx ON ${qualifiedTable}
@@ -67,5 +73,22 @@ export function outboxDdl(qualifiedTable: string, positionsTable: string): strin
     `CREATE INDEX IF NOT EXISTS ${OUTBOX_TABLE}_finished_idx ON ${qualifiedTable}
   (status, published_at) INCLUDE (target_broker)
   WHERE status IN ('published', 'abandoned')`,
+    // Due times, added after the first release: existing tables gain the column and the status.
+    `ALTER TABLE ${qualifiedTable} ADD COLUMN IF NOT EXISTS deliver_at timestamptz`,
+    `DO $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = '${qualifiedTable.replace(/'/g, "''")}'::regclass
+      AND conname = '${OUTBOX_TABLE}_status_check' AND pg_get_constraintdef(oid) NOT LIKE '%scheduled%') THEN
+    ALTER TABLE ${qualifiedTable} DROP CONSTRAINT ${OUTBOX_TABLE}_status_check,
+      ADD CONSTRAINT ${OUTBOX_TABLE}_status_check
+      CHECK (status IN ('pending', 'processing', 'published', 'failed', 'abandoned', 'scheduled'));
+  END IF;
+END $$`,
+    `CREATE INDEX IF NOT EXISTS ${OUTBOX_TABLE}_scheduled_idx ON ${qualifiedTable}
+  (target_broker, deliver_at)
+  WHERE status = 'scheduled'`,
+    `CREATE INDEX IF NOT EXISTS ${OUTBOX_TABLE}_scheduled_key_idx ON ${qualifiedTable}
+  (partition_key)
+  WHERE status = 'scheduled'`,
   ];
 }

@@ -32,6 +32,7 @@ export function outboxRowColumns(alias: string): string {
     `${alias}.priority`,
     `${alias}.correlation_id`,
     `${alias}.causation_id`,
+    ms(alias, 'deliver_at'),
   ].join(', ');
 }
 
@@ -57,6 +58,7 @@ export interface OutboxRecord {
   priority: number;
   correlation_id: string | null;
   causation_id: string | null;
+  deliver_at_ms?: number | null;
 }
 
 export function mapOutboxRow(record: OutboxRecord): OutboxRow {
@@ -81,6 +83,7 @@ export function mapOutboxRow(record: OutboxRecord): OutboxRow {
     priority: Number(record.priority),
     correlationId: record.correlation_id,
     causationId: record.causation_id,
+    deliverAt: date(record.deliver_at_ms ?? null),
   };
 }
 

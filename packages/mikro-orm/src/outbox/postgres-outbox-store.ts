@@ -22,7 +22,7 @@ import { transactionExecutor } from '../transaction-executor.js';
 import { appendRowsSql } from './append-rows.sql.js';
 import { claimBatchSql } from './claim-batch.sql.js';
 import { InvalidOutboxRequestError } from './invalid-outbox-request.error.js';
-import { cleanupBatchSql, countsSql, listSql, retrySql } from './maintenance.sql.js';
+import { cancelScheduledSql, cleanupBatchSql, countsSql, listSql, promoteDueSql, retrySql } from './maintenance.sql.js';
 import { mapOutboxRow, type OutboxRecord } from './outbox-row-columns.js';
 import { OUTBOX_CHANNEL, OUTBOX_POSITIONS_TABLE, OUTBOX_TABLE } from './outbox-table.js';
 import { extendLocksSql, markFailedSql, markPublishedSql, releaseSql } from './settle-rows.sql.js';
@@ -129,6 +129,7 @@ export class PostgresOutboxStore implements OutboxStore {
       published: Number(row?.published ?? 0),
       failed: Number(row?.failed ?? 0),
       abandoned: Number(row?.abandoned ?? 0),
+      scheduled: Number(row?.scheduled ?? 0),
       oldestPendingAgeMs: age === null ? null : Math.max(0, Math.round(Number(age))),
     };
   }
@@ -144,6 +145,22 @@ export class PostgresOutboxStore implements OutboxStore {
   async retry(options: { ids?: readonly string[]; allAbandoned?: boolean }): Promise<number> {
     const { sql, params } = retrySql(this.table, options);
     return (await this.db.execute(sql, params)).rows.length;
+  }
+
+  async promoteDue(targetBroker: string, limit: number): Promise<{ promoted: number; nextDueAt: Date | null }> {
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new InvalidOutboxRequestError('promoteDue', 'limit', `must be a positive integer, got ${String(limit)}`);
+    const { sql, params } = promoteDueSql(this.table, targetBroker, limit);
+    const [row] = (await this.db.execute<{ promoted: number; next_due_ms: number | null }>(sql, params)).rows;
+    const next = row?.next_due_ms ?? null;
+    return { promoted: Number(row?.promoted ?? 0), nextDueAt: next === null ? null : new Date(Number(next)) };
+  }
+
+  async cancelScheduled(tx: ProviderTransaction, keyPrefix: string): Promise<number> {
+    const executor = transactionExecutor(tx, this.db.providerName, 'The outbox', 'so the cancellation commits with the state change');
+    if (typeof keyPrefix !== 'string' || keyPrefix === '') throw new InvalidOutboxRequestError('cancelScheduled', 'keyPrefix', 'must be a non-empty string');
+    const { sql, params } = cancelScheduledSql(this.table, keyPrefix);
+    const [row] = (await executor.execute<{ n: number }>(sql, params)).rows;
+    return Number(row?.n ?? 0);
   }
 
   async onAppended(listener: () => void): Promise<() => Promise<void>> {

@@ -3,14 +3,16 @@
  * handler on `<category>:command`, every event handler on its category when
  * `event_processing = "async"` (when sync, the unit of work already runs them after commit) —
  * from broker streams or, for subscription type `event_store`, from the event store — and every
- * `@domain.subscriber` on its own stream and broker.
+ * `@domain.subscriber` on its own stream and broker. A process manager, when async, gets one
+ * stream subscription per category it follows (its timeouts travel on those categories too),
+ * all under its subscriptionName: per-key order and the inbox as for any handler.
  */
 import type { ClassRef, Domain } from '@protean-ts/core';
 
 export interface PlannedSubscription {
   /** The consumer group, unique per stream: the handler's subscriptionName or the subscriber's class name. */
   group: string;
-  role: 'commandHandler' | 'eventHandler' | 'subscriber';
+  role: 'commandHandler' | 'eventHandler' | 'subscriber' | 'processManager';
   cls: ClassRef;
   stream: string;
   /** The `[brokers.<name>]` key read from (unused by event-store subscriptions). */
@@ -33,6 +35,17 @@ export function planSubscriptions(domain: Domain): PlannedSubscription[] {
       const source = record.options.subscriptionType ?? config.server.default_subscription_type;
       if (source === 'event_store') requireEventSourced(domain, record.cls, category);
       plan.push({ group: record.options.subscriptionName, role: 'eventHandler', cls: record.cls, stream: category, broker: handlerBroker, source });
+    }
+    for (const record of registry.recordsOf('processManager')) {
+      if (!domain.outboxEnabled) {
+        throw new Error(
+          `${record.name} is a process manager: its events, the commands it sends and its timeouts travel through the outbox, which is off (enable_outbox = false); `
+            + 'turn the outbox on (and keep server.default_subscription_type = "stream")',
+        );
+      }
+      for (const category of registry.processManagerCategories(record.cls)) {
+        plan.push({ group: record.options.subscriptionName, role: 'processManager', cls: record.cls, stream: category, broker: handlerBroker, source: 'stream' });
+      }
     }
   }
   for (const record of registry.recordsOf('subscriber')) {

@@ -45,6 +45,8 @@ export class MemoryOutboxStore implements OutboxStore {
   /** Last sequence given per `<broker> <key>`: positions are never reused, like the SQL counter table. */
   private readonly lastSequences = new Map<string, number>();
   private readonly listeners = new Set<() => void>();
+  /** Rows waiting for their due time. */
+  private readonly scheduled = new Set<StoredRow>();
 
   constructor(
     private readonly providerName: string,
@@ -68,12 +70,15 @@ export class MemoryOutboxStore implements OutboxStore {
     for (const row of rows) {
       const id = String(this.nextId++);
       const sequence = this.nextSequence(row);
+      const deliverAt = row.deliverAt ? new Date(row.deliverAt) : null;
+      const scheduled = deliverAt !== null && deliverAt.getTime() > createdAt.getTime();
       const stored: StoredRow = {
         ...row,
         envelope: withPosition(row.envelope, { key: row.partitionKey, sequence }),
         sequence,
         id,
-        status: 'pending',
+        deliverAt,
+        status: scheduled ? 'scheduled' : 'pending',
         retryCount: 0,
         nextRetryAt: null,
         lastError: null,
@@ -87,7 +92,9 @@ export class MemoryOutboxStore implements OutboxStore {
         updatedAt: createdAt,
       };
       this.rows.set(id, stored);
-      this.partitions.add(stored);
+      // A scheduled row is not claimable yet: it joins the claim index when promoteDue finds it due.
+      if (scheduled) this.scheduled.add(stored);
+      else this.partitions.add(stored);
       this.messageKeys.add(uniqueKey(stored));
     }
     // Like NOTIFY, listeners run after the commit returns, never inside it.
@@ -99,6 +106,47 @@ export class MemoryOutboxStore implements OutboxStore {
     const sequence = (this.lastSequences.get(counter) ?? 0) + 1;
     this.lastSequences.set(counter, sequence);
     return sequence;
+  }
+
+  async promoteDue(targetBroker: string, limit: number): Promise<{ promoted: number; nextDueAt: Date | null }> {
+    const now = this.now();
+    let promoted = 0;
+    let nextDue: number | null = null;
+    for (const row of [...this.scheduled].sort((a, b) => a.deliverAt!.getTime() - b.deliverAt!.getTime())) {
+      if (row.targetBroker !== targetBroker) continue;
+      const due = row.deliverAt!.getTime();
+      if (due > now || promoted >= limit) {
+        if (nextDue === null || due < nextDue) nextDue = due;
+        continue;
+      }
+      this.scheduled.delete(row);
+      row.status = 'pending';
+      row.updatedAt = new Date(now);
+      this.partitions.add(row);
+      promoted += 1;
+    }
+    return { promoted, nextDueAt: nextDue === null ? null : new Date(nextDue) };
+  }
+
+  async cancelScheduled(tx: ProviderTransaction, keyPrefix: string): Promise<number> {
+    if (!(tx instanceof MemoryTransaction) || tx.providerName !== this.providerName) {
+      throw new TransactionStateError(`The outbox of memory database "${this.providerName}" was given a transaction of "${tx?.providerName ?? 'unknown'}"; cancel in a transaction opened by this provider`);
+    }
+    tx.assertActive('cancel scheduled outbox rows');
+    tx.outboxCancels.push(keyPrefix);
+    return [...this.scheduled].filter((row) => row.partitionKey.startsWith(keyPrefix)).length;
+  }
+
+  /** Called by the provider when a transaction that cancelled scheduled rows commits. */
+  cancelCommitted(keyPrefixes: readonly string[]): void {
+    for (const prefix of keyPrefixes) {
+      for (const row of [...this.scheduled]) {
+        if (!row.partitionKey.startsWith(prefix)) continue;
+        this.scheduled.delete(row);
+        this.rows.delete(row.id);
+        this.messageKeys.delete(uniqueKey(row));
+      }
+    }
   }
 
   async claimBatch(request: ClaimRequest): Promise<OutboxRow[]> {
@@ -169,7 +217,7 @@ export class MemoryOutboxStore implements OutboxStore {
   }
 
   async counts(targetBroker?: string): Promise<OutboxCounts> {
-    const counts: OutboxCounts = { pending: 0, processing: 0, published: 0, failed: 0, abandoned: 0, oldestPendingAgeMs: null };
+    const counts: OutboxCounts = { pending: 0, processing: 0, published: 0, failed: 0, abandoned: 0, scheduled: 0, oldestPendingAgeMs: null };
     let oldest: number | null = null;
     for (const row of this.rows.values()) {
       if (targetBroker !== undefined && row.targetBroker !== targetBroker) continue;
@@ -236,6 +284,7 @@ export class MemoryOutboxStore implements OutboxStore {
   clear(): void {
     this.rows.clear();
     this.partitions.clear();
+    this.scheduled.clear();
     this.messageKeys.clear();
   }
 

@@ -94,6 +94,7 @@ export class MemoryProvider implements DatabaseProvider {
     for (const write of tx.inboxWrites) write.apply();
     this.eventStore.applyCommit(tx);
     this.outbox.insertCommitted(tx.outboxRows);
+    this.outbox.cancelCommitted(tx.outboxCancels);
   }
 
   private own(tx: ProviderTransaction): MemoryTransaction {

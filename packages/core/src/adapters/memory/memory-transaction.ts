@@ -35,6 +35,8 @@ export class MemoryTransaction implements ProviderTransaction {
   /** Table name → id → staged write, in the order first written. */
   readonly writes = new Map<string, Map<string, StagedWrite>>();
   readonly outboxRows: NewOutboxRow[] = [];
+  /** Partition-key prefixes whose scheduled outbox rows are deleted at commit (after this transaction's own rows are in). */
+  readonly outboxCancels: string[] = [];
   readonly inboxWrites: StagedInboxWrite[] = [];
   /** Stream name → the events this transaction appends to it, in append order. */
   readonly streamAppends = new Map<string, StagedStreamAppend>();
@@ -87,6 +89,7 @@ export class MemoryTransaction implements ProviderTransaction {
     this.state = 'rolled back';
     this.writes.clear();
     this.outboxRows.length = 0;
+    this.outboxCancels.length = 0;
     this.inboxWrites.length = 0;
     this.streamAppends.clear();
     this.snapshots.length = 0;

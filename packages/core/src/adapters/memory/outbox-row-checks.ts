@@ -14,6 +14,9 @@ export function validateOutboxRows(rows: readonly NewOutboxRow[]): void {
     }
     if (!Number.isSafeInteger(row.maxRetries) || row.maxRetries < 0) throw new InvalidOutboxRowError(index, 'maxRetries', `must be a non-negative integer, got ${String(row.maxRetries)}`);
     if (row.priority !== undefined && !Number.isSafeInteger(row.priority)) throw new InvalidOutboxRowError(index, 'priority', 'must be an integer');
+    if (row.deliverAt !== undefined && row.deliverAt !== null && (!(row.deliverAt instanceof Date) || Number.isNaN(row.deliverAt.getTime()))) {
+      throw new InvalidOutboxRowError(index, 'deliverAt', 'must be a valid Date or null');
+    }
     if (typeof row.envelope !== 'object' || row.envelope === null || !('metadata' in row.envelope)) {
       throw new InvalidOutboxRowError(index, 'envelope', 'must be a message envelope { data, metadata }');
     }
