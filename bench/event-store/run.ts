@@ -141,7 +141,7 @@ async function catchUpSection(repo: EventSourcedRepository<BenchAccount>, provid
   const read = await readCategoryThrough(provider.eventStore, CATEGORY, prefill.events, CATCH_UP_PAGE);
   const waited = read.waitedSeconds > 0 ? `, of which ${read.waitedSeconds.toFixed(1)} s waiting for older transactions on the server to end` : '';
   console.log(`  category read-through (store.readCategory, pages of ${CATCH_UP_PAGE}): ${(read.events / read.seconds).toFixed(0)} events/s (${read.seconds.toFixed(1)} s${waited})`);
-  const sub = await subscriptionCatchUp(prefill.events);
+  const sub = await profiled('subscription-catch-up', () => subscriptionCatchUp(prefill.events));
   const [cursor] = (await check.query<{ position: string }>(`SELECT cursor_global_position::text AS position FROM ${STORE.subscriptions} WHERE subscription = 'CatchUp'`)).rows;
   const [head] = (await check.query<{ position: string }>(`SELECT max(global_position)::text AS position FROM ${STORE.events}`)).rows;
   if (cursor?.position !== head?.position) throw new Error(`the subscription's saved cursor ${cursor?.position} is not the head ${head?.position}`);
