@@ -13,10 +13,13 @@ import type {
   RepositoryOptions,
   SubscriberOptions,
   ValueObjectOptions,
+  ProjectionOptions,
+  ProjectorOptions,
 } from '../elements/element-options.js';
 import { RegistrationError } from '../errors/registration.error.js';
 import type { ElementRecord } from './element-record.js';
 import { snakeCase } from './naming.js';
+import { resolveProjectorRecord } from './projector-defaults.js';
 
 export interface ElementOptionsByKind {
   aggregate: AggregateOptions;
@@ -29,6 +32,8 @@ export interface ElementOptionsByKind {
   applicationService: ApplicationServiceOptions;
   repository: RepositoryOptions;
   subscriber: SubscriberOptions;
+  projection: ProjectionOptions;
+  projector: ProjectorOptions;
 }
 
 export function defaultStreamCategory(domainName: string, aggregateName: string): string {
@@ -108,6 +113,12 @@ export function resolveRecord<K extends ElementKind>(kind: K, cls: ClassRef, giv
       if (!stream) throw new RegistrationError(`${name}: a subscriber needs the broker stream it reads: @domain.subscriber({ stream: 'payments' })`);
       return { kind, cls, name, options: { stream, broker: nonEmpty(s.broker, 'broker', cls) ?? 'default' } };
     }
+    case 'projection': {
+      const p = o as ProjectionOptions;
+      return { kind, cls, name, options: { provider: nonEmpty(p.provider, 'provider', cls) ?? 'default', schemaName: nonEmpty(p.schemaName, 'schemaName', cls) ?? snakeCase(name) } };
+    }
+    case 'projector':
+      return resolveProjectorRecord(cls, o as Partial<ProjectorOptions>);
     default:
       throw new RegistrationError(`${name}: unknown element kind "${String(kind)}"`);
   }

@@ -40,6 +40,14 @@ export type EventHandlerRecord = RecordOf<'eventHandler', HandlerRecordOptions>;
 export type ApplicationServiceRecord = RecordOf<'applicationService', { partOf: ClassRef | undefined }>;
 export type RepositoryRecord = RecordOf<'repository', { partOf: ClassRef; databaseProvider: string | undefined }>;
 export type SubscriberRecord = RecordOf<'subscriber', { stream: string; broker: string }>;
+export type ProjectionRecord = RecordOf<'projection', { provider: string; schemaName: string }>;
+export type ProjectorRecord = RecordOf<'projector', {
+  projectorFor: ClassRef | undefined;
+  aggregates: readonly ClassRef[];
+  streamCategories: readonly string[];
+  /** As declared; undefined follows `server.default_subscription_type`. */
+  subscriptionType: 'stream' | 'event_store' | undefined;
+}>;
 
 export type ElementRecord =
   | AggregateRecord
@@ -51,7 +59,9 @@ export type ElementRecord =
   | EventHandlerRecord
   | ApplicationServiceRecord
   | RepositoryRecord
-  | SubscriberRecord;
+  | SubscriberRecord
+  | ProjectionRecord
+  | ProjectorRecord;
 
 export type MessageRecord = EventRecord | CommandRecord;
 export type HandlerRecord = CommandHandlerRecord | EventHandlerRecord;

@@ -14,9 +14,13 @@ import { BaseEventHandler } from '../elements/base-event-handler.js';
 import { BaseApplicationService } from '../elements/base-application-service.js';
 import { BaseRepository } from '../elements/base-repository.js';
 import { BaseSubscriber } from '../elements/base-subscriber.js';
+import { BaseProjection } from '../elements/base-projection.js';
+import { BaseProjector } from '../elements/base-projector.js';
 
-// Most specific first: an aggregate is also an entity.
+// Most specific first: a projection is also an aggregate, an aggregate also an entity.
 const BASES: ReadonlyArray<readonly [abstract new (...args: never[]) => unknown, ElementKind]> = [
+  [BaseProjection, 'projection'],
+  [BaseProjector, 'projector'],
   [BaseAggregate, 'aggregate'],
   [BaseEntity, 'entity'],
   [BaseValueObject, 'valueObject'],

@@ -8,6 +8,7 @@ import { handleMarksOf } from '../elements/handle.js';
 import type { ElementRecord } from './element-record.js';
 import type { ElementRegistry } from './registry.js';
 import { checkEventSourcedAggregates } from './event-sourced-check.js';
+import { checkProjections } from './projection-check.js';
 
 const KIND_LABEL: Record<ElementRecord['kind'], string> = {
   aggregate: 'aggregate',
@@ -20,6 +21,8 @@ const KIND_LABEL: Record<ElementRecord['kind'], string> = {
   applicationService: 'application service',
   repository: 'repository',
   subscriber: 'subscriber',
+  projection: 'projection',
+  projector: 'projector',
 };
 
 const label = (r: ElementRecord): string => `${r.cls.name} (${KIND_LABEL[r.kind]})`;
@@ -131,7 +134,7 @@ export function validateModel(registry: ElementRegistry): string[] {
         break;
     }
     checkHandler(registry, record, problems);
-    if (['aggregate', 'entity', 'valueObject', 'event', 'command'].includes(record.kind)) checkFields(registry, record, problems);
+    if (['aggregate', 'entity', 'valueObject', 'event', 'command', 'projection'].includes(record.kind)) checkFields(registry, record, problems);
   }
 
   const commandHandlers = new Map<string, string[]>();
@@ -143,6 +146,7 @@ export function validateModel(registry: ElementRegistry): string[] {
   }
   checkEventSourcedAggregates(registry, problems);
   checkEventStoreHandlers(registry, problems);
+  checkProjections(registry, problems);
   return problems;
 }
 

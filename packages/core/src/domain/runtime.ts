@@ -41,6 +41,9 @@ import { runInUnitOfWork } from '../uow/run-in-unit-of-work.js';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
 import { currentMessageContext, currentUnitOfWork } from '../uow/uow-storage.js';
 import type { Domain } from './domain.js';
+import type { BaseProjection } from '../elements/base-projection.js';
+import { ProjectionView } from '../repository/projection-view.js';
+import { projectionProviderProblems } from './projection-providers.js';
 
 export interface InitOptions {
   /** An explicit domain.toml; default: discovered from the domain's `root`. */
@@ -171,7 +174,24 @@ export class DomainRuntime {
    * event-sourced aggregates have no table, their events live in the event store.
    */
   aggregateSchemas(): AggregateSchema[] {
-    return this.domain.registry.recordsOf('aggregate').filter((record) => !record.options.isEventSourced).map((record) => this.domain.aggregateSchemaFor(record.cls as ClassRef<BaseAggregate>));
+    const rows = this.domain.registry.recordsOf('aggregate').filter((record) => !record.options.isEventSourced).map((record) => this.domain.aggregateSchemaFor(record.cls as ClassRef<BaseAggregate>));
+    // Projections are stored as rows too (`db setup` creates their tables).
+    return [...rows, ...this.projectionSchemas()];
+  }
+
+  /** Persistence descriptions of every projection. */
+  projectionSchemas(): AggregateSchema[] {
+    return this.domain.registry.recordsOf('projection').map((record) => this.domain.aggregateSchemaFor(record.cls as ClassRef<BaseAggregate>));
+  }
+
+  /** Read-only access to a registered projection. */
+  viewFor<T extends BaseProjection>(projection: ClassRef<T>): ProjectionView<T> {
+    const record = this.domain.registry.recordOf(projection);
+    if (record?.kind !== 'projection') {
+      const what = record ? `is registered as ${record.kind}` : 'is not registered';
+      throw new RegistrationError(`domain.viewFor(${projection?.name ?? String(projection)}): it ${what}; viewFor reads projections (@domain.projection()) only`);
+    }
+    return new ProjectionView(this.repositoryFor(projection));
   }
 
   // --- units of work and repositories -------------------------------------------------------
@@ -369,6 +389,7 @@ export class DomainRuntime {
         message: `event-sourced aggregate ${record.name} names database "${record.options.provider}", but the event store is in "${store}"; its events and their outbox rows must share one transaction, so ${fix}`,
       });
     }
+    problems.push(...projectionProviderProblems(this.domain.registry, config));
     if (problems.length) throw new ConfigError(problems, file);
   }
 

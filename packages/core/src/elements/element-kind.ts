@@ -9,4 +9,6 @@ export type ElementKind =
   | 'eventHandler'
   | 'applicationService'
   | 'repository'
-  | 'subscriber';
+  | 'subscriber'
+  | 'projection'
+  | 'projector';
