@@ -226,6 +226,17 @@ export class ElementRegistry implements ElementHost {
     return [...new Set([...fromAggregates, ...record.options.streamCategories])];
   }
 
+  /**
+   * A projector's subscriptions, one per category it follows: named after the projector when it
+   * follows one category, `<Projector>-<category>` when several, so each has its own consumer
+   * group, inbox and event-store cursor.
+   */
+  projectorSubscriptions(projector: ClassRef): { name: string; category: string }[] {
+    const record = this.requireRecord(projector, 'projector');
+    const categories = this.projectorCategories(projector);
+    return categories.map((category) => ({ name: categories.length === 1 ? record.name : `${record.name}-${category}`, category }));
+  }
+
   /** The projectors that write `projection`, in registration order. */
   projectorsOf(projection: ClassRef): RecordOfKind<'projector'>[] {
     return this.recordsOf('projector').filter((record) => record.options.projectorFor === projection);

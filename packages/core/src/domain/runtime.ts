@@ -44,6 +44,7 @@ import type { Domain } from './domain.js';
 import type { BaseProjection } from '../elements/base-projection.js';
 import { ProjectionView } from '../repository/projection-view.js';
 import { projectionProviderProblems } from './projection-providers.js';
+import { ProjectionBarrier } from '../processing/projection-barrier.js';
 
 export interface InitOptions {
   /** An explicit domain.toml; default: discovered from the domain's `root`. */
@@ -292,6 +293,7 @@ export class DomainRuntime {
         deserialize: (e) => deserializeMessage(this.domain, e, { requireChecksum }),
         freshUnitOfWork: (work, context) => this.freshUnitOfWork(work, context),
         ...(this.inbox ? { enterInbox: (entry: InboxEntry) => this.enterInbox(entry) } : {}),
+        beforeHandler: (binding) => this.projectionBarrier.enter(binding),
       },
       envelope,
       options,
@@ -322,7 +324,8 @@ export class DomainRuntime {
     return config.inbox.enabled ? this.provider(config.inbox.database).inbox : null;
   }
 
-  private async enterInbox(entry: InboxEntry): Promise<InboxVerdict> {
+  /** Enters the inbox in the active unit of work (handlers' subscriptions, a projection rebuild). */
+  async enterInbox(entry: InboxEntry): Promise<InboxVerdict> {
     const uow = this.activeUnitOfWork();
     if (!uow) throw new TransactionStateError('The inbox can only be entered inside a unit of work');
     const database = this.require('using the inbox').inbox.database;
@@ -340,6 +343,13 @@ export class DomainRuntime {
       return outboxRowsForEvents({ aggregateStream: `${category}-${aggregate.id}`, events }, this.config.outbox);
     },
   };
+
+  /** Holds a projector's projection status in its unit of work; refuses while the projection is rebuilt. */
+  readonly projectionBarrier = new ProjectionBarrier({
+    registry: () => this.domain.registry,
+    provider: (name) => this.provider(name),
+    activeUnitOfWork: () => this.activeUnitOfWork(),
+  });
 
   private readonly repositoryHost = {
     provider: (name: string) => this.provider(name),
@@ -362,7 +372,12 @@ export class DomainRuntime {
   private async afterCommit(events: BaseEvent[]): Promise<void> {
     if (this.loadedConfig?.event_processing !== 'sync') return;
     await dispatchCommittedEvents(
-      { handlersFor: (type) => this.domain.handlersFor(type), freshUnitOfWork: (work, context) => this.freshUnitOfWork(work, context), log: this.log },
+      {
+        handlersFor: (type) => this.domain.handlersFor(type),
+        freshUnitOfWork: (work, context) => this.freshUnitOfWork(work, context),
+        log: this.log,
+        beforeHandler: (binding) => this.projectionBarrier.enter(binding),
+      },
       events,
     );
   }

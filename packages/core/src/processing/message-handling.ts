@@ -41,6 +41,8 @@ export interface MessageHandlingHost {
   freshUnitOfWork(work: () => Promise<unknown>, context: Partial<MessageContext>): Promise<unknown>;
   /** Runs the inbox check in the active unit of work; absent when the inbox is off. */
   enterInbox?: (entry: InboxEntry) => Promise<InboxVerdict>;
+  /** Runs in the handler's unit of work before its methods (a projector's rebuild barrier); throws to refuse. */
+  beforeHandler?: (binding: HandlerBinding) => Promise<void>;
 }
 
 export async function handleMessage(host: MessageHandlingHost, envelope: MessageEnvelope, options: HandleMessageOptions = {}): Promise<HandleOutcome> {
@@ -62,7 +64,10 @@ export async function handleMessage(host: MessageHandlingHost, envelope: Message
   for (const binding of bindings) {
     for (const method of kind === 'COMMAND' ? binding.methods.slice(0, 1) : binding.methods) {
       try {
-        await retryOnConflict(() => host.freshUnitOfWork(() => invokeHandler(binding.cls, method, message), context));
+        await retryOnConflict(() => host.freshUnitOfWork(async () => {
+          await host.beforeHandler?.(binding);
+          return invokeHandler(binding.cls, method, message);
+        }, context));
       } catch (error) {
         if (bindings.length === 1 && binding.methods.length === 1) throw error;
         failures.push(error);
@@ -88,6 +93,7 @@ function handleOnce(
   context: Partial<MessageContext>,
 ): Promise<HandleOutcome> {
   return runOnceInInbox(host, envelope, inbox, context, async () => {
+    await host.beforeHandler?.(binding);
     for (const method of methods) await invokeHandler(binding.cls, method, message);
   });
 }

@@ -20,6 +20,8 @@ export interface SyncDispatchHost {
   /** Runs `work` in a new unit of work carrying `context`. */
   freshUnitOfWork(work: () => Promise<unknown>, context: Partial<MessageContext>): Promise<unknown>;
   readonly log: Logger;
+  /** Runs in the handler's unit of work before the method (a projector's rebuild barrier); throws to refuse. */
+  beforeHandler?: (binding: HandlerBinding) => Promise<void>;
 }
 
 interface DispatchQueue {
@@ -57,7 +59,10 @@ async function dispatchEvent(host: SyncDispatchHost, event: BaseEvent): Promise<
     for (const method of binding.methods) {
       try {
         await retryOnConflict(
-          () => host.freshUnitOfWork(() => invokeHandler(binding.cls, method, event), contextOf(metadata)),
+          () => host.freshUnitOfWork(async () => {
+            await host.beforeHandler?.(binding);
+            return invokeHandler(binding.cls, method, event);
+          }, contextOf(metadata)),
           (attempt, conflict) =>
             host.log.debug('event handler lost a version race; running it again', { handler: `${binding.cls.name}.${method}`, attempt, error: conflict }),
         );

@@ -3,20 +3,24 @@
  * handler on `<category>:command`, every event handler on its category when
  * `event_processing = "async"` (when sync, the unit of work already runs them after commit) —
  * from broker streams or, for subscription type `event_store`, from the event store — and every
- * `@domain.subscriber` on its own stream and broker.
+ * `@domain.subscriber` on its own stream and broker. A projector is planned like an event handler,
+ * once per stream category it follows (projector-subscriptions.ts).
  */
 import type { ClassRef, Domain } from '@protean-ts/core';
+import { planProjectorSubscriptions } from './projector-subscriptions.js';
 
 export interface PlannedSubscription {
   /** The consumer group, unique per stream: the handler's subscriptionName or the subscriber's class name. */
   group: string;
-  role: 'commandHandler' | 'eventHandler' | 'subscriber';
+  role: 'commandHandler' | 'eventHandler' | 'subscriber' | 'projector';
   cls: ClassRef;
   stream: string;
   /** The `[brokers.<name>]` key read from (unused by event-store subscriptions). */
   broker: string;
   /** Broker streams, or the event store's category (event handlers of subscription type `event_store`). */
   source: 'stream' | 'event_store';
+  /** For a projector: the projection it writes (its subscriptions wait while that projection is rebuilt). */
+  projection?: ClassRef;
 }
 
 export function planSubscriptions(domain: Domain): PlannedSubscription[] {
@@ -34,6 +38,7 @@ export function planSubscriptions(domain: Domain): PlannedSubscription[] {
       if (source === 'event_store') requireEventSourced(domain, record.cls, category);
       plan.push({ group: record.options.subscriptionName, role: 'eventHandler', cls: record.cls, stream: category, broker: handlerBroker, source });
     }
+    plan.push(...planProjectorSubscriptions(domain, handlerBroker));
   }
   for (const record of registry.recordsOf('subscriber')) {
     plan.push({ group: record.name, role: 'subscriber', cls: record.cls, stream: record.options.stream, broker: record.options.broker, source: 'stream' });
@@ -49,7 +54,7 @@ function requireCategory(domain: Domain, handler: ClassRef): string {
 }
 
 /** With `default_subscription_type = "event_store"`, a handler of a category nothing writes to the store would never be called. */
-function requireEventSourced(domain: Domain, handler: ClassRef, category: string): void {
+export function requireEventSourced(domain: Domain, handler: ClassRef, category: string): void {
   if (domain.registry.eventSourcedAggregateOf(category)) return;
   throw new Error(
     `${handler.name} would read "${category}" from the event store (server.default_subscription_type = "event_store"), but no event-sourced aggregate writes that category there, so it would never be called; `
