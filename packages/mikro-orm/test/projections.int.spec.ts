@@ -4,7 +4,7 @@
  * projector transaction in flight), and a rebuild of 50,000 events seeded through the store.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configureLogging, rebuildProjection, serializeMessage, type BaseEvent, type NewEvent, type RebuildProgress } from '@protean-ts/core';
+import { configureLogging, rebuildProjection, serializeMessage, START_CURSOR, type BaseEvent, type NewEvent, type RebuildProgress } from '@protean-ts/core';
 import { projectionLedger, servicesUp, POSTGRES } from '@protean-ts/core/testing';
 import type { PostgresProvider } from '../src/index.js';
 import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';
@@ -75,7 +75,7 @@ describe.skipIf(!up)('projections on PostgreSQL', () => {
     await marking;
     expect(marked).toBe(true);
     await expect(domain.runtime.freshUnitOfWork(() => domain.runtime.projectionBarrier.enter({ cls: AccountSummaryProjector } as never))).rejects.toThrow('AccountSummary is being rebuilt, so AccountSummaryProjector waits');
-    await status.markRebuilt('AccountSummary', 0);
+    await status.markRebuilt('AccountSummary', 0, START_CURSOR);
   });
 
   it('rebuilds a projection of 50,000 events, in batches, with progress', async () => {

@@ -9,6 +9,7 @@
  */
 import type { AggregateSchema } from './aggregate-dao.js';
 import type { ProviderTransaction } from './database-provider.js';
+import type { ReaderCursor } from './event-store-records.js';
 
 export interface ProjectionState {
   /** The projection's class name. */
@@ -19,6 +20,11 @@ export interface ProjectionState {
   rebuiltAt: Date | null;
   /** Events the last finished rebuild applied; null before any. */
   eventsApplied: number | null;
+  /**
+   * Where in the event store the last finished rebuild stopped reading; null before any. Every
+   * followed event up to it is applied (and in the projector subscriptions' inboxes).
+   */
+  rebuiltThrough: ReaderCursor | null;
 }
 
 export interface ProjectionStatusStore {
@@ -31,7 +37,7 @@ export interface ProjectionStatusStore {
   /** Marks the projection as being rebuilt, once projector transactions in flight have ended. */
   markRebuilding(projection: string): Promise<void>;
   /** Ends the rebuild: projector subscriptions resume. */
-  markRebuilt(projection: string, eventsApplied: number): Promise<void>;
+  markRebuilt(projection: string, eventsApplied: number, through: ReaderCursor): Promise<void>;
   /** The projection's state; null when no projector or rebuild has touched it yet. */
   state(projection: string): Promise<ProjectionState | null>;
   /** Empties the projection's tables (the rebuild's first step); auto-commit. */

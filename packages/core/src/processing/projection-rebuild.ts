@@ -117,7 +117,7 @@ export async function rebuildProjection(domain: Domain, projection: ClassRef | s
     cursor = page.cursor;
     options.onProgress?.({ ...progress });
   }
-  await status.markRebuilt(record.name, progress.applied);
+  await status.markRebuilt(record.name, progress.applied, cursor);
   return { ...progress, seconds: (Date.now() - started) / 1000 };
 }
 

@@ -12,6 +12,7 @@ import {
   ProjectionRebuildError,
   ProjectionRebuildingError,
   rebuildProjection,
+  START_CURSOR,
   withPosition,
   type RebuildProgress,
 } from '../../src/index.js';
@@ -95,7 +96,7 @@ describe('projection rebuild (memory)', () => {
     const envelope = withPosition(envelopeOf(first!), { key: first!.streamName, sequence: 1 });
     await expect(l.domain.handleMessage(envelope, { handler: l.AccountSummaryProjector, inbox: { subscription: 'x', brokerMessageId: '1' } })).rejects.toThrow(ProjectionRebuildingError);
     expect(await l.domain.viewFor(l.AccountSummary).count()).toBe(0);
-    await status.markRebuilt('AccountSummary', 0);
+    await status.markRebuilt('AccountSummary', 0, START_CURSOR);
     expect(await l.domain.handleMessage(envelope, { handler: l.AccountSummaryProjector, inbox: { subscription: 'x', brokerMessageId: '1' } })).toBe('handled');
   });
 

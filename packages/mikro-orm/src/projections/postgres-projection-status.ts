@@ -3,7 +3,7 @@
  * `FOR SHARE`; `markRebuilding` updates it, so it waits for them and every later projector
  * transaction reads the mark (see ports/projection-status-store.ts).
  */
-import type { AggregateSchema, ProjectionState, ProjectionStatusStore, ProviderTransaction } from '@protean-ts/core';
+import type { AggregateSchema, ProjectionState, ProjectionStatusStore, ProviderTransaction, ReaderCursor } from '@protean-ts/core';
 import type { SqlDatabase } from '../sql-executor.js';
 import { transactionExecutor } from '../transaction-executor.js';
 
@@ -15,16 +15,20 @@ export function projectionsDdl(table: string): string {
   rebuilding boolean NOT NULL DEFAULT false,
   rebuild_started_at timestamptz,
   rebuilt_at timestamptz,
-  events_applied bigint
+  events_applied bigint,
+  rebuilt_through_transaction bigint,
+  rebuilt_through_position bigint
 )`;
 }
 
 interface Row {
   projection: string;
   rebuilding: boolean;
-  rebuild_started_at: Date | null;
-  rebuilt_at: Date | null;
+  rebuild_started_at: Date | string | null;
+  rebuilt_at: Date | string | null;
   events_applied: string | null;
+  rebuilt_through_transaction: string | null;
+  rebuilt_through_position: string | null;
 }
 
 export class PostgresProjectionStatus implements ProjectionStatusStore {
@@ -52,8 +56,11 @@ export class PostgresProjectionStatus implements ProjectionStatusStore {
     );
   }
 
-  async markRebuilt(projection: string, eventsApplied: number): Promise<void> {
-    await this.db.execute(`UPDATE ${this.table} SET rebuilding = false, rebuilt_at = now(), events_applied = ? WHERE projection = ?`, [eventsApplied, projection]);
+  async markRebuilt(projection: string, eventsApplied: number, through: ReaderCursor): Promise<void> {
+    await this.db.execute(
+      `UPDATE ${this.table} SET rebuilding = false, rebuilt_at = now(), events_applied = ?, rebuilt_through_transaction = ?, rebuilt_through_position = ? WHERE projection = ?`,
+      [eventsApplied, through.transactionId, through.globalPosition, projection],
+    );
   }
 
   async state(projection: string): Promise<ProjectionState | null> {
@@ -63,9 +70,10 @@ export class PostgresProjectionStatus implements ProjectionStatusStore {
     return {
       projection: row.projection,
       rebuilding: row.rebuilding,
-      rebuildStartedAt: row.rebuild_started_at,
-      rebuiltAt: row.rebuilt_at,
+      rebuildStartedAt: dateOf(row.rebuild_started_at),
+      rebuiltAt: dateOf(row.rebuilt_at),
       eventsApplied: row.events_applied === null ? null : Number(row.events_applied),
+      rebuiltThrough: row.rebuilt_through_position === null ? null : { transactionId: Number(row.rebuilt_through_transaction), globalPosition: Number(row.rebuilt_through_position) },
     };
   }
 
@@ -73,4 +81,9 @@ export class PostgresProjectionStatus implements ProjectionStatusStore {
     const tables = this.tablesOf(schema).map((table) => this.db.qualify(table));
     await this.db.execute(`TRUNCATE TABLE ${tables.join(', ')}`);
   }
+}
+
+// The driver may hand timestamps over as text.
+function dateOf(value: Date | string | null): Date | null {
+  return value === null ? null : new Date(value);
 }

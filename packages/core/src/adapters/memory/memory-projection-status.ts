@@ -5,6 +5,7 @@
 import type { AggregateSchema } from '../../ports/aggregate-dao.js';
 import type { ProviderTransaction } from '../../ports/database-provider.js';
 import type { ProjectionState, ProjectionStatusStore } from '../../ports/projection-status-store.js';
+import type { ReaderCursor } from '../../ports/event-store-records.js';
 
 export class MemoryProjectionStatus implements ProjectionStatusStore {
   private readonly states = new Map<string, ProjectionState>();
@@ -19,8 +20,8 @@ export class MemoryProjectionStatus implements ProjectionStatusStore {
     Object.assign(this.row(projection), { rebuilding: true, rebuildStartedAt: new Date() });
   }
 
-  async markRebuilt(projection: string, eventsApplied: number): Promise<void> {
-    Object.assign(this.row(projection), { rebuilding: false, rebuiltAt: new Date(), eventsApplied });
+  async markRebuilt(projection: string, eventsApplied: number, through: ReaderCursor): Promise<void> {
+    Object.assign(this.row(projection), { rebuilding: false, rebuiltAt: new Date(), eventsApplied, rebuiltThrough: { ...through } });
   }
 
   async state(projection: string): Promise<ProjectionState | null> {
@@ -39,7 +40,7 @@ export class MemoryProjectionStatus implements ProjectionStatusStore {
   private row(projection: string): ProjectionState {
     let state = this.states.get(projection);
     if (!state) {
-      state = { projection, rebuilding: false, rebuildStartedAt: null, rebuiltAt: null, eventsApplied: null };
+      state = { projection, rebuilding: false, rebuildStartedAt: null, rebuiltAt: null, eventsApplied: null, rebuiltThrough: null };
       this.states.set(projection, state);
     }
     return state;
