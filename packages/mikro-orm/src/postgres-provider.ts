@@ -223,7 +223,7 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
   }
 
   private tablesOf(schemas: AggregateSchema[]): string[] {
-    return [...schemas.flatMap((schema) => tablesOf(this.mappingFor(schema).model).map((t) => t.tableName)), OUTBOX_TABLE, OUTBOX_POSITIONS_TABLE, ...INBOX_TABLES, ...EVENT_STORE_TABLES, PROJECTIONS_TABLE];
+    return [...schemas.flatMap((schema) => tablesOf(this.mappingFor(schema).model).map((t) => t.tableName)), OUTBOX_TABLE, OUTBOX_POSITIONS_TABLE, ...INBOX_TABLES, PROJECTIONS_TABLE, ...EVENT_STORE_TABLES];
   }
 
   private schemaManager(): SchemaManager {
