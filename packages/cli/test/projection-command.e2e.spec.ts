@@ -32,11 +32,14 @@ describe.skipIf(!up)('protean-ts projection', () => {
     await project?.drop();
   });
 
-  it('status: the event-store subscription has not run, so AccountSummary lags by the four events', async () => {
+  it('status: the event-store subscription has not run, so AccountSummary lags by the four events; the stream-fed NoteIndex has no group yet', async () => {
     const { code, stdout, stderr } = await cli('projection', 'status', '--json');
     expect(code, stderr).toBe(0);
-    const [account] = JSON.parse(stdout) as { projection: string; subscriptions: { subscription: string; source: string; lag: number; state: string }[] }[];
+    const [account, notes] = JSON.parse(stdout) as { projection: string; subscriptions: { subscription: string; source: string; lag: number | string; state: string }[] }[];
     expect(account).toMatchObject({ projection: 'AccountSummary', subscriptions: [{ subscription: 'AccountSummaryProjector', source: 'event_store', lag: 4, state: 'lagging' }] });
+    // NoteIndex reads Redis streams; no server has created its consumer group.
+    expect(notes).toMatchObject({ projection: 'NoteIndex', subscriptions: [{ subscription: 'NoteIndexProjector', source: 'stream', state: 'unknown' }] });
+    expect(notes!.subscriptions[0]!.lag).toContain('no consumer group yet');
   });
 
   it('rebuild replays the events with progress and a summary; status then reads ok', async () => {

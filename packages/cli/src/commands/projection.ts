@@ -134,6 +134,8 @@ async function streamLag(domain: Domain, category: string, group: string): Promi
   const broker = domain.brokers.get(domain.config.outbox.broker);
   if (!broker) return { position: null, lag: 'unknown (no broker)' };
   const found = await broker.groupStatus(category, group);
+  // Without its group the stream's entries cannot be told read from unread.
+  if (!found.exists) return { position: null, lag: 'unknown (no consumer group yet: the server has not subscribed)' };
   if (found.lag === null) return { position: null, lag: found.pending === 0 ? 'unknown' : `${found.pending} pending` };
   return { position: null, lag: found.pending + found.lag };
 }
