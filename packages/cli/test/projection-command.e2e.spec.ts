@@ -60,6 +60,13 @@ describe.skipIf(!up)('protean-ts projection', () => {
     expect(status.stdout).toMatch(/AccountSummary: last rebuilt \S+ \(4 events applied\)/);
   });
 
+  it('info lists the projections and projectors', async () => {
+    const { code, stdout, stderr } = await cli('info');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('  projection: AccountSummary, NoteIndex\n');
+    expect(stdout).toContain('  projector: AccountSummaryProjector, NoteIndexProjector\n');
+  });
+
   it('refuses to rebuild a projection whose aggregate is not event-sourced, and an unknown one, saying why', async () => {
     const notes = await cli('projection', 'rebuild', 'NoteIndex');
     expect(notes.code).toBe(1);

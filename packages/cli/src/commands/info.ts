@@ -10,6 +10,7 @@ import type { CommandGroup } from './command-group.js';
 const KINDS: readonly ElementKind[] = [
   'aggregate', 'entity', 'valueObject', 'event', 'command',
   'commandHandler', 'eventHandler', 'applicationService', 'repository', 'subscriber',
+  'projection', 'projector',
 ];
 
 export interface DomainSummary {
