@@ -8,6 +8,9 @@ import type { BaseEvent } from './base-event.js';
 import { ProjectionRaiseError } from '../errors/projection-raise.error.js';
 
 export abstract class BaseProjection extends BaseAggregate {
+  // Makes projection types nominal, so `domain.viewFor(SomeAggregate)` does not type-check.
+  protected declare readonly isProjection: true;
+
   /** Always refused: a projection is derived from events, it does not produce them. */
   override raise<E extends BaseEvent>(event: E): E {
     throw new ProjectionRaiseError(this.constructor.name, event?.constructor?.name ?? String(event));
