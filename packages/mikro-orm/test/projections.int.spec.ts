@@ -105,3 +105,21 @@ describe.skipIf(!up)('projections on PostgreSQL', () => {
     console.info(`rebuild of 50,000 events on PostgreSQL: ${summary.seconds.toFixed(1)} s (${Math.round(50_000 / summary.seconds)} events/s)`);
   }, 600_000);
 });
+
+describe.skipIf(!up)('projections on a PostgreSQL database set up before projections existed', () => {
+  it('a projector refuses with the way to create protean_projections', async () => {
+    const db = await createTempDatabase('projections_old');
+    const { domain, AccountSummaryProjector } = projectionLedger({ name: 'OldLedger' });
+    try {
+      await domain.init({ config: { event_processing: 'sync', databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 2 } }, brokers: { default: { provider: 'inline' } } } });
+      await (domain.providers.get('default') as PostgresProvider).setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
+      await queryDatabase(db.uri, 'DROP TABLE protean_projections');
+      await expect(domain.runtime.freshUnitOfWork(() => domain.runtime.projectionBarrier.enter({ cls: AccountSummaryProjector } as never))).rejects.toThrow(
+        'table protean_projections is missing in PostgreSQL database "default"; run protean-ts db setup (or db setup-outbox) to create it',
+      );
+    } finally {
+      await domain.close();
+      await db.drop();
+    }
+  });
+});

@@ -43,17 +43,19 @@ export class PostgresProjectionStatus implements ProjectionStatusStore {
 
   async holdForProjector(tx: ProviderTransaction, projection: string): Promise<boolean> {
     const sql = transactionExecutor(tx, this.db.providerName, 'The projection status', 'so a rebuild waits for the projector');
-    await sql.execute(`INSERT INTO ${this.table} (projection) VALUES (?) ON CONFLICT DO NOTHING`, [projection]);
-    const { rows } = await sql.execute<{ rebuilding: boolean }>(`SELECT rebuilding FROM ${this.table} WHERE projection = ? FOR SHARE`, [projection]);
-    return rows[0]?.rebuilding === true;
+    return this.explainMissingTable(async () => {
+      await sql.execute(`INSERT INTO ${this.table} (projection) VALUES (?) ON CONFLICT DO NOTHING`, [projection]);
+      const { rows } = await sql.execute<{ rebuilding: boolean }>(`SELECT rebuilding FROM ${this.table} WHERE projection = ? FOR SHARE`, [projection]);
+      return rows[0]?.rebuilding === true;
+    });
   }
 
   async markRebuilding(projection: string): Promise<void> {
-    await this.db.execute(
+    await this.explainMissingTable(() => this.db.execute(
       `INSERT INTO ${this.table} (projection, rebuilding, rebuild_started_at) VALUES (?, true, now())
        ON CONFLICT (projection) DO UPDATE SET rebuilding = true, rebuild_started_at = now()`,
       [projection],
-    );
+    ));
   }
 
   async markRebuilt(projection: string, eventsApplied: number, through: ReaderCursor): Promise<void> {
@@ -75,6 +77,19 @@ export class PostgresProjectionStatus implements ProjectionStatusStore {
       eventsApplied: row.events_applied === null ? null : Number(row.events_applied),
       rebuiltThrough: row.rebuilt_through_position === null ? null : { transactionId: Number(row.rebuilt_through_transaction), globalPosition: Number(row.rebuilt_through_position) },
     };
+  }
+
+  /** A database set up before projections existed lacks the table: say how to add it. */
+  private async explainMissingTable<R>(work: () => Promise<R>): Promise<R> {
+    try {
+      return await work();
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      if ((error as { code?: unknown })?.code === '42P01' || (text.includes(PROJECTIONS_TABLE) && text.includes('does not exist'))) {
+        throw new Error(`table ${PROJECTIONS_TABLE} is missing in PostgreSQL database "${this.db.providerName}"; run protean-ts db setup (or db setup-outbox) to create it`, { cause: error });
+      }
+      throw error;
+    }
   }
 
   async truncate(schema: AggregateSchema): Promise<void> {
