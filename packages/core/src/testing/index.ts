@@ -10,4 +10,3 @@ export { conformanceModel } from './dao-conformance-model.js';
 export { freePort, startRedisServer, stopProcess, type RedisServerOptions } from './redis-server-process.js';
 export { describeInboxStoreConformance, type InboxConformanceHarness } from './inbox-store-conformance.js';
 export { describeEventStoreConformance, type EventStoreConformanceHarness } from './event-store-conformance.js';
-export { projectionLedger, type ProjectionLedger, type ProjectionLedgerOptions } from './projection-ledger.js';

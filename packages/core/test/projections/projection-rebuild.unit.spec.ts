@@ -16,7 +16,7 @@ import {
   withPosition,
   type RebuildProgress,
 } from '../../src/index.js';
-import { projectionLedger, type ProjectionLedger } from '../../src/testing/projection-ledger.js';
+import { projectionLedger, type ProjectionLedger } from '../support/projection-ledger.js';
 
 const memory = (overrides: Record<string, unknown> = {}) => ({ databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } }, ...overrides });
 

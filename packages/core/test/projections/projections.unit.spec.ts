@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { configureLogging, ObjectNotFoundError, ProjectionRaiseError, ReadOnlyViewError, RegistrationError } from '../../src/index.js';
-import { projectionLedger, type ProjectionLedger } from '../../src/testing/projection-ledger.js';
+import { projectionLedger, type ProjectionLedger } from '../support/projection-ledger.js';
 
 const memory = (overrides: Record<string, unknown> = {}) => ({ databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } }, ...overrides });
 

@@ -3,16 +3,12 @@
  * and Deposited, transfers raise Sent; the AccountSummary projection keeps a balance and a
  * count of movements per account, written by one projector that follows both aggregates.
  * `eventSourced: true` stores both aggregates as events, so the projection can be rebuilt.
+ *
+ * Shared by the tests of other packages as `@protean-ts/core/test-support/projection-ledger`,
+ * an export with the workspace's source condition only: it is never part of the built package
+ * (its classes, returned from a function, have no declarable type).
  */
-import { Domain } from '../domain/domain.js';
-import { BaseAggregate } from '../elements/base-aggregate.js';
-import { BaseEvent } from '../elements/base-event.js';
-import { BaseProjection } from '../elements/base-projection.js';
-import { BaseProjector } from '../elements/base-projector.js';
-import type { ProjectorOptions } from '../elements/element-options.js';
-import { apply } from '../elements/apply.js';
-import { on } from '../elements/on.js';
-import { field } from '../fields/field-decorators.js';
+import { apply, BaseAggregate, BaseEvent, BaseProjection, BaseProjector, Domain, field, on, type ProjectorOptions } from '../../src/index.js';
 
 export interface ProjectionLedgerOptions {
   name?: string;
