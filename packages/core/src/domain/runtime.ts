@@ -29,7 +29,8 @@ import { TransactionStateError } from '../errors/transaction-state.error.js';
 import type { NewOutboxRow } from '../ports/outbox-store.js';
 import { processCommand, type ProcessOptions } from '../processing/command-processor.js';
 import { handleMessage, runOnceInInbox, type HandleMessageOptions, type HandleOutcome } from '../processing/message-handling.js';
-import { contextOf } from '../processing/handler-invocation.js';
+import { contextOf, invokeHandler } from '../processing/handler-invocation.js';
+import type { HandlerBinding } from './registry.js';
 import { dispatchCommittedEvents } from '../processing/sync-event-dispatcher.js';
 import { BaseRepository } from '../elements/base-repository.js';
 import { RegistrationError } from '../errors/registration.error.js';
@@ -293,12 +294,18 @@ export class DomainRuntime {
         deserialize: (e) => deserializeMessage(this.domain, e, { requireChecksum }),
         freshUnitOfWork: (work, context) => this.freshUnitOfWork(work, context),
         ...(this.inbox ? { enterInbox: (entry: InboxEntry) => this.enterInbox(entry) } : {}),
-        beforeHandler: (binding) => this.projectionBarrier.enter(binding),
+        invoke: this.invokeBinding,
       },
       envelope,
       options,
     );
   }
+
+  /** Handlers are called as they are; a projector first holds its projection's status (the rebuild barrier). */
+  private readonly invokeBinding = async (binding: HandlerBinding, method: string, message: unknown): Promise<unknown> => {
+    await this.projectionBarrier.enter(binding);
+    return invokeHandler(binding.cls, method, message);
+  };
 
   /**
    * Runs `work` (a raw subscriber's `receive`) for a delivered envelope in a fresh unit of work,
@@ -372,12 +379,7 @@ export class DomainRuntime {
   private async afterCommit(events: BaseEvent[]): Promise<void> {
     if (this.loadedConfig?.event_processing !== 'sync') return;
     await dispatchCommittedEvents(
-      {
-        handlersFor: (type) => this.domain.handlersFor(type),
-        freshUnitOfWork: (work, context) => this.freshUnitOfWork(work, context),
-        log: this.log,
-        beforeHandler: (binding) => this.projectionBarrier.enter(binding),
-      },
+      { handlersFor: (type) => this.domain.handlersFor(type), freshUnitOfWork: (work, context) => this.freshUnitOfWork(work, context), log: this.log, invoke: this.invokeBinding },
       events,
     );
   }

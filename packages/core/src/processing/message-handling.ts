@@ -41,9 +41,14 @@ export interface MessageHandlingHost {
   freshUnitOfWork(work: () => Promise<unknown>, context: Partial<MessageContext>): Promise<unknown>;
   /** Runs the inbox check in the active unit of work; absent when the inbox is off. */
   enterInbox?: (entry: InboxEntry) => Promise<InboxVerdict>;
-  /** Runs in the handler's unit of work before its methods (a projector's rebuild barrier); throws to refuse. */
-  beforeHandler?: (binding: HandlerBinding) => Promise<void>;
+  /** Calls one handler method (process managers load and store their state around it); default invokeHandler. */
+  invoke?: BindingInvoker;
 }
+
+/** Runs `method` of `binding` for `message` inside the active unit of work. */
+export type BindingInvoker = (binding: HandlerBinding, method: string, message: unknown) => Promise<unknown>;
+
+export const invokeBinding: BindingInvoker = (binding, method, message) => invokeHandler(binding.cls, method, message);
 
 export async function handleMessage(host: MessageHandlingHost, envelope: MessageEnvelope, options: HandleMessageOptions = {}): Promise<HandleOutcome> {
   const message = host.deserialize(envelope);
@@ -57,17 +62,15 @@ export async function handleMessage(host: MessageHandlingHost, envelope: Message
   if (bindings.length === 0) return 'skipped';
 
   const context = contextOf(envelope.metadata);
+  const invoke = host.invoke ?? invokeBinding;
   if (options.inbox && host.enterInbox && bindings.length === 1) {
-    return handleOnce(host, bindings[0]!, kind === 'COMMAND' ? bindings[0]!.methods.slice(0, 1) : bindings[0]!.methods, message, envelope, options.inbox, context);
+    return handleOnce(host, invoke, bindings[0]!, kind === 'COMMAND' ? bindings[0]!.methods.slice(0, 1) : bindings[0]!.methods, message, envelope, options.inbox, context);
   }
   const failures: unknown[] = [];
   for (const binding of bindings) {
     for (const method of kind === 'COMMAND' ? binding.methods.slice(0, 1) : binding.methods) {
       try {
-        await retryOnConflict(() => host.freshUnitOfWork(async () => {
-          await host.beforeHandler?.(binding);
-          return invokeHandler(binding.cls, method, message);
-        }, context));
+        await retryOnConflict(() => host.freshUnitOfWork(() => invoke(binding, method, message), context));
       } catch (error) {
         if (bindings.length === 1 && binding.methods.length === 1) throw error;
         failures.push(error);
@@ -85,6 +88,7 @@ export async function handleMessage(host: MessageHandlingHost, envelope: Message
  */
 function handleOnce(
   host: MessageHandlingHost,
+  invoke: BindingInvoker,
   binding: HandlerBinding,
   methods: readonly string[],
   message: unknown,
@@ -93,8 +97,7 @@ function handleOnce(
   context: Partial<MessageContext>,
 ): Promise<HandleOutcome> {
   return runOnceInInbox(host, envelope, inbox, context, async () => {
-    await host.beforeHandler?.(binding);
-    for (const method of methods) await invokeHandler(binding.cls, method, message);
+    for (const method of methods) await invoke(binding, method, message);
   });
 }
 

@@ -20,8 +20,8 @@ export interface SyncDispatchHost {
   /** Runs `work` in a new unit of work carrying `context`. */
   freshUnitOfWork(work: () => Promise<unknown>, context: Partial<MessageContext>): Promise<unknown>;
   readonly log: Logger;
-  /** Runs in the handler's unit of work before the method (a projector's rebuild barrier); throws to refuse. */
-  beforeHandler?: (binding: HandlerBinding) => Promise<void>;
+  /** Calls one handler method; default invokeHandler (process managers need their state loaded). */
+  invoke?: (binding: HandlerBinding, method: string, message: unknown) => Promise<unknown>;
 }
 
 interface DispatchQueue {
@@ -56,13 +56,11 @@ async function dispatchEvent(host: SyncDispatchHost, event: BaseEvent): Promise<
   if (!metadata) return;
   for (const binding of host.handlersFor(metadata.headers.type)) {
     if (binding.record.kind !== 'eventHandler') continue;
+    const invoke = host.invoke ?? ((b: HandlerBinding, m: string, e: unknown) => invokeHandler(b.cls, m, e));
     for (const method of binding.methods) {
       try {
         await retryOnConflict(
-          () => host.freshUnitOfWork(async () => {
-            await host.beforeHandler?.(binding);
-            return invokeHandler(binding.cls, method, event);
-          }, contextOf(metadata)),
+          () => host.freshUnitOfWork(() => invoke(binding, method, event), contextOf(metadata)),
           (attempt, conflict) =>
             host.log.debug('event handler lost a version race; running it again', { handler: `${binding.cls.name}.${method}`, attempt, error: conflict }),
         );
