@@ -95,6 +95,13 @@ export async function rebuildProjection(domain: Domain, projection: ClassRef | s
   if (reason) throw new ProjectionRebuildError(record.name, reason);
 
   const runtime = domain.runtime;
+  // Without an inbox the server's subscriptions could not tell replayed events from new ones.
+  if (domain.config.event_processing === 'async' && runtime.inbox === null) {
+    throw new ProjectionRebuildError(
+      record.name,
+      'the inbox is off ([inbox] enabled = false), so the server\'s projector subscriptions could not tell the events the rebuild applies from new ones and would apply them again; turn the inbox on',
+    );
+  }
   const targets = replayTargets(domain, record);
   const status = runtime.provider(record.options.provider).projections;
   const store = runtime.provider(domain.config.event_store.database).eventStore;

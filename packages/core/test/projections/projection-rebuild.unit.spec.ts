@@ -100,6 +100,13 @@ describe('projection rebuild (memory)', () => {
     expect(await l.domain.handleMessage(envelope, { handler: l.AccountSummaryProjector, inbox: { subscription: 'x', brokerMessageId: '1' } })).toBe('handled');
   });
 
+  it('refuses to rebuild for the server\'s subscriptions when the inbox is off', async () => {
+    const l = await start(true, { event_processing: 'async', inbox: { enabled: false } });
+    await seed(l);
+    await expect(rebuildProjection(l.domain, 'AccountSummary')).rejects.toThrow('cannot rebuild AccountSummary: the inbox is off ([inbox] enabled = false)');
+    expect(await l.domain.providers.get('default')!.projections.state('AccountSummary')).toBeNull();
+  });
+
   it('refuses to rebuild a projection whose aggregates are stored as rows, saying why', async () => {
     const l = await start(false, { event_processing: 'sync' });
     await seed(l);
