@@ -63,6 +63,16 @@ export { BaseEventHandler } from './elements/base-event-handler.js';
 export { BaseApplicationService } from './elements/base-application-service.js';
 export { BaseRepository, BIND_REPOSITORY } from './elements/base-repository.js';
 export { BaseSubscriber } from './elements/base-subscriber.js';
+export { BaseProjection } from './elements/base-projection.js';
+export { BaseProjector } from './elements/base-projector.js';
+export { on } from './elements/on.js';
+export { ProjectionView } from './repository/projection-view.js';
+export { ProjectionRaiseError } from './errors/projection-raise.error.js';
+export { ReadOnlyViewError } from './errors/read-only-view.error.js';
+export { ProjectionRebuildingError } from './errors/projection-rebuilding.error.js';
+export { ProjectionRebuildError } from './errors/projection-rebuild.error.js';
+export { rebuildProjection, projectionNamed, whyNotRebuildable, DEFAULT_REBUILD_BATCH, type RebuildOptions, type RebuildProgress, type RebuildSummary } from './processing/projection-rebuild.js';
+export type { ProjectionState, ProjectionStatusStore } from './ports/projection-status-store.js';
 export { handle, handleMarksOf, type HandleMark } from './elements/handle.js';
 export { apply, applyMarksOf, type ApplyMark } from './elements/apply.js';
 export type { Upcaster, UpcasterOptions, UpcasterClass } from './elements/upcaster.js';
@@ -107,6 +117,7 @@ export type * from './ports/outbox-store.js';
 export type * from './ports/abandoned-message.js';
 export { retryOnConflict, isConcurrencyConflict, DEFAULT_CONFLICT_RETRY, type ConflictRetryPolicy } from './processing/retry-on-conflict.js';
 export type * from './ports/inbox-store.js';
+export { eventStoreInboxName } from './ports/inbox-store.js';
 // The event store (issue 11): the port, its records and stream naming.
 export { EventStore, type StreamRead, type CategoryRead } from './ports/event-store.js';
 export {

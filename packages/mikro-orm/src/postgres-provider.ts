@@ -15,6 +15,7 @@ import { EVENT_STORE_TABLES, eventStoreDdl, eventStoreTableNames, PostgresEventS
 import { MappingError } from './mapping.error.js';
 import { inboxDdl, INBOX_CHECKPOINTS_TABLE, INBOX_MESSAGES_TABLE, INBOX_PASSED_TABLE, INBOX_TABLES, PostgresInboxStore } from './inbox/index.js';
 import { OUTBOX_POSITIONS_TABLE, OUTBOX_TABLE, PostgresOutboxStore, setupOutboxTable } from './outbox/index.js';
+import { PostgresProjectionStatus, PROJECTIONS_TABLE, projectionsDdl } from './projections/postgres-projection-status.js';
 import { PostgresTransaction } from './postgres-transaction.js';
 import { readPostgresSettings, type PostgresSettings } from './postgres-settings.js';
 import { qualifiedName } from './schema/column-naming.js';
@@ -62,6 +63,14 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
   get outbox(): OutboxStore {
     this.outboxStore ??= new PostgresOutboxStore(this);
     return this.outboxStore;
+  }
+
+  private projectionStatus: PostgresProjectionStatus | undefined;
+
+  /** The `protean_projections` table of this database. */
+  get projections(): PostgresProjectionStatus {
+    this.projectionStatus ??= new PostgresProjectionStatus(this, (schema) => tablesOf(this.mappingFor(schema).model).map((t) => t.tableName));
+    return this.projectionStatus;
   }
 
   /** The `protean_inbox_*` tables of this database. */
@@ -134,7 +143,7 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
     return { created: [...report.created, ...outbox.created], existing: [...report.existing, ...outbox.existing] };
   }
 
-  /** The outbox, inbox and event store tables: what the server's relay and subscriptions need. */
+  /** The outbox, inbox, projection status and event store tables: what the server's relay and subscriptions need. */
   async setupOutbox(): Promise<SchemaReport> {
     await this.schemaManager().ensureNamespace();
     const report = await setupOutboxTable(this);
@@ -146,6 +155,9 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
     const tables = { checkpoints: this.qualify(INBOX_CHECKPOINTS_TABLE), passed: this.qualify(INBOX_PASSED_TABLE), messages: this.qualify(INBOX_MESSAGES_TABLE) };
     for (const statement of inboxDdl(tables)) await this.execute(statement);
     for (const table of INBOX_TABLES) (existing.has(table) ? report.existing : report.created).push(table);
+    const projections = await this.execute<{ present: boolean }>('SELECT to_regclass(?) IS NOT NULL AS present', [this.qualify(PROJECTIONS_TABLE)]);
+    await this.execute(projectionsDdl(this.qualify(PROJECTIONS_TABLE)));
+    (projections.rows[0]?.present === true ? report.existing : report.created).push(PROJECTIONS_TABLE);
     const events = await this.setupEventStore();
     return { created: [...report.created, ...events.created], existing: [...report.existing, ...events.existing] };
   }
@@ -211,7 +223,7 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
   }
 
   private tablesOf(schemas: AggregateSchema[]): string[] {
-    return [...schemas.flatMap((schema) => tablesOf(this.mappingFor(schema).model).map((t) => t.tableName)), OUTBOX_TABLE, OUTBOX_POSITIONS_TABLE, ...INBOX_TABLES, ...EVENT_STORE_TABLES];
+    return [...schemas.flatMap((schema) => tablesOf(this.mappingFor(schema).model).map((t) => t.tableName)), OUTBOX_TABLE, OUTBOX_POSITIONS_TABLE, ...INBOX_TABLES, PROJECTIONS_TABLE, ...EVENT_STORE_TABLES];
   }
 
   private schemaManager(): SchemaManager {

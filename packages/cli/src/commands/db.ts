@@ -1,6 +1,6 @@
 /**
  * `protean-ts db setup | setup-outbox | drop | truncate`: creates, drops or empties the tables
- * of every aggregate, entity and the outbox on each managed database of the domain. Databases
+ * of every aggregate, entity, projection and the outbox on each managed database of the domain. Databases
  * with `managed = false` are skipped with a line saying so; drop and truncate ask first.
  */
 import { createInterface } from 'node:readline/promises';
@@ -43,13 +43,13 @@ export const registerDbCommands: CommandGroup = (program, context) => {
     }
   };
   db.command('setup')
-    .description('Create the tables of every aggregate, entity and the outbox on each managed database (safe to re-run)')
+    .description('Create the tables of every aggregate, entity, projection and the outbox on each managed database (safe to re-run)')
     .action(() => run('setup', true));
   db.command('setup-outbox')
     .description('Create only the outbox table on each managed database (safe to re-run)')
     .action(() => run('setup-outbox', true));
   db.command('drop')
-    .description('Drop the tables of every aggregate, entity and the outbox on each managed database')
+    .description('Drop the tables of every aggregate, entity, projection and the outbox on each managed database')
     .option('-y, --yes', 'do not ask for confirmation')
     .action((options: { yes?: boolean }) => run('drop', options.yes === true));
   db.command('truncate')

@@ -11,6 +11,7 @@ import { registerOutboxCommands } from './outbox.js';
 import { registerDlqCommands } from './dlq.js';
 import { registerEventsCommands } from './events.js';
 import { registerSnapshotCommands } from './snapshot.js';
+import { registerProjectionCommands } from './projection.js';
 
 export type { CommandGroup } from './command-group.js';
 
@@ -23,4 +24,5 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   registerDlqCommands,
   registerEventsCommands,
   registerSnapshotCommands,
+  registerProjectionCommands,
 ];

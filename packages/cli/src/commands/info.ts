@@ -11,6 +11,7 @@ import type { CommandGroup } from './command-group.js';
 const KIND_ORDER = {
   aggregate: 1, entity: 2, valueObject: 3, event: 4, command: 5, query: 6,
   commandHandler: 7, eventHandler: 8, queryHandler: 9, applicationService: 10, domainService: 11, repository: 12, subscriber: 13, processManager: 14,
+  projection: 15, projector: 16,
 } satisfies Record<ElementKind, number>;
 const KINDS = Object.keys(KIND_ORDER) as ElementKind[];
 

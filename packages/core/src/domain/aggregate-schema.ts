@@ -32,8 +32,9 @@ function childEntities(registry: ElementRegistry, cls: ClassRef, seen: Set<Class
 
 export function buildAggregateSchema<T>(registry: ElementRegistry, aggregate: ClassRef<T>): AggregateSchema<T> {
   const record = registry.recordOf(aggregate);
-  if (record?.kind !== 'aggregate') {
-    throw new RegistrationError(`${aggregate?.name ?? String(aggregate)} is not a registered aggregate of domain "${registry.domainName}"; only aggregates are persisted`);
+  // A projection is stored like an aggregate: one row, its fields as columns.
+  if (record?.kind !== 'aggregate' && record?.kind !== 'projection') {
+    throw new RegistrationError(`${aggregate?.name ?? String(aggregate)} is not a registered aggregate or projection of domain "${registry.domainName}"; only aggregates and projections are persisted`);
   }
   const entities: EntitySchema[] = [];
   childEntities(registry, aggregate, new Set([aggregate]), entities);

@@ -23,6 +23,8 @@ import type {
   QueryOptions,
   QueryHandlerOptions,
   DomainServiceOptions,
+  ProjectionOptions,
+  ProjectorOptions,
 } from '../elements/element-options.js';
 import type { BaseAggregate } from '../elements/base-aggregate.js';
 import type { BaseEntity } from '../elements/base-entity.js';
@@ -65,6 +67,9 @@ import type { DomainConfig } from '../config/config-types.js';
 import type { DatabaseProvider } from '../ports/database-provider.js';
 import type { Broker } from '../ports/broker.js';
 import type { AbandonedMessageListener } from '../ports/abandoned-message.js';
+import type { BaseProjection } from '../elements/base-projection.js';
+import type { BaseProjector } from '../elements/base-projector.js';
+import type { ProjectionView } from '../repository/projection-view.js';
 
 /** A class decorator that accepts only subclasses of `B`. */
 export type ElementDecorator<B> = <C extends ClassRef<B>>(cls: C) => C;
@@ -152,6 +157,16 @@ export class Domain {
    */
   processManager(options: ProcessManagerOptions): ElementDecorator<BaseProcessManager> {
     return this.decorator('processManager', options);
+  }
+
+  /** A read model: fields and an identifier, stored on a database provider, written by its projectors. */
+  projection(options?: ProjectionOptions): ElementDecorator<BaseProjection> {
+    return this.decorator('projection', options);
+  }
+
+  /** `@domain.projector({ projectorFor: P, aggregates: [A] })`: keeps P up to date with `@on(Event)` methods. */
+  projector(options: ProjectorOptions): ElementDecorator<BaseProjector> {
+    return this.decorator('projector', options);
   }
 
   /**
@@ -265,6 +280,11 @@ export class Domain {
   repositoryFor<T extends BaseAggregate>(aggregate: ClassRef<T>): Repository<T>;
   repositoryFor(target: ClassRef): unknown {
     return this.runtime.repositoryFor(target as ClassRef<BaseAggregate>);
+  }
+
+  /** Read-only access to a projection: `get`, `find`, `query`, `count`, `exists`; writes are refused. */
+  viewFor<T extends BaseProjection>(projection: ClassRef<T>): ProjectionView<T> {
+    return this.runtime.viewFor(projection);
   }
 
   /** Handles a command now and returns its handler's result, or (asynchronous) queues it and returns its message id. */

@@ -17,10 +17,13 @@ import type {
   QueryOptions,
   QueryHandlerOptions,
   DomainServiceOptions,
+  ProjectionOptions,
+  ProjectorOptions,
 } from '../elements/element-options.js';
 import { RegistrationError } from '../errors/registration.error.js';
 import type { ElementRecord } from './element-record.js';
 import { snakeCase } from './naming.js';
+import { resolveProjectorRecord } from './projector-defaults.js';
 
 export interface ElementOptionsByKind {
   aggregate: AggregateOptions;
@@ -37,6 +40,8 @@ export interface ElementOptionsByKind {
   queryHandler: QueryHandlerOptions;
   domainService: DomainServiceOptions;
   processManager: ProcessManagerOptions;
+  projection: ProjectionOptions;
+  projector: ProjectorOptions;
 }
 
 export function defaultStreamCategory(domainName: string, aggregateName: string): string {
@@ -149,6 +154,12 @@ export function resolveRecord<K extends ElementKind>(kind: K, cls: ClassRef, giv
         },
       };
     }
+    case 'projection': {
+      const p = o as ProjectionOptions;
+      return { kind, cls, name, options: { provider: nonEmpty(p.provider, 'provider', cls) ?? 'default', schemaName: nonEmpty(p.schemaName, 'schemaName', cls) ?? snakeCase(name) } };
+    }
+    case 'projector':
+      return resolveProjectorRecord(cls, o as Partial<ProjectorOptions>);
     default:
       throw new RegistrationError(`${name}: unknown element kind "${String(kind)}"`);
   }

@@ -50,6 +50,14 @@ export type ProcessManagerRecord = RecordOf<'processManager', HandlerRecordOptio
   /** Event-store category of the instances' transition streams. */
   stateCategory: string;
 }>;
+export type ProjectionRecord = RecordOf<'projection', { provider: string; schemaName: string }>;
+export type ProjectorRecord = RecordOf<'projector', {
+  projectorFor: ClassRef | undefined;
+  aggregates: readonly ClassRef[];
+  streamCategories: readonly string[];
+  /** As declared; undefined follows `server.default_subscription_type`. */
+  subscriptionType: 'stream' | 'event_store' | undefined;
+}>;
 
 export type ElementRecord =
   | AggregateRecord
@@ -65,7 +73,9 @@ export type ElementRecord =
   | QueryRecord
   | QueryHandlerRecord
   | DomainServiceRecord
-  | ProcessManagerRecord;
+  | ProcessManagerRecord
+  | ProjectionRecord
+  | ProjectorRecord;
 
 export type MessageRecord = EventRecord | CommandRecord;
 export type HandlerRecord = CommandHandlerRecord | EventHandlerRecord | ProcessManagerRecord;

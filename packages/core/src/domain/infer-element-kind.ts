@@ -18,9 +18,13 @@ import { BaseQuery } from '../elements/base-query.js';
 import { BaseQueryHandler } from '../elements/base-query-handler.js';
 import { BaseDomainService } from '../elements/base-domain-service.js';
 import { BaseProcessManager } from '../elements/base-process-manager.js';
+import { BaseProjection } from '../elements/base-projection.js';
+import { BaseProjector } from '../elements/base-projector.js';
 
-// Most specific first: an aggregate is also an entity.
+// Most specific first: a projection is also an aggregate, an aggregate also an entity.
 const BASES: ReadonlyArray<readonly [abstract new (...args: never[]) => unknown, ElementKind]> = [
+  [BaseProjection, 'projection'],
+  [BaseProjector, 'projector'],
   [BaseAggregate, 'aggregate'],
   [BaseEntity, 'entity'],
   [BaseValueObject, 'valueObject'],

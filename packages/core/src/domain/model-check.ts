@@ -11,6 +11,7 @@ import { checkEventSourcedAggregates } from './event-sourced-check.js';
 import { checkQueries } from './query-check.js';
 import { checkDomainServices } from './domain-service-check.js';
 import { checkProcessManagers } from './process-manager-check.js';
+import { checkProjections } from './projection-check.js';
 
 const KIND_LABEL: Record<ElementRecord['kind'], string> = {
   aggregate: 'aggregate',
@@ -27,6 +28,8 @@ const KIND_LABEL: Record<ElementRecord['kind'], string> = {
   queryHandler: 'query handler',
   domainService: 'domain service',
   processManager: 'process manager',
+  projection: 'projection',
+  projector: 'projector',
 };
 
 const label = (r: ElementRecord): string => `${r.cls.name} (${KIND_LABEL[r.kind]})`;
@@ -138,7 +141,7 @@ export function validateModel(registry: ElementRegistry): string[] {
         break;
     }
     checkHandler(registry, record, problems);
-    if (['aggregate', 'entity', 'valueObject', 'event', 'command'].includes(record.kind)) checkFields(registry, record, problems);
+    if (['aggregate', 'entity', 'valueObject', 'event', 'command', 'projection'].includes(record.kind)) checkFields(registry, record, problems);
     if (record.kind === 'query') checkFields(registry, record, problems);
   }
 
@@ -154,6 +157,7 @@ export function validateModel(registry: ElementRegistry): string[] {
   checkQueries(registry, problems);
   checkDomainServices(registry, problems);
   checkProcessManagers(registry, problems);
+  checkProjections(registry, problems);
   return problems;
 }
 

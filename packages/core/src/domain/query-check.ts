@@ -11,10 +11,11 @@ import { queryRoutesOf } from './query-routes.js';
 
 /**
  * The element kinds a query or query handler may be partOf, with the word used in messages.
- * Another read model kind (a projection) is one more entry here.
+ * Queries read aggregates or projections.
  */
 export const QUERY_PART_OF_KINDS: Partial<Record<ElementKind, string>> = {
   aggregate: 'aggregate',
+  projection: 'projection',
 };
 
 const nameOf = (cls: unknown): string => (typeof cls === 'function' ? cls.name : String(cls));

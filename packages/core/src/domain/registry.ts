@@ -12,6 +12,7 @@ import { RegistrationError } from '../errors/registration.error.js';
 import { resolveRecord, type ElementOptionsByKind } from './element-defaults.js';
 import type { AggregateRecord, ElementRecord, HandlerRecord, MessageRecord, RecordOfKind } from './element-record.js';
 import { inferElementKind } from './infer-element-kind.js';
+import { deliveryRecordOf } from './projector-view.js';
 
 /** A handler class and the methods it runs for one message type. */
 export interface HandlerBinding {
@@ -169,8 +170,10 @@ export class ElementRegistry implements ElementHost {
   handlersFor(type: string): readonly HandlerBinding[] {
     if (!this.handlerIndex) {
       const index = new Map<string, HandlerBinding[]>();
-      for (const record of this.records.values()) {
-        if (record.kind !== 'commandHandler' && record.kind !== 'eventHandler' && record.kind !== 'processManager') continue;
+      for (const element of this.records.values()) {
+        // Projectors are bound as event handlers (projector-view.ts).
+        const record = deliveryRecordOf(element);
+        if (!record) continue;
         for (const [messageType, methods] of this.handlerMethodsOf(record.cls)) {
           const list = index.get(messageType) ?? [];
           list.push({ record, cls: record.cls, methods });
@@ -221,6 +224,35 @@ export class ElementRegistry implements ElementHost {
   /** The event-sourced aggregate whose events make up `category` in the event store; undefined when none. */
   eventSourcedAggregateOf(category: string): AggregateRecord | undefined {
     return this.recordsOf('aggregate').find((record) => record.options.isEventSourced && record.options.streamCategory === category);
+  }
+
+  /**
+   * The stream categories a projector follows: its aggregates' categories, then its
+   * `streamCategories`, without repeats. Unregistered aggregates are left out (a model error).
+   */
+  projectorCategories(projector: ClassRef): string[] {
+    const record = this.requireRecord(projector, 'projector');
+    const fromAggregates = record.options.aggregates.flatMap((aggregate) => {
+      const target = this.records.get(aggregate);
+      return target?.kind === 'aggregate' ? [target.options.streamCategory] : [];
+    });
+    return [...new Set([...fromAggregates, ...record.options.streamCategories])];
+  }
+
+  /**
+   * A projector's subscriptions, one per category it follows: named after the projector when it
+   * follows one category, `<Projector>-<category>` when several, so each has its own consumer
+   * group, inbox and event-store cursor.
+   */
+  projectorSubscriptions(projector: ClassRef): { name: string; category: string }[] {
+    const record = this.requireRecord(projector, 'projector');
+    const categories = this.projectorCategories(projector);
+    return categories.map((category) => ({ name: categories.length === 1 ? record.name : `${record.name}-${category}`, category }));
+  }
+
+  /** The projectors that write `projection`, in registration order. */
+  projectorsOf(projection: ClassRef): RecordOfKind<'projector'>[] {
+    return this.recordsOf('projector').filter((record) => record.options.projectorFor === projection);
   }
 
   /** The aggregate an element belongs to: itself for an aggregate, else its partOf (through entities). */

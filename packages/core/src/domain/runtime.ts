@@ -43,6 +43,10 @@ import { runInUnitOfWork } from '../uow/run-in-unit-of-work.js';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
 import { currentMessageContext, currentUnitOfWork } from '../uow/uow-storage.js';
 import type { Domain } from './domain.js';
+import type { BaseProjection } from '../elements/base-projection.js';
+import { ProjectionView } from '../repository/projection-view.js';
+import { projectionProviderProblems } from './projection-providers.js';
+import { ProjectionBarrier } from '../processing/projection-barrier.js';
 
 export interface InitOptions {
   /** An explicit domain.toml; default: discovered from the domain's `root`. */
@@ -173,7 +177,24 @@ export class DomainRuntime {
    * event-sourced aggregates have no table, their events live in the event store.
    */
   aggregateSchemas(): AggregateSchema[] {
-    return this.domain.registry.recordsOf('aggregate').filter((record) => !record.options.isEventSourced).map((record) => this.domain.aggregateSchemaFor(record.cls as ClassRef<BaseAggregate>));
+    const rows = this.domain.registry.recordsOf('aggregate').filter((record) => !record.options.isEventSourced).map((record) => this.domain.aggregateSchemaFor(record.cls as ClassRef<BaseAggregate>));
+    // Projections are stored as rows too (`db setup` creates their tables).
+    return [...rows, ...this.projectionSchemas()];
+  }
+
+  /** Persistence descriptions of every projection. */
+  projectionSchemas(): AggregateSchema[] {
+    return this.domain.registry.recordsOf('projection').map((record) => this.domain.aggregateSchemaFor(record.cls as ClassRef<BaseAggregate>));
+  }
+
+  /** Read-only access to a registered projection. */
+  viewFor<T extends BaseProjection>(projection: ClassRef<T>): ProjectionView<T> {
+    const record = this.domain.registry.recordOf(projection);
+    if (record?.kind !== 'projection') {
+      const what = record ? `is registered as ${record.kind}` : 'is not registered';
+      throw new RegistrationError(`domain.viewFor(${projection?.name ?? String(projection)}): it ${what}; viewFor reads projections (@domain.projection()) only`);
+    }
+    return new ProjectionView(this.repositoryFor(projection));
   }
 
   // --- units of work and repositories -------------------------------------------------------
@@ -281,8 +302,12 @@ export class DomainRuntime {
     );
   }
 
-  /** Event handlers are called as they are; a process manager gets its instance loaded and stored around the call. */
-  private readonly invokeBinding = (binding: HandlerBinding, method: string, message: unknown): Promise<unknown> => {
+  /**
+   * Handlers are called as they are; a projector first holds its projection's status (the rebuild
+   * barrier); a process manager gets its instance loaded and stored around the call.
+   */
+  private readonly invokeBinding = async (binding: HandlerBinding, method: string, message: unknown): Promise<unknown> => {
+    await this.projectionBarrier.enter(binding);
     if (binding.record.kind !== 'processManager') return invokeHandler(binding.cls, method, message);
     return runProcessManager(this.processManagerHost, binding.cls, method, message);
   };
@@ -326,7 +351,8 @@ export class DomainRuntime {
     return config.inbox.enabled ? this.provider(config.inbox.database).inbox : null;
   }
 
-  private async enterInbox(entry: InboxEntry): Promise<InboxVerdict> {
+  /** Enters the inbox in the active unit of work (handlers' subscriptions, a projection rebuild). */
+  async enterInbox(entry: InboxEntry): Promise<InboxVerdict> {
     const uow = this.activeUnitOfWork();
     if (!uow) throw new TransactionStateError('The inbox can only be entered inside a unit of work');
     const database = this.require('using the inbox').inbox.database;
@@ -344,6 +370,13 @@ export class DomainRuntime {
       return outboxRowsForEvents({ aggregateStream: `${category}-${aggregate.id}`, events }, this.config.outbox);
     },
   };
+
+  /** Holds a projector's projection status in its unit of work; refuses while the projection is rebuilt. */
+  readonly projectionBarrier = new ProjectionBarrier({
+    registry: () => this.domain.registry,
+    provider: (name) => this.provider(name),
+    activeUnitOfWork: () => this.activeUnitOfWork(),
+  });
 
   private readonly repositoryHost = {
     provider: (name: string) => this.provider(name),
@@ -393,6 +426,7 @@ export class DomainRuntime {
         message: `event-sourced aggregate ${record.name} names database "${record.options.provider}", but the event store is in "${store}"; its events and their outbox rows must share one transaction, so ${fix}`,
       });
     }
+    problems.push(...projectionProviderProblems(this.domain.registry, config));
     if (problems.length) throw new ConfigError(problems, file);
   }
 

@@ -13,4 +13,6 @@ export type ElementKind =
   | 'query'
   | 'queryHandler'
   | 'domainService'
-  | 'processManager';
+  | 'processManager'
+  | 'projection'
+  | 'projector';

@@ -103,3 +103,24 @@ export interface ProcessManagerOptions {
   /** Event-store category of its instances' transition streams; default `<domain_snake>::<manager_snake>`. */
   streamCategory?: string;
 }
+
+export interface ProjectionOptions {
+  /** Name of the `[databases.<name>]` this read model is stored in. Default `default`. */
+  provider?: string;
+  /** Table/collection name; default the projection's snake_case name. */
+  schemaName?: string;
+}
+
+export interface ProjectorOptions {
+  /** The projection this projector writes. */
+  projectorFor: ClassRef;
+  /** The aggregates whose stream categories it follows (one subscription each). */
+  aggregates?: ClassRef[];
+  /** Stream categories it follows, instead of (or besides) `aggregates`. */
+  streamCategories?: string[];
+  /**
+   * Read the events from broker streams (`'stream'`) or from the event store (`'event_store'`).
+   * Default: `server.default_subscription_type`.
+   */
+  subscriptionType?: 'stream' | 'event_store';
+}

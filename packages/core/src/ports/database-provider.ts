@@ -7,6 +7,7 @@ import type { AggregateDao, AggregateSchema } from './aggregate-dao.js';
 import type { EventStore } from './event-store.js';
 import type { InboxStore } from './inbox-store.js';
 import type { OutboxStore } from './outbox-store.js';
+import type { ProjectionStatusStore } from './projection-status-store.js';
 
 export interface ProviderTransaction {
   /** The `[databases.<name>]` key of the provider that opened it. */
@@ -34,6 +35,8 @@ export interface DatabaseProvider {
   readonly inbox: InboxStore;
   /** The event store kept in this database (appends run in this provider's transactions). */
   readonly eventStore: EventStore;
+  /** Status rows of the projections stored in this database (rebuild marks and their barrier). */
+  readonly projections: ProjectionStatusStore;
 
   /**
    * Connects (pools) and checks the database answers; a clear error naming the masked URI when

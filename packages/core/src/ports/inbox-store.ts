@@ -73,6 +73,16 @@ export interface InboxStore {
   pass(subscription: string, passes: readonly PositionPass[]): Promise<boolean[]>;
   /** The key's checkpoint for a subscription; null when none. */
   checkpoint(subscription: string, key: string): Promise<number | null>;
+  /**
+   * Forgets a subscription: its checkpoints, passed positions and handled-message records (a
+   * projection rebuild starts its projectors' inboxes afresh). Returns how many records went.
+   */
+  forget(subscription: string): Promise<number>;
   /** Deletes old records in bounded batches; returns how many went. Checkpoints are kept. */
   cleanup(options: InboxCleanup): Promise<number>;
+}
+
+/** The inbox records of event-store subscriptions stay apart from a stream subscription of the same name. */
+export function eventStoreInboxName(subscription: string): string {
+  return `event_store:${subscription}`;
 }

@@ -73,6 +73,32 @@ export function describeInboxStoreConformance(name: string, harness: InboxConfor
       expect(await enter(entry(1))).toBe('next');
     });
 
+    it('one transaction may enter several positions of a key in turn (a projection rebuild does), all moving at commit', async () => {
+      const tx = await provider.begin();
+      try {
+        const verdicts = [];
+        for (const sequence of [1, 2, 3]) verdicts.push((await store.enter(tx, entry(sequence))).kind);
+        verdicts.push((await store.enter(tx, entry(2))).kind);
+        expect(verdicts).toEqual(['next', 'next', 'next', 'duplicate']);
+        await tx.commit();
+      } catch (error) {
+        await tx.rollback();
+        throw error;
+      }
+      expect(await store.checkpoint(subscription, key)).toBe(3);
+      expect(await enter(entry(4))).toBe('next');
+    });
+
+    it('forget removes a subscription\'s records; its keys start at sequence 1 again, other subscriptions keep theirs', async () => {
+      expect(await enter(entry(1))).toBe('next');
+      expect(await enter(entry(2))).toBe('next');
+      expect(await enter({ ...entry(1), subscription: `${subscription}-other` })).toBe('next');
+      expect(await store.forget(subscription)).toBeGreaterThanOrEqual(1);
+      expect(await store.checkpoint(subscription, key)).toBeNull();
+      expect(await enter(entry(1))).toBe('next');
+      expect(await store.checkpoint(`${subscription}-other`, key)).toBe(1);
+    });
+
     it('keys and subscriptions are independent', async () => {
       expect(await enter(entry(1))).toBe('next');
       expect(await enter({ ...entry(1), subscription: `${subscription}-other` })).toBe('next');

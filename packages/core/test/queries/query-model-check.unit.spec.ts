@@ -93,8 +93,8 @@ describe('domain.init() refuses', () => {
       }
     }
     expect(await initRefusal(domain)).toEqual([
-      'Count (query): has no partOf; name the aggregate it reads: @domain.query({ partOf: ... })',
-      'OrderQueries (query handler): has no partOf; name the aggregate it reads: @domain.queryHandler({ partOf: ... })',
+      'Count (query): has no partOf; name the aggregate or projection it reads: @domain.query({ partOf: ... })',
+      'OrderQueries (query handler): has no partOf; name the aggregate or projection it reads: @domain.queryHandler({ partOf: ... })',
     ]);
     expect(OrderQueries).toBeTruthy();
   });
@@ -113,8 +113,8 @@ describe('domain.init() refuses', () => {
       }
     }
     expect(await initRefusal(domain)).toEqual([
-      'Count (query): partOf Money is not a registered aggregate',
-      'OrderQueries (query handler): partOf Unregistered is not a registered aggregate',
+      'Count (query): partOf Money is not a registered aggregate or projection',
+      'OrderQueries (query handler): partOf Unregistered is not a registered aggregate or projection',
     ]);
     expect(OrderQueries).toBeTruthy();
   });

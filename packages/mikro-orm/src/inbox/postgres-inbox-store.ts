@@ -67,6 +67,14 @@ export class PostgresInboxStore implements InboxStore {
     return row ? Number(row.checkpoint) : null;
   }
 
+  async forget(subscription: string): Promise<number> {
+    let removed = 0;
+    for (const table of [this.tables.checkpoints, this.tables.passed, this.tables.messages]) {
+      removed += (await this.db.execute(`DELETE FROM ${table} WHERE subscription = ?`, [subscription])).rowCount;
+    }
+    return removed;
+  }
+
   async cleanup(options: InboxCleanup): Promise<number> {
     let removed = 0;
     for (const [table, column] of [[this.tables.passed, 'passed_at'], [this.tables.messages, 'handled_at']] as const) {

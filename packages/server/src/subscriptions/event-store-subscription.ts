@@ -12,6 +12,7 @@
  * over reads again from there, and the inbox recognises what was handled already.
  */
 import {
+  eventStoreInboxName,
   cursorOf,
   envelopeOf,
   MAX_PAGE_SIZE,
@@ -31,6 +32,7 @@ import { abortableSleep, backoffDelay } from './abortable-sleep.js';
 import { CursorTracker } from './cursor-tracker.js';
 import { EventStoreLease } from './event-store-lease.js';
 import { handledTypes } from './handled-types.js';
+import { waitingOutRebuilds } from './projection-rebuild-wait.js';
 import { KeyScheduler, type HeadResult, type Queued } from './key-scheduler.js';
 import { errorText, MessageRunner } from './message-runner.js';
 import { PassBatcher } from './pass-batcher.js';
@@ -62,10 +64,8 @@ const CURSOR_SAVE_DELAY_MS = 200;
 /** A standby worker asks for the lease at least this often (more often with short leases). */
 const MAX_STANDBY_POLL_MS = 1_000;
 
-/** The inbox records of event-store subscriptions stay apart from a stream subscription of the same name. */
-export function eventStoreInboxName(subscription: string): string {
-  return `event_store:${subscription}`;
-}
+// Named in core, where a projection rebuild records replayed events in the same inbox.
+export { eventStoreInboxName };
 
 export class EventStoreSubscription extends SubscriptionLifecycle implements Subscription {
   readonly name: string;
@@ -107,9 +107,13 @@ export class EventStoreSubscription extends SubscriptionLifecycle implements Sub
       stream: category,
       group: inboxName,
       settings,
-      handle: async (message, { jumpGap }) => {
+      handle: async (message, { jumpGap, signal }) => {
         if (!handles(message.envelope.metadata.headers.type)) return 'skipped';
-        return domain.handleMessage(message.envelope, { handler, inbox: { subscription: inboxName, brokerMessageId: message.id, jumpGap } });
+        return waitingOutRebuilds(
+          () => domain.handleMessage(message.envelope, { handler, inbox: { subscription: inboxName, brokerMessageId: message.id, jumpGap } }),
+          this.log,
+          signal,
+        );
       },
       jumpOver: (message) => domain.runtime.runOnce(message.envelope, { subscription: inboxName, brokerMessageId: message.id, jumpGap: true }, async () => {}),
       isPermanent: isPermanentMessageError,

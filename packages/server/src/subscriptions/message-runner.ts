@@ -13,6 +13,8 @@ import type { SubscriptionCounters } from './subscription-status.js';
 export interface HandleRequest {
   /** Take the message although its predecessors never came (the gap timed out). */
   jumpGap: boolean;
+  /** Aborts when the subscription stops: a handler waiting (for a projection rebuild) gives up. */
+  signal?: AbortSignal;
 }
 
 /** Where a subscription moves the messages it gives up on (a broker's dead-letter stream, the event store's dead letters). */
@@ -92,7 +94,7 @@ export class MessageRunner {
     for (let attempt = 1; ; attempt++) {
       let outcome: HandleOutcome;
       try {
-        outcome = await this.options.handle(message, { jumpGap });
+        outcome = await this.options.handle(message, { jumpGap, signal: this.options.signal });
         if (outcome === 'skipped' && item.sequence > 0 && this.options.inbox) outcome = await this.passSkipped(item, jumpGap);
       } catch (error) {
         const permanent = (this.options.isPermanent?.(error) ?? false) || isPermanentError(error);

@@ -13,6 +13,7 @@ import {
 } from '@protean-ts/core';
 import { ConsumerLoop } from './consumer-loop.js';
 import { handledTypes } from './handled-types.js';
+import { waitingOutRebuilds } from './projection-rebuild-wait.js';
 import { consumerLoopBase, type SubscriptionOptions } from './subscription-options.js';
 
 export interface StreamSubscriptionOptions extends SubscriptionOptions {
@@ -31,9 +32,13 @@ export function createStreamSubscription(options: StreamSubscriptionOptions): Co
     ...consumerLoopBase(options),
     kind: 'stream',
     isPermanent: isPermanentMessageError,
-    handle: async (message, { jumpGap }) => {
+    handle: async (message, { jumpGap, signal }) => {
       if (!handles(message.envelope?.metadata?.headers?.type)) return 'skipped';
-      return domain.handleMessage(message.envelope, { handler, inbox: { subscription: options.group, brokerMessageId: message.id, jumpGap } });
+      return waitingOutRebuilds(
+        () => domain.handleMessage(message.envelope, { handler, inbox: { subscription: options.group, brokerMessageId: message.id, jumpGap } }),
+        options.logger,
+        signal,
+      );
     },
   });
 }

@@ -6,19 +6,24 @@
  * `@domain.subscriber` on its own stream and broker. A process manager, when async, gets one
  * stream subscription per category it follows (its timeouts travel on those categories too),
  * all under its subscriptionName: per-key order and the inbox as for any handler.
+ * A projector is planned like an event handler, once per stream category it follows
+ * (projector-subscriptions.ts).
  */
 import type { ClassRef, Domain } from '@protean-ts/core';
+import { planProjectorSubscriptions } from './projector-subscriptions.js';
 
 export interface PlannedSubscription {
   /** The consumer group, unique per stream: the handler's subscriptionName or the subscriber's class name. */
   group: string;
-  role: 'commandHandler' | 'eventHandler' | 'subscriber' | 'processManager';
+  role: 'commandHandler' | 'eventHandler' | 'subscriber' | 'processManager' | 'projector';
   cls: ClassRef;
   stream: string;
   /** The `[brokers.<name>]` key read from (unused by event-store subscriptions). */
   broker: string;
   /** Broker streams, or the event store's category (event handlers of subscription type `event_store`). */
   source: 'stream' | 'event_store';
+  /** For a projector: the projection it writes (its subscriptions wait while that projection is rebuilt). */
+  projection?: ClassRef;
 }
 
 export function planSubscriptions(domain: Domain): PlannedSubscription[] {
@@ -47,6 +52,7 @@ export function planSubscriptions(domain: Domain): PlannedSubscription[] {
         plan.push({ group: record.options.subscriptionName, role: 'processManager', cls: record.cls, stream: category, broker: handlerBroker, source: 'stream' });
       }
     }
+    plan.push(...planProjectorSubscriptions(domain, handlerBroker));
   }
   for (const record of registry.recordsOf('subscriber')) {
     plan.push({ group: record.name, role: 'subscriber', cls: record.cls, stream: record.options.stream, broker: record.options.broker, source: 'stream' });
@@ -62,7 +68,7 @@ function requireCategory(domain: Domain, handler: ClassRef): string {
 }
 
 /** With `default_subscription_type = "event_store"`, a handler of a category nothing writes to the store would never be called. */
-function requireEventSourced(domain: Domain, handler: ClassRef, category: string): void {
+export function requireEventSourced(domain: Domain, handler: ClassRef, category: string): void {
   if (domain.registry.eventSourcedAggregateOf(category)) return;
   throw new Error(
     `${handler.name} would read "${category}" from the event store (server.default_subscription_type = "event_store"), but no event-sourced aggregate writes that category there, so it would never be called; `

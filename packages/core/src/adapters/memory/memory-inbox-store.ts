@@ -21,6 +21,8 @@ export interface StagedInboxWrite {
   /** Throws ExpectedVersionError when the committed state no longer allows the write. */
   check(): void;
   apply(): void;
+  /** For a checkpoint move: the key and the sequence it moves to, so later enters of the same unit see it. */
+  move?: { checkpointKey: string; sequence: number };
 }
 
 /** Positions recorded per jump over a gap; more are jumped over but not recorded. */
@@ -42,10 +44,12 @@ export class MemoryInboxStore implements InboxStore {
     const { subscription, position } = entry;
     if (!position) return this.enterById(staging, subscription, entry.messageId);
     const cpKey = checkpointKey(subscription, position.key);
-    const current = this.checkpoints.get(cpKey) ?? null;
+    const committed = this.checkpoints.get(cpKey) ?? null;
+    // A unit may enter several positions of one key (a projection rebuild does): it sees its own moves.
+    const current = stagedCheckpoint(staging, cpKey) ?? committed;
     const next = current === null ? position.sequence === 1 : current === position.sequence - 1;
     if (next || (entry.jumpGap && (current === null || current < position.sequence))) {
-      staging.inboxWrites.push(this.moveTo(subscription, position, current, entry.jumpGap === true));
+      staging.inboxWrites.push(this.moveTo(subscription, position, current, committed, entry.jumpGap === true));
       return { kind: 'next' };
     }
     if (current !== null && current >= position.sequence) {
@@ -104,6 +108,17 @@ export class MemoryInboxStore implements InboxStore {
     return removed;
   }
 
+  async forget(subscription: string): Promise<number> {
+    const prefix = `${subscription}\u0000`;
+    let removed = 0;
+    for (const records of [this.checkpoints, this.passed, this.messages] as Map<string, unknown>[]) {
+      for (const key of [...records.keys()]) {
+        if (key.startsWith(prefix) && records.delete(key)) removed += 1;
+      }
+    }
+    return removed;
+  }
+
   /** Forgets everything (the provider's truncate): sequences restart with the outbox's. */
   clear(): void {
     this.checkpoints.clear();
@@ -123,12 +138,14 @@ export class MemoryInboxStore implements InboxStore {
     return { kind: 'next' };
   }
 
-  private moveTo(subscription: string, position: MessagePosition, from: number | null, jump: boolean): StagedInboxWrite {
+  /** `from`: the checkpoint moved from (maybe staged by this unit); `base`: the committed one it must still be at commit. */
+  private moveTo(subscription: string, position: MessagePosition, from: number | null, base: number | null, jump: boolean): StagedInboxWrite {
     const cpKey = checkpointKey(subscription, position.key);
     return {
+      move: { checkpointKey: cpKey, sequence: position.sequence },
       check: () => {
         const current = this.checkpoints.get(cpKey) ?? null;
-        if (current !== from) throw new ExpectedVersionError('inbox checkpoint', cpKey, from ?? -1, current);
+        if (current !== base) throw new ExpectedVersionError('inbox checkpoint', cpKey, base ?? -1, current);
       },
       apply: () => {
         this.checkpoints.set(cpKey, position.sequence);
@@ -148,6 +165,14 @@ export class MemoryInboxStore implements InboxStore {
     }
     return tx;
   }
+}
+
+function stagedCheckpoint(staging: MemoryTransaction, cpKey: string): number | null {
+  for (let i = staging.inboxWrites.length - 1; i >= 0; i--) {
+    const move = staging.inboxWrites[i]!.move;
+    if (move?.checkpointKey === cpKey) return move.sequence;
+  }
+  return null;
 }
 
 function checkpointKey(subscription: string, key: string): string {

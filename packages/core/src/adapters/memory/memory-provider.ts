@@ -11,6 +11,7 @@ import { MemoryAggregateDao } from './memory-aggregate-dao.js';
 import { MemoryEventStore } from './memory-event-store.js';
 import { MemoryInboxStore } from './memory-inbox-store.js';
 import { MemoryOutboxStore } from './memory-outbox-store.js';
+import { MemoryProjectionStatus } from './memory-projection-status.js';
 import { MemoryTables } from './memory-tables.js';
 import { MemoryTransaction } from './memory-transaction.js';
 
@@ -23,6 +24,9 @@ export class MemoryProvider implements DatabaseProvider {
   readonly inbox: MemoryInboxStore;
   readonly eventStore: MemoryEventStore;
   private readonly tables = new MemoryTables();
+  readonly projections = new MemoryProjectionStatus((schema) => {
+    for (const table of tableNames(schema)) this.tables.clear(table);
+  });
   private closed = false;
 
   constructor(
@@ -75,6 +79,7 @@ export class MemoryProvider implements DatabaseProvider {
     const names = schemas.flatMap((schema) => tableNames(schema));
     for (const table of names) this.tables.clear(table);
     this.eventStore.clear();
+    this.projections.clear();
     return names;
   }
 

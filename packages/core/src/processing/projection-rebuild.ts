@@ -1,0 +1,171 @@
+/**
+ * `protean-ts projection rebuild <P>`: empties a projection and replays its projectors' events
+ * from the event store, in global (reader) order, `batchSize` events per unit of work.
+ *
+ * 1. Marks the projection as being rebuilt (its status row, projection-status-store.ts): the mark
+ *    waits for projector transactions in flight, and the projector subscriptions of the server
+ *    wait from then on. Other handlers and projectors keep running.
+ * 2. Empties the projection's tables and forgets its projectors' inbox records.
+ * 3. Replays: each event of a followed category is entered in the projector subscription's inbox
+ *    at its stream position (as the event-store subscription does) and applied, in the same
+ *    transaction. When the mark is lifted, the subscriptions resume: the inbox reports what the
+ *    rebuild applied as duplicates, so nothing is applied twice, and they go on after it.
+ * 4. Lifts the mark. An interrupted rebuild leaves it set (the projection is incomplete, so its
+ *    projectors keep waiting); running the rebuild again finishes the job.
+ */
+import type { Domain } from '../domain/domain.js';
+import type { ProjectionRecord, ProjectorRecord } from '../domain/element-record.js';
+import type { ClassRef } from '../fields/field-definition.js';
+import { deserializeMessage } from '../messages/deserialize-message.js';
+import { envelopeOf } from '../repository/aggregate-stream.js';
+import { eventStoreInboxName } from '../ports/inbox-store.js';
+import { START_CURSOR, type ReaderCursor, type StoredEvent } from '../ports/event-store-records.js';
+import { categoryOf } from '../ports/stream-names.js';
+import { ProjectionRebuildError } from '../errors/projection-rebuild.error.js';
+import { invokeHandler } from './handler-invocation.js';
+
+export interface RebuildProgress {
+  projection: string;
+  /** Events read from the store so far (all categories). */
+  read: number;
+  applied: number;
+  skipped: number;
+  /** Global position of the last event read. */
+  position: number;
+}
+
+export interface RebuildSummary extends RebuildProgress {
+  seconds: number;
+}
+
+export interface RebuildOptions {
+  /** Events per read and per unit of work; default 500. */
+  batchSize?: number;
+  /** Called after each batch commits. */
+  onProgress?: (progress: RebuildProgress) => void;
+}
+
+export const DEFAULT_REBUILD_BATCH = 500;
+
+/** One projector subscription's share of the replay: its category, inbox and methods by message type. */
+interface ReplayTarget {
+  projector: ProjectorRecord;
+  category: string;
+  inbox: string;
+  methods: Map<string, string[]>;
+  /** Handled message types without their version. */
+  handles: Set<string>;
+}
+
+const VERSION_SUFFIX = /\.v\d+$/;
+
+/** The projection registered under `name` (a class name), refused by name when there is none. */
+export function projectionNamed(domain: Domain, name: string): ProjectionRecord {
+  const projections = domain.registry.recordsOf('projection');
+  const found = projections.find((record) => record.name === name);
+  if (!found) {
+    const known = projections.map((record) => record.name).join(', ') || 'none';
+    throw new ProjectionRebuildError(name, `domain ${domain.name} has no projection named "${name}" (projections: ${known})`);
+  }
+  return found;
+}
+
+/** Why the projection's events cannot be replayed from the event store; undefined when they can. */
+export function whyNotRebuildable(domain: Domain, projection: ProjectionRecord): string | undefined {
+  const { registry } = domain;
+  const projectors = registry.projectorsOf(projection.cls);
+  if (projectors.length === 0) return `no projector writes it (declare @domain.projector({ projectorFor: ${projection.name}, ... }))`;
+  for (const projector of projectors) {
+    for (const category of registry.projectorCategories(projector.cls)) {
+      if (registry.eventSourcedAggregateOf(category)) continue;
+      const writer = registry.recordsOf('aggregate').find((record) => record.options.streamCategory === category);
+      const why = writer ? `aggregate ${writer.name} is not event-sourced: its events went through the outbox to brokers and were not kept` : 'no event-sourced aggregate of this domain writes it';
+      return `${projector.name} follows "${category}", whose events are not in the event store (${why}); make the aggregate eventSourced to rebuild from its events, or repopulate ${projection.name} another way`;
+    }
+  }
+  return undefined;
+}
+
+export async function rebuildProjection(domain: Domain, projection: ClassRef | string, options: RebuildOptions = {}): Promise<RebuildSummary> {
+  const started = Date.now();
+  const record = typeof projection === 'string' ? projectionNamed(domain, projection) : projectionNamed(domain, projection.name);
+  const batchSize = options.batchSize ?? DEFAULT_REBUILD_BATCH;
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new ProjectionRebuildError(record.name, `--batch must be an integer from 1 to 10000, got ${String(options.batchSize)}`);
+  const reason = whyNotRebuildable(domain, record);
+  if (reason) throw new ProjectionRebuildError(record.name, reason);
+
+  const runtime = domain.runtime;
+  // Without an inbox the server's subscriptions could not tell replayed events from new ones.
+  if (domain.config.event_processing === 'async' && runtime.inbox === null) {
+    throw new ProjectionRebuildError(
+      record.name,
+      'the inbox is off ([inbox] enabled = false), so the server\'s projector subscriptions could not tell the events the rebuild applies from new ones and would apply them again; turn the inbox on',
+    );
+  }
+  const targets = replayTargets(domain, record);
+  const status = runtime.provider(record.options.provider).projections;
+  const store = runtime.provider(domain.config.event_store.database).eventStore;
+  const inbox = runtime.inbox;
+
+  await status.markRebuilding(record.name);
+  await status.truncate(domain.aggregateSchemaFor(record.cls as never));
+  for (const target of targets) await inbox?.forget(target.inbox);
+
+  const progress: RebuildProgress = { projection: record.name, read: 0, applied: 0, skipped: 0, position: 0 };
+  let cursor: ReaderCursor = START_CURSOR;
+  for (;;) {
+    const page = await store.readCategory('$all', { after: cursor, limit: batchSize });
+    if (page.events.length === 0) break;
+    const counted = await runtime.freshUnitOfWork(() => replayBatch(domain, targets, page.events, inbox !== null));
+    progress.read += page.events.length;
+    progress.applied += counted.applied;
+    progress.skipped += counted.skipped;
+    progress.position = page.events[page.events.length - 1]!.globalPosition;
+    cursor = page.cursor;
+    options.onProgress?.({ ...progress });
+  }
+  await status.markRebuilt(record.name, progress.applied, cursor);
+  return { ...progress, seconds: (Date.now() - started) / 1000 };
+}
+
+function replayTargets(domain: Domain, projection: ProjectionRecord): ReplayTarget[] {
+  const { registry, config } = domain;
+  return registry.projectorsOf(projection.cls).flatMap((projector) => {
+    const source = projector.options.subscriptionType ?? config.server.default_subscription_type;
+    const methods = registry.handlerMethodsOf(projector.cls);
+    return registry.projectorSubscriptions(projector.cls).map(({ name, category }) => ({
+      projector,
+      category,
+      inbox: source === 'event_store' ? eventStoreInboxName(name) : name,
+      methods,
+      handles: new Set([...methods.keys()].map((type) => type.replace(VERSION_SUFFIX, ''))),
+    }));
+  });
+}
+
+/** Applies one page of events in the active unit of work, through each target's inbox. */
+async function replayBatch(domain: Domain, targets: readonly ReplayTarget[], events: readonly StoredEvent[], useInbox: boolean): Promise<{ applied: number; skipped: number }> {
+  let applied = 0;
+  let skipped = 0;
+  for (const event of events) {
+    const category = categoryOf(event.streamName);
+    for (const target of targets) {
+      if (target.category !== category) continue;
+      // Matched without the version, so an older stored version is upcast on the way (as subscriptions do).
+      const handled = target.handles.has(event.type.replace(VERSION_SUFFIX, ''));
+      const message = handled ? deserializeMessage<{ _metadata?: { headers: { type: string } } }>(domain, envelopeOf(event), { requireChecksum: true }) : undefined;
+      const methods = message ? target.methods.get(message._metadata?.headers.type ?? event.type) ?? [] : [];
+      // Recorded even when not applied, so the key's next event is next for the subscription too.
+      const verdict = useInbox
+        ? await domain.runtime.enterInbox({ subscription: target.inbox, position: { key: event.streamName, sequence: event.position + 1 }, messageId: event.messageId, brokerMessageId: `rebuild:${event.globalPosition}` })
+        : { kind: 'next' as const };
+      if (methods.length === 0 || (verdict.kind !== 'next' && verdict.kind !== 'late')) {
+        skipped += 1;
+        continue;
+      }
+      for (const method of methods) await invokeHandler(target.projector.cls, method, message);
+      applied += 1;
+    }
+  }
+  return { applied, skipped };
+}

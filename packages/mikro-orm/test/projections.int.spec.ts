@@ -1,0 +1,126 @@
+/**
+ * Projections on PostgreSQL: `db setup` tables (the projection's and protean_projections), reads
+ * through domain.viewFor, projectors after commit, the rebuild barrier (a mark waits for a
+ * projector transaction in flight), and a rebuild of 50,000 events seeded through the store.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configureLogging, rebuildProjection, serializeMessage, START_CURSOR, type BaseEvent, type NewEvent, type RebuildProgress } from '@protean-ts/core';
+import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
+import { projectionLedger } from '@protean-ts/core/test-support/projection-ledger';
+import type { PostgresProvider } from '../src/index.js';
+import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';
+
+const up = await servicesUp(POSTGRES);
+
+const recordOf = (event: BaseEvent): NewEvent => {
+  const envelope = serializeMessage(event);
+  return { messageId: envelope.metadata.headers.id, type: envelope.metadata.headers.type, data: envelope.data, metadata: envelope.metadata as unknown as Record<string, unknown> };
+};
+
+describe.skipIf(!up)('projections on PostgreSQL', () => {
+  let db: TempDatabase;
+  const ledger = projectionLedger({ eventSourced: true, projector: { subscriptionType: 'event_store' } });
+  const { domain, Account, AccountSummary, AccountSummaryProjector } = ledger;
+  const provider = () => domain.providers.get('default') as PostgresProvider;
+  const rows = <R extends Record<string, unknown>>(sql: string, params: unknown[] = []) => queryDatabase<R>(db.uri, sql, params);
+  let restoreLogging: ReturnType<typeof configureLogging>;
+
+  beforeAll(async () => {
+    restoreLogging = configureLogging({ sink: () => {} });
+    db = await createTempDatabase('projections');
+    await domain.init({ config: { event_processing: 'sync', databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 6 } }, brokers: { default: { provider: 'inline' } } } });
+    await provider().setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
+  });
+  afterAll(async () => {
+    await domain.close();
+    await db?.drop();
+    configureLogging(restoreLogging);
+  });
+
+  it('db setup creates the projection table and protean_projections; the projector writes it after commit; viewFor reads it', async () => {
+    const tables = await rows<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name IN ('account_summary', 'protean_projections')");
+    expect(tables.map((t) => t.table_name).sort()).toEqual(['account_summary', 'protean_projections']);
+    const account = Account.open('Ann');
+    account.deposit(4);
+    await domain.repositoryFor(Account).add(account);
+    const view = domain.viewFor(AccountSummary);
+    expect(await view.get(account.id)).toMatchObject({ owner: 'Ann', balance: 4, movements: 1 });
+    expect(await view.exists(account.id)).toBe(true);
+    expect(await view.count({ owner: 'Ann' })).toBe(1);
+    expect((await view.query({ filter: { balance: { $gte: 4 } } })).map((s) => s.accountId)).toContain(account.id);
+  });
+
+  it('a rebuild mark waits for a projector transaction in flight, and a projector that starts after it is refused', async () => {
+    const status = provider().projections;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const isHolding = new Promise<void>((resolve) => (holding = resolve));
+    const projectorUnit = domain.runtime.freshUnitOfWork(async () => {
+      await domain.runtime.projectionBarrier.enter({ cls: AccountSummaryProjector } as never);
+      holding();
+      await held;
+    });
+    await isHolding;
+    let marked = false;
+    const marking = status.markRebuilding('AccountSummary').then(() => (marked = true));
+    // The mark's statement is queued behind the projector's share lock.
+    for (;;) {
+      const waiting = await rows("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%protean_projections%'");
+      if (waiting.length > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(marked).toBe(false);
+    release();
+    await projectorUnit;
+    await marking;
+    expect(marked).toBe(true);
+    await expect(domain.runtime.freshUnitOfWork(() => domain.runtime.projectionBarrier.enter({ cls: AccountSummaryProjector } as never))).rejects.toThrow('AccountSummary is being rebuilt, so AccountSummaryProjector waits');
+    await status.markRebuilt('AccountSummary', 0, START_CURSOR);
+  });
+
+  it('rebuilds a projection of 50,000 events, in batches, with progress', async () => {
+    await rows('TRUNCATE protean_events, protean_event_streams, account_summary');
+    const accounts = 500;
+    const eventsPerAccount = 100;
+    const expected = new Map<string, number>();
+    for (let first = 0; first < accounts; first += 50) {
+      const tx = await provider().begin();
+      for (let n = first; n < first + 50; n++) {
+        const account = Account.open(`owner-${n}`);
+        for (let d = 1; d < eventsPerAccount; d++) account.deposit(d % 7);
+        expected.set(account.id, account.balance ?? 0);
+        await provider().eventStore.append(tx, `ledger::account-${account.id}`, account.pendingEvents().map(recordOf), { expectedVersion: -1 });
+      }
+      await tx.commit();
+    }
+    const progress: RebuildProgress[] = [];
+    const summary = await rebuildProjection(domain, 'AccountSummary', { batchSize: 1000, onProgress: (p) => progress.push(p) });
+    expect([summary.read, summary.applied, summary.skipped]).toEqual([50_000, 50_000, 0]);
+    expect(progress).toHaveLength(50);
+    expect(progress.map((p) => p.applied)).toEqual(Array.from({ length: 50 }, (_, i) => (i + 1) * 1000));
+    const stored = await rows<{ account_id: string; balance: number; movements: number }>('SELECT account_id, balance, movements FROM account_summary');
+    expect(stored).toHaveLength(accounts);
+    for (const row of stored) expect([row.account_id, Number(row.balance), Number(row.movements)]).toEqual([row.account_id, expected.get(row.account_id), eventsPerAccount - 1]);
+    expect(await provider().projections.state('AccountSummary')).toMatchObject({ rebuilding: false, eventsApplied: 50_000 });
+    console.info(`rebuild of 50,000 events on PostgreSQL: ${summary.seconds.toFixed(1)} s (${Math.round(50_000 / summary.seconds)} events/s)`);
+  }, 600_000);
+});
+
+describe.skipIf(!up)('projections on a PostgreSQL database set up before projections existed', () => {
+  it('a projector refuses with the way to create protean_projections', async () => {
+    const db = await createTempDatabase('projections_old');
+    const { domain, AccountSummaryProjector } = projectionLedger({ name: 'OldLedger' });
+    try {
+      await domain.init({ config: { event_processing: 'sync', databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 2 } }, brokers: { default: { provider: 'inline' } } } });
+      await (domain.providers.get('default') as PostgresProvider).setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
+      await queryDatabase(db.uri, 'DROP TABLE protean_projections');
+      await expect(domain.runtime.freshUnitOfWork(() => domain.runtime.projectionBarrier.enter({ cls: AccountSummaryProjector } as never))).rejects.toThrow(
+        'table protean_projections is missing in PostgreSQL database "default"; run protean-ts db setup (or db setup-outbox) to create it',
+      );
+    } finally {
+      await domain.close();
+      await db.drop();
+    }
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * Projectors through the server: one subscription per (projector, category) from Redis streams,
+ * and from the event store; while a projection is rebuilt its projector's subscription waits
+ * (writing nothing) as other handlers keep running, and after the rebuild the events it applied
+ * are not applied again.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BaseEventHandler, handle, rebuildProjection, type Domain } from '@protean-ts/core';
+import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { projectionLedger } from '@protean-ts/core/test-support/projection-ledger';
+import { Engine } from '../src/engine/engine.js';
+import { planSubscriptions } from '../src/subscriptions/subscription-plan.js';
+import { eventually } from './support/eventually.js';
+import { captureLogs } from './support/log-capture.js';
+import { createTempDatabase, REDIS_URI, uniquePrefix, type TempDatabase } from './support/real-services.js';
+
+const up = await servicesUp(POSTGRES, REDIS);
+
+function config(db: TempDatabase, prefix: string) {
+  return {
+    databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 6 } },
+    brokers: { default: { provider: 'redis', uri: REDIS_URI, stream_prefix: prefix } },
+    event_processing: 'async',
+    server: { health: { port: 0 }, stream_subscription: { blocking_timeout_ms: 100 }, event_store_subscription: { lease_seconds: 5 } },
+    outbox: { tick_interval: 0.2 },
+  };
+}
+
+async function setupTables(domain: Domain): Promise<void> {
+  for (const provider of domain.providers.values()) await provider.setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
+}
+
+describe.skipIf(!up)('projectors through the server', () => {
+  let db: TempDatabase;
+  let engine: Engine | null = null;
+  let domain: Domain | null = null;
+  let logs: ReturnType<typeof captureLogs>;
+  beforeAll(async () => {
+    db = await createTempDatabase();
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+  beforeEach(() => {
+    logs = captureLogs();
+  });
+  afterEach(async () => {
+    await engine?.stop();
+    engine = null;
+    await domain?.close();
+    domain = null;
+    logs.restore();
+  });
+
+  it('plans one subscription per category, named <Projector>-<category>, and delivers from Redis streams in order', async () => {
+    const ledger = projectionLedger({ name: 'ProjStream' });
+    domain = ledger.domain;
+    await domain.init({ config: config(db, uniquePrefix('proj-stream')) });
+    await setupTables(domain);
+    expect(planSubscriptions(domain).filter((p) => p.role === 'projector').map((p) => [p.group, p.stream, p.source])).toEqual([
+      ['AccountSummaryProjector-proj_stream::account', 'proj_stream::account', 'stream'],
+      ['AccountSummaryProjector-proj_stream::transfer', 'proj_stream::transfer', 'stream'],
+    ]);
+    engine = new Engine(domain, { health: false });
+    await engine.start();
+    const accounts = domain.repositoryFor(ledger.Account);
+    const ann = ledger.Account.open('Ann');
+    for (let i = 1; i <= 20; i++) ann.deposit(i);
+    await accounts.add(ann);
+    await domain.repositoryFor(ledger.Transfer).add(ledger.Transfer.send(ann.id, 10));
+    const view = domain.viewFor(ledger.AccountSummary);
+    await eventually(async () => (await view.find(ann.id))?.movements === 21);
+    expect(await view.get(ann.id)).toMatchObject({ balance: 200, movements: 21 });
+  });
+
+  it('from the event store: waits while the projection is rebuilt (other handlers run on), and applies nothing twice after the rebuild', async () => {
+    const ledger = projectionLedger({ name: 'ProjStore', eventSourced: true, projector: { subscriptionType: 'event_store' } });
+    domain = ledger.domain;
+    const audited: number[] = [];
+    @ledger.domain.eventHandler({ partOf: ledger.Account, subscriptionType: 'event_store' })
+    class Audit extends BaseEventHandler {
+      @handle(ledger.Deposited) deposited(event: InstanceType<typeof ledger.Deposited>): void {
+        audited.push(event.amount);
+      }
+    }
+    expect(Audit).toBeDefined();
+    await domain.init({ config: config(db, uniquePrefix('proj-store')) });
+    await setupTables(domain);
+    engine = new Engine(domain, { health: false });
+    await engine.start();
+    const accounts = domain.repositoryFor(ledger.Account);
+    const view = domain.viewFor(ledger.AccountSummary);
+    const ann = ledger.Account.open('Ann');
+    ann.deposit(5);
+    await accounts.add(ann);
+    await eventually(async () => (await view.find(ann.id))?.balance === 5);
+
+    const status = domain.providers.get('default')!.projections;
+    await status.markRebuilding('AccountSummary');
+    const loaded = await accounts.get(ann.id);
+    loaded.deposit(7);
+    await accounts.add(loaded);
+    await eventually(() => audited.includes(7));
+    await eventually(() => logs.records.some((r) => r.msg === 'projection is being rebuilt; its projector waits'));
+    expect((await view.get(ann.id)).balance).toBe(5);
+
+    const summary = await rebuildProjection(domain, ledger.AccountSummary);
+    expect([summary.applied, summary.skipped]).toEqual([3, 0]);
+    expect(await view.get(ann.id)).toMatchObject({ balance: 12, movements: 2 });
+    await eventually(() => logs.records.some((r) => r.msg === 'projection rebuild ended; the projector resumes'));
+    const again = await accounts.get(ann.id);
+    again.deposit(1);
+    await accounts.add(again);
+    await eventually(async () => (await view.get(ann.id)).movements === 3);
+    expect(await view.get(ann.id)).toMatchObject({ balance: 13, movements: 3 });
+  });
+});
