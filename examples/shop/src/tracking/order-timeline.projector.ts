@@ -1,18 +1,18 @@
 /**
- * Keeps each order's timeline from the Order stream: the order's placement starts it, and every
- * later event of the order adds its step. The server hands this projector each order's events
+ * The projector of OrderTimeline: the order's placement starts a timeline, and every later event
+ * of the order adds its step. The server hands this projector each order's events
  * one at a time, in the order the order raised them, and each once (per-key order and the inbox,
  * see docs/subscriptions.md), so it only appends.
  */
-import { BaseEventHandler, handle, type BaseEvent } from '@protean-ts/core';
+import { BaseProjector, on, type BaseEvent } from '@protean-ts/core';
 import { domain } from '../shop.js';
 import { Order, OrderCancelled, OrderConfirmed, OrderPaid, OrderPlaced } from '../orders/order.js';
 import { OrderTimeline, type TimelineStepAt } from './order-timeline.js';
 import type { TimelineStep } from './timeline-entry.js';
 
-@domain.eventHandler({ streamCategory: Order })
-export class OrderTimelineProjector extends BaseEventHandler {
-  @handle(OrderPlaced)
+@domain.projector({ projectorFor: OrderTimeline, aggregates: [Order] })
+export class OrderTimelineProjector extends BaseProjector {
+  @on(OrderPlaced)
   async placed(event: OrderPlaced): Promise<void> {
     const units = event.items.reduce((sum, item) => sum + item.quantity, 0);
     const timeline = OrderTimeline.start(event.orderId);
@@ -20,17 +20,17 @@ export class OrderTimelineProjector extends BaseEventHandler {
     await domain.repositoryFor(OrderTimeline).add(timeline);
   }
 
-  @handle(OrderConfirmed)
+  @on(OrderConfirmed)
   async confirmed(event: OrderConfirmed): Promise<void> {
     await append(event.orderId, stepOf(event, 'confirmed', 'stock reserved'));
   }
 
-  @handle(OrderPaid)
+  @on(OrderPaid)
   async paid(event: OrderPaid): Promise<void> {
     await append(event.orderId, stepOf(event, 'paid', `${event.amount.format()} captured (${event.paymentReference})`));
   }
 
-  @handle(OrderCancelled)
+  @on(OrderCancelled)
   async cancelled(event: OrderCancelled): Promise<void> {
     await append(event.orderId, stepOf(event, 'cancelled', event.reason));
   }

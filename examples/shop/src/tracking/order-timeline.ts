@@ -1,9 +1,11 @@
 /**
- * A read model: the history of one order for its customer ("placed, confirmed, paid"), kept
- * by OrderTimelineProjector from the Order stream and identified by the order's id. Each
- * event of the order appends one entry, in the order the order raised them.
+ * A projection: the history of one order for its customer ("placed, confirmed, paid"), kept by
+ * OrderTimelineProjector from the Order stream and identified by the order's id. Each event of
+ * the order appends one entry, in the order the order raised them. Read it with
+ * `domain.viewFor(OrderTimeline)` or the TimelineOfOrder query; rebuild it with
+ * `protean-ts projection rebuild OrderTimeline` where the order events are in the event store.
  */
-import { BaseAggregate, field } from '@protean-ts/core';
+import { BaseProjection, field } from '@protean-ts/core';
 import { domain } from '../shop.js';
 import { TimelineEntry, type TimelineStep } from './timeline-entry.js';
 
@@ -14,8 +16,8 @@ export interface TimelineStepAt {
   occurredAt: Date;
 }
 
-@domain.aggregate()
-export class OrderTimeline extends BaseAggregate {
+@domain.projection()
+export class OrderTimeline extends BaseProjection {
   @field.identifier({ identifier: true }) orderId!: string;
   @field.list({ of: () => TimelineEntry, required: true }) entries!: TimelineEntry[];
 

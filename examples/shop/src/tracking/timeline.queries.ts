@@ -21,7 +21,7 @@ export class TimelineOfOrder extends BaseQuery<TimelineView | null> {
 export class TimelineQueries extends BaseQueryHandler {
   @read(TimelineOfOrder)
   async ofOrder(query: TimelineOfOrder): Promise<TimelineView | null> {
-    const timeline = await domain.repositoryFor(OrderTimeline).find(query.orderId);
+    const timeline = await domain.viewFor(OrderTimeline).find(query.orderId);
     if (!timeline) return null;
     return { orderId: timeline.orderId, steps: timeline.entries.map((e) => ({ step: e.step, note: e.note, occurredAt: e.occurredAt })) };
   }
