@@ -20,7 +20,7 @@ import {
   type ProcessManagerRecord,
   type ProcessManagerTransition,
 } from '../../src/index.js';
-import { makeFulfilment, type Fulfil } from './fulfilment-domain.js';
+import { makeFulfilment, type Fulfil } from '../support/fulfilment-domain.js';
 
 const memory = (overrides: Record<string, unknown> = {}) => ({ databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } }, ...overrides });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
