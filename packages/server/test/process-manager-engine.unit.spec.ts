@@ -91,6 +91,9 @@ describe('process managers in the server', () => {
     });
     await eventually(() => f.calls.includes(`timed out ${late}`) && f.calls.includes(`paid ${paid}`), 10_000);
     expect((await engine.waitUntilDrained(10_000)).drained).toBe(true);
+    // One name, two subscriptions: the health checks tell them apart by stream.
+    const checks = (await engine.healthReport()).checks.filter((c) => c.kind === 'subscription').map((c) => c.name);
+    expect(checks.filter((name) => name.startsWith('subscription:Fulfilment'))).toEqual(['subscription:Fulfilment@pm2::order', 'subscription:Fulfilment@pm2::payment']);
     expect(f.calls.filter((call) => call === `timed out ${late}`)).toHaveLength(1);
     const rows = await outbox().list({ limit: 1000 });
     const timeouts = rows.filter((row) => row.messageType === 'Pm2.PaymentTimedOut.v1');

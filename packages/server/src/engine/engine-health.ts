@@ -26,11 +26,14 @@ export async function engineHealth(parts: EngineParts): Promise<HealthReport> {
   const processors = parts.processors.map(
     (p): HealthCheck => ({ name: `outbox:${p.name}`, kind: 'outbox', ok: p.state === 'running', detail: p.state }),
   );
-  const subscriptions = parts.subscriptions.map((s): HealthCheck => {
-    const status = s.status();
+  const statuses = parts.subscriptions.map((s) => s.status());
+  // A process manager has one subscription per category under one name: its checks name the stream too.
+  const shared = new Set(statuses.filter((s, i) => statuses.findIndex((o) => o.name === s.name) !== i).map((s) => s.name));
+  const subscriptions = statuses.map((status): HealthCheck => {
     const detail = status.lastError ? `${status.state}: ${status.lastError.split('\n')[0]}` : status.state;
+    const name = shared.has(status.name) ? `subscription:${status.name}@${status.stream}` : `subscription:${status.name}`;
     // A standby (another worker holds an event-store subscription's lease) is healthy: it takes over when needed.
-    return { name: `subscription:${status.name}`, kind: 'subscription', ok: status.state === 'running' || status.state === 'standby', detail };
+    return { name, kind: 'subscription', ok: status.state === 'running' || status.state === 'standby', detail };
   });
   return healthReport([...(await Promise.all([...databases, ...brokers])), ...processors, ...subscriptions]);
 }
