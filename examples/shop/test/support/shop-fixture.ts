@@ -48,9 +48,6 @@ function runningServer(): EmbeddedServer {
 /** Waits until every message so far was handled (payment timeouts still waiting excepted). */
 export const allHandled = (): Promise<void> => runningServer().drained();
 
-/** Waits until the order is PAID or CANCELLED and all that follows from it was handled. */
-export const settled = (orderId: string): Promise<Order> => runningServer().settled(domain, orderId);
-
 export const anAddress = (): Address => Address.create({ street: 'Korenmarkt 1', city: 'Ghent', postalCode: '9000', country: 'BE' });
 
 /** Given the warehouse received `quantity` of `sku` at `price`. */
