@@ -15,10 +15,8 @@ let db: TempDatabase | undefined;
 let tablesReady = false;
 
 async function openOnPostgres(): Promise<void> {
-  // pool_size 5: the in-process server's outbox processor and subscriptions hold connections too,
-  // and a scenario below holds one in a transaction of its own while the server works.
   await openShop(
-    { databases: { default: { provider: 'postgresql', database_uri: db!.uri, pool_size: 5 } } },
+    { databases: { default: { provider: 'postgresql', database_uri: db!.uri, pool_size: 2 } } },
     {
       // The tables, before the in-process server starts reading them.
       beforeServer: async () => {
