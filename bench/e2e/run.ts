@@ -2,8 +2,8 @@
  * bench/e2e: the example shop end to end, from a committed PlaceOrder to its last handler
  * effect (the order's timeline recording it paid: reserve stock, confirm, charge, pay and
  * project, five handlers in a row), through `protean-ts server --workers N` on PostgreSQL and
- * Redis, for N = 1, 2, 4. Baseline: the same orders handled in-process (event_processing =
- * "sync", no broker, no server) on the same PostgreSQL.
+ * Redis, for N = 1, 2, 4. Baseline: the same orders on the same PostgreSQL with the server's
+ * Engine in this process and the in-process broker (no Redis, no worker processes).
  *
  *   npm run bench:e2e
  *   env: BENCH_ORDERS (2000, per fast phase), BENCH_WORKERS (1,2,4), BENCH_ROUNDS (1),
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   console.log(`bench/e2e: ${ORDERS} orders as fast as possible (client concurrency ${CONCURRENCY}), then ${RATE * RATE_SECONDS} at ${RATE}/s; workers ${WORKERS.join(', ')}; ${ROUNDS} round(s)`);
 
   const baseline = await syncBaseline(ORDERS, SKUS, CONCURRENCY);
-  console.log(`in-process baseline (sync, no server): ${phase(baseline)}`);
+  console.log(`in-process baseline (Engine in this process, no Redis): ${phase(baseline)}`);
 
   const results = new Map<number, RoundResult[]>(WORKERS.map((w) => [w, []]));
   for (let round = 1; round <= ROUNDS; round++) {
@@ -67,7 +67,7 @@ async function main(): Promise<void> {
   console.log('');
   console.log(`medians of ${ROUNDS} round(s)   as fast as possible             at ${RATE}/s                  scaling    vs`);
   console.log('workers                 orders/s      p50       p99        p50       p99      vs 1  baseline');
-  console.log(`in-process (sync)     ${phase(baseline)}`);
+  console.log(`in-process            ${phase(baseline)}`);
   for (const s of summary) {
     const scaling = one ? (s.fast.throughput / one.fast.throughput).toFixed(2) : '-';
     const vsBaseline = (s.fast.throughput / baseline.throughput).toFixed(2);

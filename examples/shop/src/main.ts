@@ -1,15 +1,18 @@
 /**
  * The shop on the embedded default: `npm run example` (or `npx tsx src/main.ts` in a project of
  * your own). Seeds the warehouse, places a few orders and prints each order's timeline as the
- * events flow between orders, inventory and payments, then a summary.
+ * order-fulfilment process manager moves it through inventory and payments with commands, then
+ * a summary.
  *
- * Everything runs in this process: domain.toml asks for the memory database, the in-process
- * broker and `event_processing = "sync"`, so each commit's events are handled before
- * `domain.process` returns. With PROTEAN_ENV=production the same domain runs on PostgreSQL and
- * Redis, and `protean-ts server --workers N` handles the events instead.
+ * Everything runs in this process: domain.toml asks for the memory database and the in-process
+ * broker, and this program starts the server's Engine next to the domain (EmbeddedServer), which
+ * relays the outbox and runs the handlers, the process manager and its payment timeouts, as
+ * `protean-ts server` does in production. With PROTEAN_ENV=production the same domain runs on
+ * PostgreSQL and Redis, and `protean-ts server --workers N` handles the events instead.
  */
 import { configureLogging } from '@protean-ts/core';
-import { Address, CatalogueEntry, Checkout, DECLINED_CARD, domain, Money, OrderPlaced, OrderRepository, OrderTimeline, Payment, ReceiveStock, StockItem, type Cart } from './domain.js';
+import { Address, CatalogueEntry, Checkout, DECLINED_CARD, domain, Money, OrderPlaced, OrderRepository, OrderTimeline, Payment, paymentTimeoutMs, ReceiveStock, SILENT_CARD, StockItem, type Cart } from './domain.js';
+import { EmbeddedServer } from './embedded-server.js';
 
 const deliveries = [
   { deliveryId: 'delivery-1', sku: 'CUP-ESPRESSO', name: 'Espresso cup', price: Money.of(6.5), quantity: 12 },
@@ -25,17 +28,30 @@ const carts: Cart[] = [
   { customerId: 'chloe', items: [{ sku: 'KETTLE-GOOSE', quantity: 1 }, { sku: 'CUP-ESPRESSO', quantity: 4 }], shippingAddress: ghent, paymentMethod: 'card-visa' },
   // The gateway declines this card: the order is cancelled and inventory gives the stock back.
   { customerId: 'dmitri', items: [{ sku: 'GRINDER-BURR', quantity: 1 }], shippingAddress: ghent, paymentMethod: DECLINED_CARD },
+  // The gateway takes this charge and never answers: the payment timeout cancels the order.
+  { customerId: 'emma', items: [{ sku: 'CUP-ESPRESSO', quantity: 1 }], shippingAddress: ghent, paymentMethod: SILENT_CARD },
 ];
 
 async function main(): Promise<void> {
   // The framework logs to stderr; keep the demo's output to its story.
   configureLogging({ level: 'warn' });
   await domain.init();
+  const server = await EmbeddedServer.start(domain);
+  try {
+    await tellTheStory(server);
+  } finally {
+    await server.stop();
+  }
+  await domain.close();
+}
+
+async function tellTheStory(server: EmbeddedServer): Promise<void> {
   console.log(`protean-ts example shop — ${describeSetup()}\n`);
 
   console.log('Stocking the warehouse');
   for (const delivery of deliveries) {
     const onHand = await domain.process<number>(ReceiveStock.create(delivery));
+    await server.drained();
     console.log(`  + ${delivery.quantity} × ${delivery.name} (${delivery.sku}) at ${delivery.price.format()}: ${onHand} on hand`);
   }
   // The warehouse system may report a delivery twice; the goods receipt keyed by its id counts it once.
@@ -46,26 +62,30 @@ async function main(): Promise<void> {
   for (const [i, cart] of carts.entries()) {
     const items = cart.items.map((item) => `${item.quantity} × ${item.sku}`).join(', ');
     console.log(`Order ${i + 1}/${carts.length}: ${cart.customerId} buys ${items}, paying with ${cart.paymentMethod}`);
+    if (cart.paymentMethod === SILENT_CARD) console.log(`  (waiting for the payment timeout, ${paymentTimeoutMs() / 1000} s: SHOP_PAYMENT_TIMEOUT)`);
     const orderId = await checkout.placeOrder(cart);
+    await server.settled(domain, orderId);
     await printEventChain(orderId);
     await printTimeline(orderId);
   }
 
   await printSummary();
-  await domain.close();
 }
 
 function describeSetup(): string {
   const { databases, brokers, event_processing: events } = domain.config;
-  return `database: ${databases.default!.provider}, broker: ${brokers.default!.provider}, event processing: ${events}`;
+  return `database: ${databases.default!.provider}, broker: ${brokers.default!.provider}, event processing: ${events} (the server's Engine in this process)`;
 }
 
-/** The events the order set off, across aggregates, as committed: every one shares the order's correlation id. */
+/**
+ * The messages the order set off, across aggregates, as committed: the events, the commands the
+ * process manager sent, and its timeout if it fired. Every one shares the order's correlation id.
+ */
 async function printEventChain(orderId: string): Promise<void> {
   const committed = await domain.providers.get('default')!.outbox.list({ limit: 10_000 });
   const placed = committed.find((row) => row.messageType === domain.messageTypeOf(OrderPlaced) && row.partitionKey.endsWith(orderId));
   const chain = committed.filter((row) => row.correlationId === placed?.correlationId).map((row) => domain.messageClassFor(row.messageType)?.name);
-  console.log(`  events: ${chain.join(' → ')}`);
+  console.log(`  messages: ${chain.join(' → ')}`);
 }
 
 async function printTimeline(orderId: string): Promise<void> {
@@ -79,6 +99,7 @@ async function printSummary(): Promise<void> {
   const payments = await domain.repositoryFor(Payment).query();
   const captured = payments.filter((p) => p.status === 'CAPTURED').reduce((sum, p) => sum.plus(p.amount), Money.zero());
   const outbox = await domain.providers.get('default')!.outbox.counts();
+  const relayed = outbox.published;
   console.log('Summary');
   console.log(`  orders    ${Object.entries(byStatus).map(([status, count]) => `${count} ${status.toLowerCase()}`).join(', ')}`);
   console.log(`  payments  ${payments.length} attempted, ${captured.format()} captured`);
@@ -87,7 +108,7 @@ async function printSummary(): Promise<void> {
     const item = await domain.repositoryFor(StockItem).get(sku);
     console.log(`  stock     ${sku.padEnd(13)} ${item.onHand} on hand, ${item.reserved} reserved, ${item.available()} available (${item._version + 1} events)`);
   }
-  console.log(`  outbox    ${outbox.pending} events stored with their aggregates, for \`protean-ts server\` to relay in production`);
+  console.log(`  outbox    ${relayed} messages stored with their changes and relayed by the in-process server, ${outbox.pending + outbox.scheduled} left`);
 }
 
 main().catch(async (error: unknown) => {

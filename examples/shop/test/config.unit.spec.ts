@@ -23,12 +23,13 @@ function load(file: string, env: Record<string, string>): DomainConfig {
 const withoutModule = ({ module: _module, ...rest }: DomainConfig & { module?: unknown }) => rest;
 
 describe('domain.toml', () => {
-  it('runs on the embedded default, handling events in-process', () => {
+  it('runs on the embedded default, handling events asynchronously (the payment timeouts need it)', () => {
     const config = load(shopToml, {});
     expect(config.databases.default!.provider).toBe('memory');
     expect(config.brokers.default!.provider).toBe('inline');
-    expect(config.event_processing).toBe('sync');
+    expect(config.event_processing).toBe('async');
     expect(config.command_processing).toBe('sync');
+    expect(config.outbox.tick_interval).toBe(0.02);
   });
 
   it('keeps stock items in the default database\'s event store, snapshotted every 5 replayed events', () => {
@@ -42,6 +43,7 @@ describe('domain.toml', () => {
   it('switches to PostgreSQL and Redis for production, with local defaults', () => {
     const config = load(shopToml, { PROTEAN_ENV: 'production' });
     expect(config.event_processing).toBe('async');
+    expect(config.outbox.tick_interval).toBe(1);
     expect(config.databases.default).toMatchObject({ provider: 'postgresql', database_uri: 'postgresql://postgres@127.0.0.1:5432/shop' });
     expect(config.brokers.default).toMatchObject({ provider: 'redis', uri: 'redis://127.0.0.1:6379', stream_prefix: '' });
     expect(config.server.health.port).toBe(8080);

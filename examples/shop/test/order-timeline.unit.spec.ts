@@ -1,12 +1,12 @@
 /**
  * The order timeline projector is a plain handler: it appends one entry per Order event and
- * leaves order and redelivery to the framework. On the embedded default (sync) it runs right
- * after each commit; with event_processing = "async" this test delivers the events itself,
- * through the subscription's inbox, the way the server does.
+ * leaves order and redelivery to the framework. On the embedded default the in-process server
+ * runs it; without the server this test delivers the messages itself, through the
+ * subscriptions' inboxes, the way the server does.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ClassRef, MessageEnvelope } from '@protean-ts/core';
-import { domain, Order, OrderConfirmed, OrderPlaced, OrderTimeline, OrderTimelineProjector, StockOutcomes, StockReservations, StockReserved } from '../src/domain.js';
+import { ConfirmOrder, domain, Order, OrderCommands, OrderConfirmed, OrderFulfilment, OrderPlaced, OrderTimeline, OrderTimelineProjector, ReservationCommands, ReserveStock, StockReserved } from '../src/domain.js';
 import { closeShop, committedMessages, givenStock, loggedErrors, openShop, whenOrdering } from './support/shop-fixture.js';
 
 async function committed(event: ClassRef, orderId: string): Promise<MessageEnvelope> {
@@ -32,7 +32,8 @@ describe('the order timeline', () => {
 
       const orderId = await whenOrdering({ CUP: 2 });
 
-      const orderEvents = (await committedMessages()).filter((m) => m.metadata.domain.streamCategory === domain.registry.streamCategoryOf(Order));
+      // The Order category's events (the commands sent to orders share its category name).
+      const orderEvents = (await committedMessages()).filter((m) => m.metadata.domain.kind === 'EVENT' && m.metadata.domain.streamCategory === domain.registry.streamCategoryOf(Order));
       const timeline = await domain.repositoryFor(OrderTimeline).get(orderId);
       expect(timeline.entries.map((e) => e.eventId)).toEqual(orderEvents.map((m) => m.metadata.headers.id));
       expect(timeline.entries.map((e) => `${e.step}: ${e.note}`)).toEqual(['placed: 2 items, EUR 13.00', 'confirmed: stock reserved', expect.stringMatching(/^paid: EUR 13\.00 captured \(ch_\w{12}\)$/)]);
@@ -41,14 +42,17 @@ describe('the order timeline', () => {
   });
 
   describe('fed through its inbox', () => {
-    beforeEach(() => openShop({ event_processing: 'async' }));
+    beforeEach(() => openShop(undefined, { server: false }));
 
     it('is handed each event once and after its predecessor, so it only appends', async () => {
       await givenStock('CUP', 5);
       const orderId = await whenOrdering({ CUP: 1 });
       const placed = await committed(OrderPlaced, orderId);
-      await deliver(placed, StockReservations);
-      await deliver(await committed(StockReserved, orderId), StockOutcomes);
+      // The fulfilment's first steps, by hand: reserve the stock, confirm the order.
+      await deliver(placed, OrderFulfilment);
+      await deliver(await committed(ReserveStock, orderId), ReservationCommands);
+      await deliver(await committed(StockReserved, orderId), OrderFulfilment);
+      await deliver(await committed(ConfirmOrder, orderId), OrderCommands);
       const confirmed = await committed(OrderConfirmed, orderId);
 
       // OrderConfirmed overtook OrderPlaced (another worker still holds it): it waits.

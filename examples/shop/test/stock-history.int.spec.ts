@@ -15,11 +15,18 @@ let db: TempDatabase | undefined;
 let tablesReady = false;
 
 async function openOnPostgres(): Promise<void> {
-  await openShop({ databases: { default: { provider: 'postgresql', database_uri: db!.uri, pool_size: 2 } } });
-  expect(domain.providers.get('default')!.kind).toBe('postgresql');
-  if (tablesReady) return;
-  await domain.providers.get('default')!.setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
-  tablesReady = true;
+  await openShop(
+    { databases: { default: { provider: 'postgresql', database_uri: db!.uri, pool_size: 2 } } },
+    {
+      // The tables, before the in-process server starts reading them.
+      beforeServer: async () => {
+        expect(domain.providers.get('default')!.kind).toBe('postgresql');
+        if (tablesReady) return;
+        await domain.providers.get('default')!.setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
+        tablesReady = true;
+      },
+    },
+  );
 }
 
 describe.skipIf(!up)('on PostgreSQL', () => {

@@ -9,5 +9,7 @@ export { GoodsReceipt } from './goods-receipt.js';
 export { ReceiveStock } from './receive-stock.command.js';
 export { InventoryCommands } from './inventory.command-handler.js';
 export { allocateStock, quantitiesBySku } from './stock-allocation.js';
-export { StockReservations } from './stock-reservation.event-handler.js';
+export { ReserveStock } from './reserve-stock.command.js';
+export { ReleaseStock } from './release-stock.command.js';
+export { ReservationCommands } from './reservation.command-handler.js';
 export { WarehouseDeliveries, WAREHOUSE_DELIVERIES_STREAM } from './warehouse-deliveries.subscriber.js';

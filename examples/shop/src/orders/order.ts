@@ -4,8 +4,8 @@
  * separate modules importing each other cannot guarantee.
  *
  * Lifecycle: PLACED → CONFIRMED (stock reserved) → PAID (payment captured); PLACED → CANCELLED
- * (out of stock) or CONFIRMED → CANCELLED (payment declined). Every change raises an event, so
- * the order's stream tells its whole story.
+ * (out of stock) or CONFIRMED → CANCELLED (payment declined or timed out). OrderFulfilment drives
+ * it with commands. Every change raises an event, so the order's stream tells its whole story.
  */
 import { BaseAggregate, BaseEntity, BaseEvent, field, invariant, ValidationError } from '@protean-ts/core';
 import { domain } from '../shop.js';

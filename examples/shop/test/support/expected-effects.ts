@@ -4,18 +4,49 @@
  * Every handler effect is checked twice over: by its outcome (statuses, amounts, stock held)
  * and by how often it happened (each aggregate's `_version` counts its saves, the timeline
  * names each event it recorded, each stock item's stream names the orders it reserved and
- * released units for).
+ * released units for). OrderFulfilment is checked the same way: the events each instance handled,
+ * each once and in its order, and the payment timeouts: one fired (and handled once) for every
+ * order whose payment never came, none left for any other order.
  */
 import type { PlannedOrder } from './order-load.js';
 import { LAST_ONE, PLENTY, UNIT_PRICE } from './order-load.js';
 import type { RaisedEvent, ShopEffects, StoredTimelineEntry } from './shop-effects.js';
 
-type Outcome = 'paid' | 'declined' | 'out-of-stock';
+type Outcome = 'paid' | 'declined' | 'timed-out' | 'out-of-stock';
 
-const EXPECTED: Record<Outcome, { status: string; steps: string[]; reservation: string; payment: string | null }> = {
-  paid: { status: 'PAID', steps: ['placed', 'confirmed', 'paid'], reservation: 'RESERVED', payment: 'CAPTURED' },
-  declined: { status: 'CANCELLED', steps: ['placed', 'confirmed', 'cancelled'], reservation: 'RELEASED', payment: 'DECLINED' },
-  'out-of-stock': { status: 'CANCELLED', steps: ['placed', 'cancelled'], reservation: 'REJECTED', payment: null },
+interface Expected {
+  status: string;
+  /** The cancellation reason, or a pattern of it. */
+  reason: string | RegExp | null;
+  steps: string[];
+  reservation: string;
+  payment: string | null;
+  /** The events OrderFulfilment handled, in order; its last completes it. */
+  fulfilment: string[];
+}
+
+const REACHED_PAYMENT = ['OrderPlaced', 'StockReserved', 'OrderConfirmed'];
+
+const EXPECTED: Record<Outcome, Expected> = {
+  paid: { status: 'PAID', reason: null, steps: ['placed', 'confirmed', 'paid'], reservation: 'RESERVED', payment: 'CAPTURED', fulfilment: [...REACHED_PAYMENT, 'PaymentCaptured'] },
+  declined: {
+    status: 'CANCELLED',
+    reason: 'payment declined: card declined by the issuer',
+    steps: ['placed', 'confirmed', 'cancelled'],
+    reservation: 'RELEASED',
+    payment: 'DECLINED',
+    fulfilment: [...REACHED_PAYMENT, 'PaymentDeclined'],
+  },
+  // The gateway took the charge and never answered: the payment stays PENDING.
+  'timed-out': {
+    status: 'CANCELLED',
+    reason: 'payment timed out',
+    steps: ['placed', 'confirmed', 'cancelled'],
+    reservation: 'RELEASED',
+    payment: 'PENDING',
+    fulfilment: [...REACHED_PAYMENT, 'PaymentTimedOut'],
+  },
+  'out-of-stock': { status: 'CANCELLED', reason: /^out of stock \(/, steps: ['placed', 'cancelled'], reservation: 'REJECTED', payment: null, fulfilment: ['OrderPlaced', 'ReservationFailed'] },
 };
 
 export function differences(plans: readonly PlannedOrder[], skus: readonly string[], effects: ShopEffects): string[] {
@@ -42,6 +73,19 @@ export function differences(plans: readonly PlannedOrder[], skus: readonly strin
     const order = effects.orders.get(plan.orderId);
     const total = plan.items.reduce((sum, item) => sum + item.quantity * UNIT_PRICE, 0);
     if (order?.status !== want.status) report(`order ${id} (${outcome}): status ${order?.status}, expected ${want.status}`);
+    const reasonOk = want.reason instanceof RegExp ? want.reason.test(order?.reason ?? '') : (order?.reason ?? null) === want.reason;
+    if (order && !reasonOk) report(`order ${id} (${outcome}): cancellation reason ${JSON.stringify(order.reason)}, expected ${String(want.reason)}`);
+
+    // Each event once and in order (a redelivery handled twice shows as a repeated entry), the last one completing it.
+    const fulfilment = effects.fulfilment.get(plan.orderId);
+    const handled = (fulfilment?.handled ?? []).map((type) => type.replace(/^Shop\.|\.v\d+$/g, ''));
+    if (handled.join() !== want.fulfilment.join() || !fulfilment?.completed) {
+      report(`order ${id} (${outcome}): fulfilment handled ${handled.join(' → ') || '(nothing)'}${fulfilment?.completed ? '' : ', not completed'}, expected ${want.fulfilment.join(' → ')}`);
+    }
+    // A fired timeout is one published row; a dropped one was deleted with the completing transition.
+    const timeouts = effects.paymentTimeouts.get(plan.orderId) ?? {};
+    const fired = outcome === 'timed-out' ? { published: 1 } : {};
+    if (JSON.stringify(timeouts) !== JSON.stringify(fired)) report(`order ${id} (${outcome}): payment timeouts in the outbox ${JSON.stringify(timeouts)}, expected ${JSON.stringify(fired)}`);
     if (order && order.total !== total) report(`order ${id}: total ${order.total}, expected ${total}`);
 
     const raised = effects.orderEvents.get(plan.orderId) ?? [];

@@ -1,17 +1,18 @@
 /**
  * The load the end-to-end test and the benchmark put on the shop: a catalogue, and orders
- * whose outcome is known in advance (paid, declined by the gateway, or racing for the last unit
- * of a product), sent as asynchronous PlaceOrder commands.
+ * whose outcome is known in advance (paid, declined by the gateway, never answered by it and so
+ * cancelled by the payment timeout, or racing for the last unit of a product), sent as
+ * asynchronous PlaceOrder commands.
  */
 import { randomUUID } from 'node:crypto';
-import { Address, DECLINED_CARD, domain, LineItem, Money, PlaceOrder, ReceiveStock } from '../../src/domain.js';
+import { Address, DECLINED_CARD, domain, LineItem, Money, PlaceOrder, ReceiveStock, SILENT_CARD } from '../../src/domain.js';
 
 export const PLENTY = 1_000_000;
 /** One unit only: of all the orders wanting it, exactly one may get it. */
 export const LAST_ONE = 'LAST-ONE';
 export const UNIT_PRICE = 7.5;
 
-export type ExpectedOutcome = 'paid' | 'declined' | 'wants-last-one';
+export type ExpectedOutcome = 'paid' | 'declined' | 'timed-out' | 'wants-last-one';
 
 export interface PlannedOrder {
   orderId: string;
@@ -41,9 +42,10 @@ export interface PlanOptions {
   /** Lines per order: 1 to `maxLines` (SKUs spread so that lines of one order differ). */
   maxLines: number;
   /**
-   * Every 10th order paid with a card the gateway declines, every 25th (with a good card) also
-   * wanting the LAST_ONE. Without it every order is paid, so every order's path has the same
-   * length (for latency figures).
+   * Every 10th order paid with a card the gateway declines, every 20th with a card it never
+   * answers (cancelled by the payment timeout), every 25th (with a good card) also wanting the
+   * LAST_ONE. Without it every order is paid, so every order's path has the same length (for
+   * latency figures).
    */
   mix: boolean;
 }
@@ -59,8 +61,11 @@ export function planOrders(count: number, options: PlanOptions): PlannedOrder[] 
       items.push({ sku: LAST_ONE, quantity: 1 });
     } else if (options.mix && i % 10 === 5) {
       expected = 'declined';
+    } else if (options.mix && i % 20 === 7) {
+      expected = 'timed-out';
     }
-    return { orderId: randomUUID(), customerId: `customer-${i % 500}`, items, paymentMethod: expected === 'declined' ? DECLINED_CARD : 'card-visa', expected };
+    const paymentMethod = expected === 'declined' ? DECLINED_CARD : expected === 'timed-out' ? SILENT_CARD : 'card-visa';
+    return { orderId: randomUUID(), customerId: `customer-${i % 500}`, items, paymentMethod, expected };
   });
 }
 

@@ -5,7 +5,9 @@
  * counts an aggregate's saves from 0). The events each order raised, in the order it raised
  * them, come from the outbox, where they were written with the order. Stock items are
  * event-sourced: their state is folded here from their events in protean_events, and their
- * snapshots in protean_snapshots are checked against the same fold.
+ * snapshots in protean_snapshots are checked against the same fold. What OrderFulfilment handled
+ * comes from its transition streams (`shop::order_fulfilment-<order id>`, one entry per handled
+ * event), and the payment timeouts it scheduled from the outbox rows that carried them.
  */
 import type { TempDatabase } from './temp-database.js';
 import type { TimelineStep } from '../../src/domain.js';
@@ -36,6 +38,13 @@ export interface ShopEffects {
   stockSnapshots: Map<string, StockSnapshot>;
   /** The catalogue read model, per SKU. */
   catalogue: Map<string, { unitsReceived: number }>;
+  /** Per order, the events its OrderFulfilment handled (types, in order) and whether it completed. */
+  fulfilment: Map<string, { handled: string[]; completed: boolean }>;
+  /**
+   * Per order, the PaymentTimedOut rows left in the outbox: one per timeout that fired (a timeout
+   * dropped because the process completed first is deleted), by status.
+   */
+  paymentTimeouts: Map<string, Record<string, number>>;
   outbox: Record<string, number>;
 }
 
@@ -62,7 +71,7 @@ const ON_HAND_CHANGE = `CASE WHEN type LIKE 'Shop.StockReceived.%' THEN (data ->
 const RESERVED_CHANGE = `CASE WHEN type LIKE 'Shop.UnitsReserved.%' THEN (data ->> 'quantity')::bigint WHEN type LIKE 'Shop.UnitsReleased.%' THEN -(data ->> 'quantity')::bigint ELSE 0 END`;
 
 export async function readEffects(db: TempDatabase): Promise<ShopEffects> {
-  const [orders, orderEvents, timelines, reservations, payments, stock, snapshots, catalogue, outbox] = await Promise.all([
+  const [orders, orderEvents, timelines, reservations, payments, stock, snapshots, catalogue, fulfilment, paymentTimeouts, outbox] = await Promise.all([
     db.query<{ id: string; status: string; cancellation_reason: string | null; total_amount: string; _version: number }>('SELECT id, status, cancellation_reason, total_amount, _version FROM "order"'),
     // One row per event (an event goes to one broker here); within an order, `sequence` grows in raising order.
     db.query<{ order_id: string; ids: string[]; types: string[] }>(`
@@ -82,6 +91,12 @@ export async function readEffects(db: TempDatabase): Promise<ShopEffects> {
         (SELECT sum(${RESERVED_CHANGE}) FROM protean_events e WHERE e.stream_name = s.stream_name AND e.position <= s.version) AS replayed_reserved
       FROM protean_snapshots s WHERE stream_name LIKE 'shop::stock_item-%'`),
     db.query<{ sku: string; units_received: string }>('SELECT sku, units_received FROM catalogue_entry'),
+    db.query<{ order_id: string; handled: string[]; completed: boolean }>(`
+      SELECT substring(stream_name FROM '^shop::order_fulfilment-(.*)$') AS order_id, array_agg(data -> 'event' ->> 'type' ORDER BY position) AS handled,
+        bool_or((data ->> 'completed')::boolean) AS completed
+      FROM protean_events WHERE category = 'shop::order_fulfilment' GROUP BY stream_name`),
+    db.query<{ order_id: string; status: string; count: string }>(`
+      SELECT data ->> 'orderId' AS order_id, status, count(*) FROM protean_outbox WHERE message_type = 'Shop.PaymentTimedOut.v1' GROUP BY 1, 2`),
     db.query<{ status: string; count: string }>('SELECT status, count(*) FROM protean_outbox GROUP BY status'),
   ]);
   return {
@@ -105,6 +120,11 @@ export async function readEffects(db: TempDatabase): Promise<ShopEffects> {
       ]),
     ),
     catalogue: new Map(catalogue.map((c) => [c.sku, { unitsReceived: Number(c.units_received) }])),
+    fulfilment: new Map(fulfilment.map((f) => [f.order_id, { handled: f.handled, completed: f.completed }])),
+    paymentTimeouts: paymentTimeouts.reduce(
+      (byOrder, row) => byOrder.set(row.order_id, { ...byOrder.get(row.order_id), [row.status]: Number(row.count) }),
+      new Map<string, Record<string, number>>(),
+    ),
     outbox: Object.fromEntries(outbox.map((row) => [row.status, Number(row.count)])),
   };
 }

@@ -1,34 +1,34 @@
 /**
- * Inventory's side of an order, driven by the Order stream: hold stock when an order is
- * placed, give it back when the order is cancelled. The server hands over each event once and
- * in the order's order, so the release always finds the reservation the placement made.
+ * Inventory's side of an order, driven by OrderFulfilment's commands: hold stock for an order,
+ * give it back when the order is cancelled. Both commands of one order travel on the order's
+ * command stream, in the order they were sent, so the release always finds the reservation.
  */
-import { BaseEventHandler, handle } from '@protean-ts/core';
+import { BaseCommandHandler, handle } from '@protean-ts/core';
 import { domain } from '../shop.js';
-import { Order, OrderCancelled, OrderPlaced } from '../orders/order.js';
 import { Reservation } from './reservation.js';
+import { ReleaseStock } from './release-stock.command.js';
+import { ReserveStock } from './reserve-stock.command.js';
 import { StockItem } from './stock-item.js';
-import { allocateStock, quantitiesBySku } from './stock-allocation.js';
+import { allocateStock } from './stock-allocation.js';
 
-@domain.eventHandler({ streamCategory: Order })
-export class StockReservations extends BaseEventHandler {
-  @handle(OrderPlaced)
-  async reserveStock(event: OrderPlaced): Promise<void> {
-    const wanted = quantitiesBySku(event.items);
-    const stock = await loadStock(wanted.map((item) => item.sku));
-    const reservation = allocateStock(event.orderId, wanted, stock);
+@domain.commandHandler({ partOf: Reservation })
+export class ReservationCommands extends BaseCommandHandler {
+  @handle(ReserveStock)
+  async reserveStock(command: ReserveStock): Promise<void> {
+    const stock = await loadStock(command.items.map((item) => item.sku));
+    const reservation = allocateStock(command.orderId, command.items, stock);
     if (reservation.status === 'RESERVED') await saveStock(stock);
     await domain.repositoryFor(Reservation).add(reservation);
   }
 
-  @handle(OrderCancelled)
-  async releaseStock(event: OrderCancelled): Promise<void> {
+  @handle(ReleaseStock)
+  async releaseStock(command: ReleaseStock): Promise<void> {
     const reservations = domain.repositoryFor(Reservation);
-    const reservation = await reservations.get(event.orderId);
-    // An order cancelled for want of stock holds nothing.
-    if (reservation.status === 'REJECTED') return;
+    const reservation = await reservations.get(command.orderId);
+    // A rejected reservation holds nothing; a released one gave its stock back already.
+    if (reservation.status !== 'RESERVED') return;
     const stock = await loadStock(reservation.items.map((item) => item.sku));
-    for (const { sku, quantity } of reservation.items) stock.get(sku)!.release(event.orderId, quantity);
+    for (const { sku, quantity } of reservation.items) stock.get(sku)!.release(command.orderId, quantity);
     await saveStock(stock);
     reservation.release();
     await reservations.add(reservation);
