@@ -107,7 +107,8 @@ function compileAndLoad(source: string, compilerOptions: ts.CompilerOptions): Co
   return module.exports as unknown as CompiledDomain;
 }
 
-const MEMORY = { databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } } };
+// event_processing explicit: the compiled domain has no root, so the repository's domain.toml (the example shop's) is found.
+const MEMORY = { event_processing: 'sync', databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } } };
 
 function thrown(fn: () => unknown): unknown {
   try {

@@ -22,7 +22,8 @@ import {
 } from '../../src/index.js';
 import { makeFulfilment, type Fulfil } from '../support/fulfilment-domain.js';
 
-const memory = (overrides: Record<string, unknown> = {}) => ({ databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } }, ...overrides });
+// event_processing explicit: a domain.toml found up the tree (the repository's, the example shop's) must not decide it.
+const memory = (overrides: Record<string, unknown> = {}) => ({ event_processing: 'sync', databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } }, ...overrides });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('process managers (memory)', () => {
