@@ -1,85 +1,105 @@
 /**
- * Repository queries on PostgreSQL beyond the conformance suite: every kind of operand (dates,
- * calendar dates, decimals, jsonb), LIKE escaping, stable paging over ties, and clear errors for
- * filters the provider cannot express.
+ * Queries on PostgreSQL: `domain.dispatch` runs a query handler that reads a projection (written
+ * by its projector after commit) and an aggregate, without a unit of work, and returns its
+ * result; a query without a handler is a HandlerNotFoundError naming it.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apply, BaseAggregate, BaseEvent, BaseProjection, BaseProjector, BaseQuery, BaseQueryHandler, configureLogging, Domain, field, HandlerNotFoundError, on, read } from '@protean-ts/core';
 import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
-import { InvalidQueryError, type AggregateDao } from '@protean-ts/core';
-import { ProviderFixture } from './support/postgres-provider-fixture.js';
-import { Order, shop } from './support/shop-model.js';
+import type { PostgresProvider } from '../src/index.js';
+import { createTempDatabase, type TempDatabase } from './support/temp-database.js';
 
 const up = await servicesUp(POSTGRES);
 
-describe.skipIf(!up)('PostgreSQL queries', () => {
-  const fixture = new ProviderFixture();
-  const schema = shop.aggregateSchemaFor(Order);
-  let dao: AggregateDao<Order>;
-  beforeAll(() => fixture.start());
-  afterAll(() => fixture.stop());
-  beforeEach(async () => {
-    dao = (await fixture.fresh([schema])).dao(schema);
-    const orders = [
-      Order.create({ customer: 'ann', total: 10, dueOn: new Date('2024-01-10'), placedAt: new Date('2024-01-01T12:00:00Z'), code: '50%_off', extra: { vip: true }, status: 'PLACED' }),
-      Order.create({ customer: 'bob', total: 10.01, dueOn: new Date('2024-01-11'), placedAt: new Date('2024-01-01T12:00:00.001Z'), code: '50pct', status: 'PLACED' }),
-      Order.create({ customer: 'cy', total: 99.99, dueOn: new Date('2024-03-01'), code: 'x_y' }),
-      Order.create({ customer: 'Dee', total: 0 }),
-    ];
-    for (const order of orders) await dao.save(order, -1);
+// A root of its own: no domain.toml up the tree joins the configuration.
+const domain = new Domain('Reading', { root: fs.mkdtempSync(path.join(os.tmpdir(), 'protean-queries-')) });
+
+@domain.aggregate({ eventSourced: true })
+class Book extends BaseAggregate {
+  @field.string() title?: string;
+  @field.string() author?: string;
+
+  static write(title: string, author: string): Book {
+    const book = Book.create({});
+    book.raise(Written.create({ bookId: book.id, title, author }));
+    return book;
+  }
+
+  @apply(() => Written) onWritten(event: Written): void {
+    this.title = event.title;
+    this.author = event.author;
+  }
+}
+
+@domain.event({ partOf: Book })
+class Written extends BaseEvent {
+  @field.identifier({ required: true }) bookId!: string;
+  @field.string({ required: true }) title!: string;
+  @field.string({ required: true }) author!: string;
+}
+
+@domain.projection()
+class Shelf extends BaseProjection {
+  @field.identifier({ identifier: true }) bookId!: string;
+  @field.string({ required: true }) title!: string;
+  @field.string({ required: true }) author!: string;
+}
+
+@domain.projector({ projectorFor: Shelf, aggregates: [Book] })
+class ShelfProjector extends BaseProjector {
+  @on(Written) async written(event: Written): Promise<void> {
+    await domain.repositoryFor(Shelf).add(Shelf.create({ bookId: event.bookId, title: event.title, author: event.author }));
+  }
+}
+
+@domain.query({ partOf: Shelf })
+class BooksBy extends BaseQuery<string[]> {
+  @field.string({ required: true }) author!: string;
+}
+
+@domain.query({ partOf: Shelf })
+class Unanswered extends BaseQuery<number> {}
+
+@domain.queryHandler({ partOf: Shelf })
+class ShelfQueries extends BaseQueryHandler {
+  @read(BooksBy) async booksBy(query: BooksBy): Promise<string[]> {
+    const books = await domain.viewFor(Shelf).query({ filter: { author: query.author }, orderBy: { title: 'asc' } });
+    return books.map((b) => b.title);
+  }
+}
+
+describe.skipIf(!up)('queries on PostgreSQL', () => {
+  let db: TempDatabase;
+  let restoreLogging: ReturnType<typeof configureLogging>;
+
+  beforeAll(async () => {
+    void ShelfProjector;
+    void ShelfQueries;
+    restoreLogging = configureLogging({ sink: () => {} });
+    db = await createTempDatabase('queries');
+    await domain.init({ config: { event_processing: 'sync', databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 4 } }, brokers: { default: { provider: 'inline' } } } });
+    const provider = domain.providers.get('default') as PostgresProvider;
+    await provider.setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
+  });
+  afterAll(async () => {
+    await domain.close();
+    await db?.drop();
+    configureLogging(restoreLogging);
   });
 
-  const customers = async (filter: Record<string, unknown>) => (await dao.query({ filter, orderBy: { customer: 'asc' } })).map((o) => o.customer);
-
-  it('compares decimals exactly', async () => {
-    expect(await customers({ total: { $gt: 10 } })).toEqual(['bob', 'cy']);
-    expect(await customers({ total: 10.01 })).toEqual(['bob']);
-    expect(await customers({ total: { $in: [0, 99.99] } })).toEqual(['Dee', 'cy']);
-  });
-
-  it('compares datetimes to the millisecond and calendar dates by day', async () => {
-    expect(await customers({ placedAt: { $gt: new Date('2024-01-01T12:00:00Z') } })).toEqual(['bob']);
-    expect(await customers({ placedAt: '2024-01-01T12:00:00.000Z' })).toEqual(['ann']);
-    expect(await customers({ dueOn: { $lte: new Date('2024-01-11') } })).toEqual(['ann', 'bob']);
-    expect(await customers({ dueOn: '2024-03-01' })).toEqual(['cy']);
-  });
-
-  it('treats % and _ in LIKE as wildcards unless escaped with a backslash', async () => {
-    expect(await customers({ code: { $like: '50%' } })).toEqual(['ann', 'bob']);
-    expect(await customers({ code: { $like: '50\\%%' } })).toEqual(['ann']);
-    expect(await customers({ code: { $like: 'x\\_y' } })).toEqual(['cy']);
-  });
-
-  it('matches whole jsonb values with $eq', async () => {
-    expect(await customers({ extra: { vip: true } })).toEqual(['ann']);
-    expect(await customers({ extra: null })).toEqual(['Dee', 'bob', 'cy']);
-  });
-
-  it('orders text by code point and pages through ties without overlap', async () => {
-    expect((await dao.query({ orderBy: { customer: 'asc' } })).map((o) => o.customer)).toEqual(['Dee', 'ann', 'bob', 'cy']);
-    const pages: string[] = [];
-    for (let offset = 0; offset < 4; offset += 1) {
-      const [order] = await dao.query({ orderBy: { status: 'asc' }, limit: 1, offset });
-      pages.push(order!.id);
+  it('dispatch answers from the projection its projector wrote, in the order the handler asks', async () => {
+    for (const [title, author] of [['Persuasion', 'Austen'], ['Emma', 'Austen'], ['Middlemarch', 'Eliot']] as const) {
+      await domain.repositoryFor(Book).add(Book.write(title, author));
     }
-    expect(new Set(pages).size).toBe(4);
+    expect(await domain.dispatch(BooksBy.create({ author: 'Austen' }))).toEqual(['Emma', 'Persuasion']);
+    expect(await domain.dispatch(BooksBy.create({ author: 'Nobody' }))).toEqual([]);
   });
 
-  it('refuses filters and orderings it cannot express, naming the field', async () => {
-    const bad = (spec: object) => dao.query(spec).catch((e: unknown) => e);
-    expect(await bad({ filter: { shippingAddress: { street: 'x' } } })).toBeInstanceOf(InvalidQueryError);
-    expect(await bad({ filter: { lines: [] } })).toMatchObject({ message: expect.stringMatching(/"lines", a hasMany field/) });
-    expect(await bad({ filter: { tags: { $gt: 1 } } })).toMatchObject({ message: expect.stringMatching(/\$gt on "tags"/) });
-    expect(await bad({ filter: { total: { $like: '1%' } } })).toMatchObject({ message: expect.stringMatching(/\$like on "total"/) });
-    expect(await bad({ filter: { total: { $in: 5 } } })).toMatchObject({ message: expect.stringMatching(/needs an array/) });
-    expect(await bad({ filter: { total: { $gt: null } } })).toMatchObject({ message: expect.stringMatching(/needs a value/) });
-    expect(await bad({ orderBy: { extra: 'asc' } })).toMatchObject({ message: expect.stringMatching(/orderBy names "extra"/) });
-    expect(await bad({ orderBy: { customer: 'up' } })).toMatchObject({ message: expect.stringMatching(/'asc' or 'desc'/) });
-    expect(await bad({ limit: -1 })).toMatchObject({ message: expect.stringMatching(/limit must be a non-negative integer/) });
-    expect(await bad({ offset: 1.5 })).toBeInstanceOf(InvalidQueryError);
-  });
-
-  it('counts with the same filters', async () => {
-    expect(await dao.count({ status: 'PLACED', total: { $lt: 10.01 } })).toBe(1);
-    expect(await dao.count({ code: { $ne: null } })).toBe(3);
+  it('a query nobody answers is a HandlerNotFoundError naming it', async () => {
+    await expect(domain.dispatch(Unanswered.create({}))).rejects.toThrow(HandlerNotFoundError);
+    await expect(domain.dispatch(Unanswered.create({}))).rejects.toThrow(/Reading\.Unanswered/);
   });
 });
