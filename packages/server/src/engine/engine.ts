@@ -241,7 +241,7 @@ export class Engine {
     this.processMetrics = installProcessMeterProvider();
     if (!this.processMetrics) {
       this.log.warn('another OpenTelemetry MeterProvider was registered globally first: protean-ts metrics report to it, and this server serves no metrics endpoint', {
-        hint: 'export them with that provider, or let the server register its own (register yours after the server started)',
+        hint: 'export them with that provider, or do not register a global MeterProvider in the server process, or set [server.health] metrics = false to silence this',
       });
     }
   }
