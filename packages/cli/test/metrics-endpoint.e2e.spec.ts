@@ -108,3 +108,63 @@ describe.skipIf(!up)('/metrics of protean-ts server --workers 2 (PostgreSQL, Red
     }
   }, 180_000);
 });
+
+describe.skipIf(!up)('/metrics of a single-process protean-ts server, and turning it off', () => {
+  let project: ServerProject;
+  // serverProject writes [server.health] itself; these settings come in through environment tables.
+  const ENVIRONMENTS = '[moved.server.health]\nmetrics_path = "/internal/prom"\n\n[off.server.health]\nmetrics = false\n';
+
+  beforeAll(async () => {
+    project = await serverProject({ toml: ENVIRONMENTS });
+    const setup = await runCli(['db', 'setup'], { cwd: project.cwd, timeoutMs: 90_000 });
+    expect(setup.code, setup.stderr).toBe(0);
+  }, 90_000);
+  afterAll(async () => {
+    await project?.drop();
+  });
+
+  const withServer = async (environment: string, work: (url: string, paths: string[]) => Promise<void>) => {
+    const child = startCli(['server'], { cwd: project.cwd, env: { PROTEAN_LOG_LEVEL: 'info', PROTEAN_ENV: environment } });
+    const logs = new LogWatcher(child);
+    try {
+      const listening = await logs.waitFor((r) => r.msg === 'health endpoints listening', 90_000, 'the health server');
+      await logs.waitFor((r) => r.msg === 'engine started', 90_000, 'the engine');
+      await work(String(listening.url), listening.paths as string[]);
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  };
+
+  it('serves the metrics at metrics_path from the one process', async () => {
+    await project.seed(['Ann', 'Bob']);
+    await withServer('moved', async (url, paths) => {
+      expect(paths).toEqual(['/livez', '/readyz', '/healthz', '/internal/prom']);
+      await eventually(async () => (await project.receipts()).length === 2, 60_000, 'both receipts');
+      const scrapeOnce = async () => {
+        const res = await fetch(`${url}/internal/prom`);
+        expect(res.status).toBe(200);
+        return parsePrometheusTextFormat((await res.text()).replace(/^# TYPE \S+ histogram$/gm, ''));
+      };
+      // Receipts acks shortly after its handler commits: wait for the counter to catch up.
+      const families = await eventually(async () => {
+        const scraped = await scrapeOnce();
+        const handled = scraped.find((f) => f.name === 'messaging_client_consumed_messages_total')?.metrics ?? [];
+        const receipts = handled.filter((m) => m.labels?.messaging_consumer_group_name === 'Receipts' && m.labels.protean_outcome === 'handled');
+        return receipts.length === 1 && Number(receipts[0]!.value) === 2 ? scraped : null;
+      }, 30_000, 'two receipts counted');
+      const rows = families.find((f) => f.name === 'protean_outbox_rows')!.metrics;
+      expect(rows.find((m) => m.labels?.protean_outbox_status === 'published')?.value).toBe('4');
+      expect((await fetch(`${url}/metrics`)).status).toBe(404);
+    });
+  }, 180_000);
+
+  it('serves no metrics with [server.health] metrics = false', async () => {
+    await withServer('off', async (url, paths) => {
+      expect(paths).toEqual(['/livez', '/readyz', '/healthz']);
+      expect((await fetch(`${url}/metrics`)).status).toBe(404);
+      expect((await fetch(`${url}/livez`)).status).toBe(200);
+    });
+  }, 120_000);
+});
