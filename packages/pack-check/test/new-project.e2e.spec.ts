@@ -49,7 +49,8 @@ describe.skipIf(!up)('a project made by protean-ts new', () => {
   it('installs the tarballs, typechecks and passes its own npm test', async () => {
     await installTarballs(project);
     await run('npm', ['run', 'typecheck'], { cwd: project });
-    const { stdout } = await run('npm', ['test'], { cwd: project });
+    // Its test runs on the embedded default, whatever PROTEAN_ENV this run was given.
+    const { stdout } = await run('npm', ['test'], { cwd: project, env: { ...process.env, PROTEAN_ENV: undefined } });
     expect(stdout).toMatch(/Tests\s+.*2 passed/);
   });
 
