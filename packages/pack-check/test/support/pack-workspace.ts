@@ -1,13 +1,13 @@
 /**
- * Vitest globalSetup: builds every publishable package (turbo, so an unchanged package is a cache
- * hit) and `npm pack`s it into one temp folder, once for all test files, which read the result
- * with `inject('packed')`.
+ * Vitest globalSetup: builds every publishable package in a staged copy of the workspace and
+ * `npm pack`s it into one temp folder, once for all test files, which read the result with
+ * `inject('packed')`.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { publishablePackages, REPOSITORY_ROOT } from './workspace-packages.js';
+import { buildStaged, stageWorkspace } from './stage-workspace.js';
+import { publishablePackages } from './workspace-packages.js';
 import { run } from './run.js';
 
 export interface PackedPackage {
@@ -24,12 +24,12 @@ declare module 'vitest' {
 }
 
 export default async function packWorkspace(project: TestProject): Promise<() => void> {
-  const packages = publishablePackages();
   const started = performance.now();
-  const filters = packages.flatMap((pkg) => ['--filter', pkg.name]);
-  await run('npx', ['turbo', 'run', 'build', ...filters, '--output-logs=errors-only'], { cwd: REPOSITORY_ROOT });
-  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'protean-pack-'));
-  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', folder, ...packages.map((pkg) => pkg.folder)], { cwd: REPOSITORY_ROOT });
+  const stage = stageWorkspace(publishablePackages());
+  await buildStaged(stage.packages);
+  const folder = path.join(stage.root, 'tarballs');
+  fs.mkdirSync(folder);
+  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', folder, ...stage.packages.map((pkg) => pkg.staged)], { cwd: stage.root });
   const reports = JSON.parse(stdout) as Array<{ name: string; version: string; filename: string; size: number }>;
   const packed = reports.map((report) => ({
     name: report.name,
@@ -40,5 +40,5 @@ export default async function packWorkspace(project: TestProject): Promise<() =>
   const sizes = packed.map((p) => `${p.name} ${(p.bytes / 1024).toFixed(1)} kB`).join(', ');
   console.log(`pack-check: built and packed ${packed.length} packages in ${Math.round(performance.now() - started)} ms: ${sizes}`);
   project.provide('packed', packed);
-  return () => fs.rmSync(folder, { recursive: true, force: true });
+  return () => fs.rmSync(stage.root, { recursive: true, force: true });
 }
