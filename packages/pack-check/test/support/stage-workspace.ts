@@ -45,30 +45,33 @@ export function stageWorkspace(packages: WorkspacePackage[]): { root: string; pa
   return { root, packages: staged };
 }
 
-/** Runs each staged package's own `build` script, every package after the ones it depends on. */
+/**
+ * Runs each staged package's own `build` script, every package after the ones it depends on;
+ * packages of one level (none depending on another) build side by side.
+ */
 export async function buildStaged(packages: StagedPackage[]): Promise<void> {
-  for (const pkg of buildOrder(packages)) {
-    await run('npm', ['run', 'build', '--silent'], { cwd: pkg.staged });
+  for (const level of buildLevels(packages)) {
+    await Promise.all(level.map((pkg) => run('npm', ['run', 'build', '--silent'], { cwd: pkg.staged })));
   }
 }
 
-function buildOrder(packages: StagedPackage[]): StagedPackage[] {
+function buildLevels(packages: StagedPackage[]): StagedPackage[][] {
   const byName = new Map(packages.map((pkg) => [pkg.name, pkg]));
-  const ordered: StagedPackage[] = [];
+  const depth = new Map<StagedPackage, number>();
   const visiting = new Set<string>();
-  const visit = (pkg: StagedPackage) => {
-    if (ordered.includes(pkg)) return;
+  const visit = (pkg: StagedPackage): number => {
+    const known = depth.get(pkg);
+    if (known !== undefined) return known;
     if (visiting.has(pkg.name)) throw new Error(`workspace packages depend on each other in a cycle through ${pkg.name}`);
     visiting.add(pkg.name);
     const manifest = JSON.parse(fs.readFileSync(path.join(pkg.staged, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
     const names = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies, ...manifest.devDependencies });
-    for (const name of names) {
-      const dependency = byName.get(name);
-      if (dependency) visit(dependency);
-    }
+    const level = Math.max(-1, ...names.flatMap((name) => (byName.has(name) ? [visit(byName.get(name)!)] : []))) + 1;
     visiting.delete(pkg.name);
-    ordered.push(pkg);
+    depth.set(pkg, level);
+    return level;
   };
-  for (const pkg of packages) visit(pkg);
-  return ordered;
+  const levels: StagedPackage[][] = [];
+  for (const pkg of packages) (levels[visit(pkg)] ??= []).push(pkg);
+  return levels;
 }
