@@ -58,6 +58,17 @@ describe('protean-ts new', () => {
     }
   });
 
+  it('writes the domain docs/getting-started.md explains, word for word', async () => {
+    const cwd = emptyFolder();
+    await protean(['new', 'coffee-bar'], cwd);
+    const guide = fs.readFileSync(new URL('../../../docs/getting-started.md', import.meta.url), 'utf8');
+    const documented = /```ts\n\/\/ src\/domain\.ts\n([\s\S]*?)```/.exec(guide)?.[1];
+    expect(documented).toBeDefined();
+    expect(read(path.join(cwd, 'coffee-bar'), 'src/domain.ts')).toBe(documented);
+    const documentedToml = /```toml\n# domain\.toml\n([\s\S]*?)```/.exec(guide)?.[1];
+    expect(read(path.join(cwd, 'coffee-bar'), 'domain.toml')).toBe(documentedToml);
+  });
+
   it('keeps the toolchain it pins equal to the one protean-ts is built with', () => {
     for (const [name, version] of Object.entries(TOOLCHAIN)) expect(rootManifest.devDependencies[name], name).toBe(version);
   });

@@ -30,11 +30,12 @@ export class Order extends BaseAggregate {
   }
 
   serve(): void {
-    this.status = 'SERVED';
+    this.status = 'SERVED'; // the status field refuses any move its transitions do not allow
     this.raise(DrinkServed.create({ orderId: this.id }));
   }
 }
 
+// Events declare the aggregate they belong to (partOf), which gives them its stream.
 @domain.event({ partOf: Order })
 export class DrinkOrdered extends BaseEvent {
   @field.identifier({ required: true }) orderId!: string;
@@ -57,7 +58,7 @@ export class OrderCommands extends BaseCommandHandler {
   @handle(OrderDrink)
   async orderDrink(command: OrderDrink): Promise<string> {
     const order = Order.take(command.customer, command.drink);
-    // The order and its DrinkOrdered event commit together, in one unit of work.
+    // Saved in a unit of work: the order and its DrinkOrdered event commit together.
     await domain.repositoryFor(Order).add(order);
     return order.id;
   }
@@ -69,7 +70,7 @@ export class Barista extends BaseEventHandler {
   async brew(event: DrinkOrdered): Promise<void> {
     const orders = domain.repositoryFor(Order);
     const order = await orders.get(event.orderId);
-    // Events are delivered at least once: a second delivery finds the drink served.
+    // Events are delivered at least once: the second delivery finds the drink served.
     if (order.status === 'SERVED') return;
     console.log(\`barista: one \${event.drink} for \${order.customer}\`);
     order.serve();
