@@ -65,6 +65,7 @@ describe.skipIf(!up)('a project made by protean-ts new', () => {
     await run(proteanBin(project), ['db', 'setup'], { cwd: project, env });
 
     const server = new BackgroundProcess('npm', ['run', 'server'], { cwd: project, env });
+    let serverPid = 0;
     try {
       await server.waitFor('"msg":"engine started"');
       const { stdout } = await run('npm', ['start'], { cwd: project, env });
@@ -72,7 +73,7 @@ describe.skipIf(!up)('a project made by protean-ts new', () => {
       await server.waitFor('barista: one flat white for Ada');
 
       // npm runs the script's `exec`ed server as its own child; SIGTERM goes to npm, as an orchestrator sends it.
-      const serverPid = Number(execFileSync('ps', ['-o', 'pid=', '--ppid', String(server.pid)], { encoding: 'utf8' }).trim());
+      serverPid = Number(execFileSync('ps', ['-o', 'pid=', '--ppid', String(server.pid)], { encoding: 'utf8' }).trim());
       expect(serverPid).toBeGreaterThan(0);
       server.signal('SIGTERM');
       expect(await server.exited).toBe(0);
@@ -80,7 +81,9 @@ describe.skipIf(!up)('a project made by protean-ts new', () => {
       expect(server.output).toContain('"msg":"engine stopped"');
       expect(isAlive(serverPid)).toBe(false);
     } finally {
+      // A failed run must not leave the server behind (orphaned, it would outlive npm).
       if (isAlive(server.pid)) server.signal('SIGKILL');
+      if (serverPid > 0 && isAlive(serverPid)) process.kill(serverPid, 'SIGKILL');
     }
   });
 });
