@@ -59,4 +59,7 @@ function App() {
     </main>`;
 }
 
-render(html`<${App} />`, document.getElementById('app'));
+const root = document.getElementById('app');
+// The loading line is static HTML, not Preact's: clear it so render starts from an empty root.
+root.replaceChildren();
+render(html`<${App} />`, root);

@@ -3,13 +3,14 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatTime, getJson, html, postJson } from '../lib.js';
 
-function DeadLetters({ subscription, onClose, onResult }) {
+function DeadLetters({ subscription, count, onClose, onResult }) {
   const [state, setState] = useState({ loading: true, data: null, error: null });
   const load = () => getJson(`/api/dead-letters?subscription=${encodeURIComponent(subscription)}`).then(
     (data) => setState({ loading: false, data, error: null }),
     (error) => setState({ loading: false, data: null, error: error.message }),
   );
-  useEffect(() => void load(), []);
+  // Re-read when the live count changes: a letter added or replayed elsewhere shows up here too.
+  useEffect(() => void load(), [count]);
   const act = async (path, payload, describe) => {
     try {
       onResult({ ok: true, text: describe(await postJson(path, payload)) });
@@ -69,5 +70,5 @@ export function SubscriptionsView({ snapshot }) {
         </tbody>
       </table>
     </section>
-    ${open && html`<${DeadLetters} key=${open} subscription=${open} onClose=${() => setOpen(null)} onResult=${setMessage} />`}`;
+    ${open && html`<${DeadLetters} key=${open} subscription=${open} count=${snapshot.subscriptions.find((s) => s.group === open)?.deadLetters} onClose=${() => setOpen(null)} onResult=${setMessage} />`}`;
 }

@@ -32,7 +32,20 @@ export function domainMap(domain: Domain, module: string): DomainMap {
     stream: entry.stream,
     broker: entry.broker,
     source: entry.source,
-    handles: [...domain.registry.handlerMethodsOf(entry.cls).keys()],
+    handles: typesOnStream(domain, [...domain.registry.handlerMethodsOf(entry.cls).keys()], entry.stream),
   }));
   return { ...summary, subscriptions };
+}
+
+/**
+ * The handler's types that travel on `stream`: a process manager reading several streams answers
+ * each stream's own events there. Types whose category is unknown stay; when none match, all do.
+ */
+function typesOnStream(domain: Domain, types: string[], stream: string): string[] {
+  const onStream = types.filter((type) => {
+    const cls = domain.registry.messageClassFor(type);
+    const category = cls ? domain.registry.messageInfo(cls).streamCategory : undefined;
+    return category === undefined || stream === category || stream === `${category}:command`;
+  });
+  return onStream.length ? onStream : types;
 }
