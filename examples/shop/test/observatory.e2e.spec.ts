@@ -168,6 +168,10 @@ describe.skipIf(!ready)('protean-ts observatory in a browser', () => {
     const status = await broker.groupStatus(victim.stream, victim.group);
     expect(await row.locator('[data-col="pending"]').innerText()).toBe(String(status.pending));
     expect(await row.locator('[data-col="lag"]').innerText()).toBe(status.lag === null ? '—' : String(status.lag));
+    // Consumers as Redis itself counts them in the group.
+    const groups = (await shop.redis.client.call('XINFO', 'GROUPS', `${shop.redis.prefix}${victim.stream}`)) as unknown[][];
+    const info = groups.map((fields) => Object.fromEntries(Array.from({ length: fields.length / 2 }, (_, i) => [String(fields[2 * i]), fields[2 * i + 1]])));
+    expect(await row.locator('[data-col="consumers"]').innerText()).toBe(String(info.find((g) => g.name === victim.group)!.consumers));
 
     await page.locator(`[data-testid="inspect-${victim.group}"]`).click();
     const letters = page.locator('[data-testid="dead-letters"] .letter');

@@ -36,14 +36,15 @@ export function OutboxView({ snapshot }) {
   };
   return html`
     ${message && html`<p class=${message.ok ? 'ok' : 'error'} data-testid="action-result">${message.text}</p>`}
-    ${snapshot.outbox.map((db) => html`
-      <section data-database=${db.database}>
-        <h2>Database ${db.database} <span class="note">${db.label}</span></h2>
+    ${snapshot.outbox.map(({ report, abandoned, failed }) => html`
+      <section data-database=${report.database}>
+        <h2>Database ${report.database} <span class="note">${report.label}</span></h2>
+        ${report.error && html`<p class="error">Could not read this outbox: ${report.error}</p>`}
         <div class="counts">
-          ${STATUSES.map((s) => html`<div class=${`count-card ${s}`}><span class="label">${s}</span><span class="value" data-testid=${`outbox-${db.database}-${s}`}>${db.counts[s]}</span></div>`)}
-          <div class="count-card"><span class="label">oldest pending</span><span class="value" data-testid=${`outbox-${db.database}-oldest`}>${formatAge(db.counts.oldestPendingAgeMs)}</span></div>
+          ${STATUSES.map((s) => html`<div class=${`count-card ${s}`}><span class="label">${s}</span><span class="value" data-testid=${`outbox-${report.database}-${s}`}>${report[s] ?? '—'}</span></div>`)}
+          <div class="count-card"><span class="label">oldest pending</span><span class="value" data-testid=${`outbox-${report.database}-oldest`}>${formatAge(report.oldestPendingAgeMs)}</span></div>
         </div>
-        <${Rows} database=${db.database} rows=${db.abandoned} title="abandoned" onRetry=${retry} />
-        <${Rows} database=${db.database} rows=${db.failed} title="failed" onRetry=${retry} />
+        <${Rows} database=${report.database} rows=${abandoned} title="abandoned" onRetry=${retry} />
+        <${Rows} database=${report.database} rows=${failed} title="failed" onRetry=${retry} />
       </section>`)}`;
 }

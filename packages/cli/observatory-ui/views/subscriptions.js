@@ -58,17 +58,20 @@ export function SubscriptionsView({ snapshot }) {
     <section>
       <h2>Subscriptions</h2>
       <table data-testid="subscriptions">
-        <thead><tr><th>Subscription</th><th>Kind</th><th>Stream</th><th>Pending</th><th>Lag</th><th>Consumers</th><th>Dead letters</th><th></th></tr></thead>
+        <thead><tr><th>Subscription</th><th>Kind</th><th>Reads</th><th>Pending</th><th>Lag / behind</th><th>Consumers</th><th>Dead letters</th><th></th></tr></thead>
         <tbody>${snapshot.subscriptions.map((s) => html`
-          <tr data-subscription=${s.group}>
-            <td>${s.group}</td><td>${s.role}</td><td>${s.source === 'event_store' ? `event store ${s.stream}` : `${s.broker}:${s.stream}`}</td>
-            <td class="num" data-col="pending">${show(s.pending)}</td><td class="num" data-col="lag">${show(s.lag)}</td>
-            <td class="num" data-col="consumers">${show(s.consumers)}</td>
-            <td class=${`num ${s.deadLetters > 0 ? 'error-text' : ''}`} data-col="dead-letters">${s.deadLetters}</td>
-            <td>${s.source === 'stream' && html`<button data-testid=${`inspect-${s.group}`} onClick=${() => setOpen(s.group)}>Dead letters</button>`}</td>
+          <tr data-subscription=${s.subscription} data-source=${s.source}>
+            <td>${s.subscription}${s.error && html`<div class="error-text">${s.error}</div>`}</td><td>${s.role}</td>
+            <td>${s.source === 'event_store' ? `event store ${s.category}` : `${s.broker}:${s.stream}`}${s.source === 'stream' && !s.exists ? html` <span class="note">(no group yet)</span>` : ''}</td>
+            <td class="num" data-col="pending">${s.source === 'stream' ? show(s.pending) : '—'}</td>
+            <td class="num" data-col="lag">${s.source === 'stream' ? show(s.lag) : `${s.behind}${s.behindCapped ? '+' : ''}`}</td>
+            <td class="num" data-col="consumers">${s.source === 'stream' ? show(s.consumers) : s.owner ?? 'none'}</td>
+            <td class=${`num ${s.deadLetters > 0 ? 'error-text' : ''}`} data-col="dead-letters">${show(s.deadLetters)}</td>
+            <td>${s.source === 'stream' && s.deadLetters !== null && html`<button data-testid=${`inspect-${s.subscription}`} onClick=${() => setOpen(s.subscription)}>Dead letters</button>`}</td>
           </tr>`)}
         </tbody>
       </table>
+      ${snapshot.subscriptions.some((s) => s.lostToTrimming > 0) && html`<p class="error">Some groups lost messages to the stream's hard length limit: ${snapshot.subscriptions.filter((s) => s.lostToTrimming > 0).map((s) => `${s.subscription} ${s.lostToTrimming}`).join(', ')}.</p>`}
     </section>
-    ${open && html`<${DeadLetters} key=${open} subscription=${open} count=${snapshot.subscriptions.find((s) => s.group === open)?.deadLetters} onClose=${() => setOpen(null)} onResult=${setMessage} />`}`;
+    ${open && html`<${DeadLetters} key=${open} subscription=${open} count=${snapshot.subscriptions.find((s) => s.subscription === open && s.source === 'stream')?.deadLetters} onClose=${() => setOpen(null)} onResult=${setMessage} />`}`;
 }

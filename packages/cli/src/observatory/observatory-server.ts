@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Domain } from '@protean-ts/core';
+import { collectStatus } from '@protean-ts/server';
 import { inspectDeadLetters, purgeDeadLetters, replayDeadLetters } from './dead-letters.js';
 import { domainMap } from './domain-map.js';
 import { isLoopbackHost } from './listen-address.js';
@@ -15,7 +16,6 @@ import { MessageFlowSampler } from './message-flow.js';
 import { outboxView, retryOutboxRows } from './outbox-view.js';
 import { ObservatoryRequestError } from './request-error.js';
 import { staticFile } from './static-files.js';
-import { subscriptionsView } from './subscriptions-view.js';
 
 export interface ObservatoryOptions {
   domain: Domain;
@@ -44,8 +44,9 @@ export async function startObservatory(options: ObservatoryOptions): Promise<Run
   let sampling = false;
 
   const snapshot = async () => {
-    const [outbox, subscriptions, flow] = await Promise.all([outboxView(domain), subscriptionsView(domain), sampler.sample()]);
-    return { at: new Date().toISOString(), outbox, subscriptions, flow };
+    // The same numbers `protean-ts status` prints, plus the rows and rates only the page shows.
+    const [status, flow] = await Promise.all([collectStatus(domain), sampler.sample()]);
+    return { at: status.takenAt, outbox: await outboxView(domain, status.outboxes), subscriptions: status.subscriptions, flow };
   };
 
   const broadcast = async () => {

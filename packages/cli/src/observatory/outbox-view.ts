@@ -1,9 +1,10 @@
 /**
- * The outbox page's numbers: per managed database the row counts by status, the age of the oldest
- * pending row, and the abandoned (and failed) rows with their last error, plus the retry action,
- * all through the same OutboxStore calls `protean-ts outbox status | list | retry` make.
+ * The outbox page's rows: the status collector (@protean-ts/server collectStatus) counts each
+ * database's rows by status; this adds the abandoned (and failed) rows with their last error, and
+ * the retry action, through the OutboxStore calls `protean-ts outbox list | retry` make.
  */
-import { maskUri, type Domain, type OutboxCounts, type OutboxRow } from '@protean-ts/core';
+import type { Domain, OutboxRow } from '@protean-ts/core';
+import type { OutboxReport } from '@protean-ts/server';
 import { ObservatoryRequestError } from './request-error.js';
 
 /** Rows shown per database and status: enough to act on, small enough to send every few seconds. */
@@ -24,10 +25,10 @@ export interface OutboxRowView {
   nextRetryAt: string | null;
 }
 
+/** A database's outbox as the status collector reports it, with the rows an operator acts on. */
 export interface OutboxDatabaseView {
-  database: string;
-  label: string;
-  counts: OutboxCounts;
+  /** The collector's report: counts by status (absent with `error`) and the oldest pending age. */
+  report: OutboxReport;
   abandoned: OutboxRowView[];
   failed: OutboxRowView[];
 }
@@ -36,18 +37,20 @@ function managedProviders(domain: Domain) {
   return [...domain.providers].filter(([, provider]) => provider.managed);
 }
 
-export async function outboxView(domain: Domain): Promise<OutboxDatabaseView[]> {
-  const views: OutboxDatabaseView[] = [];
-  for (const [name, provider] of managedProviders(domain)) {
-    const uri = domain.config.databases[name]?.database_uri;
-    const [counts, abandoned, failed] = await Promise.all([
-      provider.outbox.counts(),
-      provider.outbox.list({ status: 'abandoned', limit: ROWS_SHOWN }),
-      provider.outbox.list({ status: 'failed', limit: ROWS_SHOWN }),
-    ]);
-    views.push({ database: name, label: `${provider.kind}${uri ? ` (${maskUri(uri)})` : ''}`, counts, abandoned: abandoned.map(rowView), failed: failed.map(rowView) });
-  }
-  return views;
+/** Adds each readable database's abandoned and failed rows to the collector's outbox reports. */
+export async function outboxView(domain: Domain, reports: readonly OutboxReport[]): Promise<OutboxDatabaseView[]> {
+  const providers = new Map(managedProviders(domain));
+  return Promise.all(
+    reports.map(async (report) => {
+      const provider = providers.get(report.database);
+      if (!provider || report.error) return { report, abandoned: [], failed: [] };
+      const [abandoned, failed] = await Promise.all([
+        provider.outbox.list({ status: 'abandoned', limit: ROWS_SHOWN }),
+        provider.outbox.list({ status: 'failed', limit: ROWS_SHOWN }),
+      ]);
+      return { report, abandoned: abandoned.map(rowView), failed: failed.map(rowView) };
+    }),
+  );
 }
 
 /** Puts the given failed or abandoned rows of one database back to pending; returns how many moved. */
