@@ -32,6 +32,7 @@ function DeadLetters({ subscription, count, onClose, onResult }) {
     <section class="panel" data-testid="dead-letters">
       <h2>Dead letters of ${subscription} <span class="note">stream ${data.stream}, ${data.total} in all</span>
         <button onClick=${onClose}>Close</button></h2>
+      ${data.total === 0 && html`<p class="note">No dead letters.</p>`}
       ${data.total > 0 && html`<p>
         <button data-testid="replay-all" onClick=${() => replay()}>Replay all</button>
         <button data-testid="purge" class="danger" onClick=${purge}>Purge</button></p>`}
