@@ -103,6 +103,12 @@ describe('protean-ts observatory serving the embedded shop', () => {
     const unknown = await fetch(`${url}api/dead-letters/replay`, { method: 'POST', body: JSON.stringify({ subscription: 'Nope' }), headers: { 'Content-Type': 'application/json' } });
     expect(unknown.status).toBe(400);
     expect(((await unknown.json()) as { error: string }).error).toContain('no stream subscription "Nope"');
+    // A process manager reads several streams under one name: the stream says which letters.
+    const second = await fetch(`${url}api/dead-letters?subscription=OrderFulfilment&stream=${encodeURIComponent('shop::payment')}`);
+    expect(((await second.json()) as { stream: string }).stream).toBe('shop::payment');
+    const wrongStream = await fetch(`${url}api/dead-letters/purge`, { method: 'POST', body: JSON.stringify({ subscription: 'OrderFulfilment', stream: 'shop::order:command' }), headers: { 'Content-Type': 'application/json' } });
+    expect(wrongStream.status).toBe(400);
+    expect(((await wrongStream.json()) as { error: string }).error).toContain('subscription "OrderFulfilment" does not read stream "shop::order:command"');
     const retry = await fetch(`${url}api/outbox/retry`, { method: 'POST', body: JSON.stringify({ database: 'elsewhere', ids: ['1'] }), headers: { 'Content-Type': 'application/json' } });
     expect(((await retry.json()) as { error: string }).error).toContain('no managed database "elsewhere" (managed databases: default)');
   });

@@ -3,9 +3,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatTime, getJson, html, postJson } from '../lib.js';
 
-function DeadLetters({ subscription, count, onClose, onResult }) {
+function DeadLetters({ subscription, stream, count, onClose, onResult }) {
   const [state, setState] = useState({ loading: true, data: null, error: null });
-  const load = () => getJson(`/api/dead-letters?subscription=${encodeURIComponent(subscription)}`).then(
+  const load = () => getJson(`/api/dead-letters?subscription=${encodeURIComponent(subscription)}&stream=${encodeURIComponent(stream)}`).then(
     (data) => setState({ loading: false, data, error: null }),
     (error) => setState({ loading: false, data: null, error: error.message }),
   );
@@ -19,11 +19,11 @@ function DeadLetters({ subscription, count, onClose, onResult }) {
     }
     await load();
   };
-  const replay = (ids) => act('/api/dead-letters/replay', ids ? { subscription, ids } : { subscription }, (r) =>
+  const replay = (ids) => act('/api/dead-letters/replay', ids ? { subscription, stream, ids } : { subscription, stream }, (r) =>
     `${r.replayed} dead letter(s) of ${subscription} published back to their stream${r.skipped.length ? `; ${r.skipped.length} undecodable left in place` : ''}.`);
   const purge = () => {
     if (!confirm(`Delete every dead letter of ${subscription}'s stream? This cannot be undone.`)) return;
-    return act('/api/dead-letters/purge', { subscription }, (r) => `${r.purged} dead letter(s) deleted.`);
+    return act('/api/dead-letters/purge', { subscription, stream }, (r) => `${r.purged} dead letter(s) deleted.`);
   };
   if (state.loading) return html`<section class="panel"><p class="loading">Reading dead letters…</p></section>`;
   if (state.error) return html`<section class="panel"><p class="error">${state.error}</p></section>`;
@@ -68,11 +68,11 @@ export function SubscriptionsView({ snapshot }) {
             <td class="num" data-col="lag">${s.source === 'stream' ? show(s.lag) : `${s.behind}${s.behindCapped ? '+' : ''}`}</td>
             <td class="num" data-col="consumers">${s.source === 'stream' ? show(s.consumers) : s.owner ?? 'none'}</td>
             <td class=${`num ${s.deadLetters > 0 ? 'error-text' : ''}`} data-col="dead-letters">${show(s.deadLetters)}</td>
-            <td>${s.source === 'stream' && s.deadLetters !== null && html`<button data-testid=${`inspect-${s.subscription}`} onClick=${() => setOpen(s.subscription)}>Dead letters</button>`}</td>
+            <td>${s.source === 'stream' && s.deadLetters !== null && html`<button data-testid=${`inspect-${s.subscription}`} onClick=${() => setOpen({ subscription: s.subscription, stream: s.stream })}>Dead letters</button>`}</td>
           </tr>`)}
         </tbody>
       </table>
       ${snapshot.subscriptions.some((s) => s.lostToTrimming > 0) && html`<p class="error">Some groups lost messages to the stream's hard length limit: ${snapshot.subscriptions.filter((s) => s.lostToTrimming > 0).map((s) => `${s.subscription} ${s.lostToTrimming}`).join(', ')}.</p>`}
     </section>
-    ${open && html`<${DeadLetters} key=${open} subscription=${open} count=${snapshot.subscriptions.find((s) => s.subscription === open && s.source === 'stream')?.deadLetters} onClose=${() => setOpen(null)} onResult=${setMessage} />`}`;
+    ${open && html`<${DeadLetters} key=${`${open.subscription} ${open.stream}`} subscription=${open.subscription} stream=${open.stream} count=${snapshot.subscriptions.find((s) => s.subscription === open.subscription && s.stream === open.stream)?.deadLetters} onClose=${() => setOpen(null)} onResult=${setMessage} />`}`;
 }

@@ -4,7 +4,7 @@
  */
 import type { Domain } from '@protean-ts/core';
 import { planSubscriptions } from '@protean-ts/server';
-import { deadLettersOf, DLQ_READ_LIMIT, foreignGroups, resolveDlqTarget, type DlqTarget } from '../commands/dlq-targets.js';
+import { deadLettersOf, DLQ_READ_LIMIT, foreignGroups, type DlqTarget } from '../commands/dlq-targets.js';
 import { ObservatoryRequestError } from './request-error.js';
 
 /** Letters sent to the page per inspect; the count above them is always the full one. */
@@ -24,16 +24,27 @@ export interface DeadLetterView {
   payload: unknown;
 }
 
-function subscriptionTarget(domain: Domain, subscription: string): DlqTarget {
-  const known = planSubscriptions(domain).filter((p) => p.source === 'stream');
-  if (!known.some((p) => p.group === subscription)) {
-    throw new ObservatoryRequestError(`no stream subscription "${subscription}" (subscriptions: ${[...new Set(known.map((p) => p.group))].join(', ') || 'none'})`);
+/**
+ * One subscription's letters on one stream. A process manager reads several streams under one
+ * group name, so the page names the stream too; without it the subscription's first stream is meant.
+ */
+function subscriptionTarget(domain: Domain, subscription: string, stream?: string): DlqTarget {
+  const plan = planSubscriptions(domain).filter((p) => p.source === 'stream');
+  const entry = plan.find((p) => p.group === subscription && (stream === undefined || p.stream === stream));
+  if (!entry) {
+    const known = [...new Set(plan.map((p) => p.group))].join(', ') || 'none';
+    throw new ObservatoryRequestError(
+      stream === undefined || !plan.some((p) => p.group === subscription)
+        ? `no stream subscription "${subscription}" (subscriptions: ${known})`
+        : `subscription "${subscription}" does not read stream "${stream}" (it reads ${plan.filter((p) => p.group === subscription).map((p) => p.stream).join(', ')})`,
+    );
   }
-  return resolveDlqTarget(domain, subscription, undefined, () => undefined);
+  const readers = plan.filter((p) => p.stream === entry.stream && p.broker === entry.broker);
+  return { stream: entry.stream, broker: domain.runtime.broker(entry.broker), group: entry.group, readers };
 }
 
-export async function inspectDeadLetters(domain: Domain, subscription: string): Promise<{ subscription: string; stream: string; total: number; letters: DeadLetterView[] }> {
-  const target = subscriptionTarget(domain, subscription);
+export async function inspectDeadLetters(domain: Domain, subscription: string, stream?: string): Promise<{ subscription: string; stream: string; total: number; letters: DeadLetterView[] }> {
+  const target = subscriptionTarget(domain, subscription, stream);
   const letters = await deadLettersOf(target);
   return {
     subscription,
@@ -55,8 +66,8 @@ export async function inspectDeadLetters(domain: Domain, subscription: string): 
 }
 
 /** Publishes the subscription's letters (all, or the given ids) back to their stream; undecodable ones stay. */
-export async function replayDeadLetters(domain: Domain, subscription: string, ids?: readonly string[]): Promise<{ replayed: number; skipped: string[] }> {
-  const target = subscriptionTarget(domain, subscription);
+export async function replayDeadLetters(domain: Domain, subscription: string, stream?: string, ids?: readonly string[]): Promise<{ replayed: number; skipped: string[] }> {
+  const target = subscriptionTarget(domain, subscription, stream);
   const available = await deadLettersOf(target);
   const chosen = ids && ids.length ? ids : available.map((l) => l.id);
   const unknown = chosen.filter((id) => !available.some((l) => l.id === id));
@@ -68,8 +79,8 @@ export async function replayDeadLetters(domain: Domain, subscription: string, id
 }
 
 /** Deletes the dead letters of the subscription's stream; refused when other subscriptions' letters share it. */
-export async function purgeDeadLetters(domain: Domain, subscription: string): Promise<{ purged: number }> {
-  const target = subscriptionTarget(domain, subscription);
+export async function purgeDeadLetters(domain: Domain, subscription: string, stream?: string): Promise<{ purged: number }> {
+  const target = subscriptionTarget(domain, subscription, stream);
   const all = await target.broker.listDeadLetters(target.stream, { count: DLQ_READ_LIMIT });
   const foreign = foreignGroups(target, all);
   if (foreign.length) {

@@ -68,18 +68,18 @@ export async function startObservatory(options: ObservatoryOptions): Promise<Run
     'GET /api/map': async () => domainMap(domain, options.module),
     'GET /api/snapshot': () => snapshot(),
     'GET /api/journey': async (url) => messageJourney(domain, requiredParam(url, 'correlation')),
-    'GET /api/dead-letters': async (url) => inspectDeadLetters(domain, requiredParam(url, 'subscription')),
+    'GET /api/dead-letters': async (url) => inspectDeadLetters(domain, requiredParam(url, 'subscription'), url.searchParams.get('stream') ?? undefined),
     'POST /api/outbox/retry': async (_url, body) => {
       const { database, ids } = body as { database?: unknown; ids?: unknown };
       return { retried: await retryOutboxRows(domain, requiredString(database, 'database'), stringList(ids, 'ids')) };
     },
     'POST /api/dead-letters/replay': async (_url, body) => {
-      const { subscription, ids } = body as { subscription?: unknown; ids?: unknown };
-      return replayDeadLetters(domain, requiredString(subscription, 'subscription'), ids === undefined ? undefined : stringList(ids, 'ids'));
+      const { subscription, stream, ids } = body as { subscription?: unknown; stream?: unknown; ids?: unknown };
+      return replayDeadLetters(domain, requiredString(subscription, 'subscription'), optionalString(stream, 'stream'), ids === undefined ? undefined : stringList(ids, 'ids'));
     },
     'POST /api/dead-letters/purge': async (_url, body) => {
-      const { subscription } = body as { subscription?: unknown };
-      return purgeDeadLetters(domain, requiredString(subscription, 'subscription'));
+      const { subscription, stream } = body as { subscription?: unknown; stream?: unknown };
+      return purgeDeadLetters(domain, requiredString(subscription, 'subscription'), optionalString(stream, 'stream'));
     },
   };
 
@@ -180,6 +180,10 @@ function requiredParam(url: URL, name: string): string {
 function requiredString(value: unknown, name: string): string {
   if (typeof value !== 'string' || value.trim() === '') throw new ObservatoryRequestError(`"${name}" is required`);
   return value.trim();
+}
+
+function optionalString(value: unknown, name: string): string | undefined {
+  return value === undefined || value === null ? undefined : requiredString(value, name);
 }
 
 function stringList(value: unknown, name: string): string[] {
