@@ -6,6 +6,7 @@ import type { CommandGroup } from './command-group.js';
 import { registerConfigCommands } from './config.js';
 import { registerDbCommands } from './db.js';
 import { registerInfoCommands } from './info.js';
+import { registerNewCommand } from './new.js';
 import { registerServerCommands } from './server.js';
 import { registerOutboxCommands } from './outbox.js';
 import { registerDlqCommands } from './dlq.js';
@@ -18,6 +19,7 @@ import { registerObservatoryCommands } from './observatory.js';
 export type { CommandGroup } from './command-group.js';
 
 export const COMMAND_GROUPS: readonly CommandGroup[] = [
+  registerNewCommand,
   registerConfigCommands,
   registerInfoCommands,
   registerDbCommands,
