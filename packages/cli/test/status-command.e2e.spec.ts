@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
@@ -7,10 +9,11 @@ import { serverProject, SHOP_DOMAIN, type ServerProject } from './server-project
 
 const up = await servicesUp(POSTGRES, REDIS);
 
-// The shop, whose command handler takes its time for the customer "slow": a backlog a running server has not handled yet.
-const SLOW_SHOP = SHOP_DOMAIN.replace(
+// The shop, whose command handler holds the customer "slow" until the test creates the file
+// release-slow in the project: a backlog a running server has not handled yet, for as long as the test needs.
+const SLOW_SHOP = `import { existsSync } from 'node:fs';\n${SHOP_DOMAIN}`.replace(
   '@handle(PlaceOrder) async place(command: PlaceOrder): Promise<void> {',
-  "@handle(PlaceOrder) async place(command: PlaceOrder): Promise<void> {\n    if (command.customer === 'slow') await new Promise((resolve) => setTimeout(resolve, 12_000));",
+  "@handle(PlaceOrder) async place(command: PlaceOrder): Promise<void> {\n    while (command.customer === 'slow' && !existsSync('release-slow')) await new Promise((resolve) => setTimeout(resolve, 100));",
 );
 
 interface StatusJson {
@@ -80,13 +83,14 @@ describe.skipIf(!up)('protean-ts status [--json] [--wait-drained]', () => {
 
   it('--wait-drained names the subscription that has not handled its stream up to the mark, then drains once it has', async () => {
     await project.seed(['slow', 'Cid']);
-    const timedOut = await cli('status', '--wait-drained', '--timeout', '4', '--interval', '0.5');
+    const timedOut = await cli('status', '--wait-drained', '--timeout', '8', '--interval', '0.5');
     expect(timedOut.code).toBe(1);
     expect(timedOut.stderr).toMatch(/subscription OrderCommands \(stream "shop::order:command"\): not handled up to \d+-\d+ yet/);
     expect(timedOut.stderr).not.toContain('outbox of database');
     // The slow message is still being handled: delivered, not acked.
     const during = JSON.parse((await cli('status', '--json')).stdout) as StatusJson;
     expect(during.subscriptions.find((s) => s.subscription === 'OrderCommands')!.pending).toBeGreaterThan(0);
+    fs.writeFileSync(path.join(project.cwd, 'release-slow'), '');
 
     const drained = await cli('status', '--wait-drained', '--timeout', '60', '--json');
     expect(drained.code, drained.stderr).toBe(0);

@@ -278,6 +278,11 @@ export class OutboxProcessor {
     this.dueTimer.unref?.();
   }
 
+  /** What this processor did since it started, without asking the database (metrics read it at every scrape). */
+  totals(): OutboxProcessorTotals {
+    return { ...this.total, abandonAlertsFailed: this.alerts.counts.failed, abandonAlertsDropped: this.alerts.counts.dropped };
+  }
+
   /** Counts for this processor's broker plus what this processor did. */
   async metrics(): Promise<OutboxProcessorMetrics> {
     const base = {
@@ -286,7 +291,7 @@ export class OutboxProcessor {
       workerId: this.workerId,
       state: this.currentState,
       publishedPerSecond: this.rate.perSecond(),
-      totals: { ...this.total, abandonAlertsFailed: this.alerts.counts.failed, abandonAlertsDropped: this.alerts.counts.dropped },
+      totals: this.totals(),
       heldRows: this.locks.heldCount,
     };
     try {

@@ -66,4 +66,30 @@ describe('HealthServer', () => {
     const second = new HealthServer({ host: '127.0.0.1', port, check: async () => healthReport([]), logger });
     await expect(second.start()).rejects.toThrow(/\[server\.health\] port/);
   });
+
+  it('serves metrics at the configured path in the Prometheus text format, and lists the path among the others', async () => {
+    server = new HealthServer({
+      host: '127.0.0.1', port: 0, logger, check: async () => healthReport([]),
+      metrics: { path: '/prom', scrape: async () => '# TYPE up gauge\nup 1\n' },
+    });
+    const base = `http://127.0.0.1:${await server.start()}`;
+    const metrics = await fetch(`${base}/prom`);
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(await metrics.text()).toBe('# TYPE up gauge\nup 1\n');
+    const missing = await fetch(`${base}/metrics`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ error: 'not found', paths: ['/livez', '/readyz', '/healthz', '/prom'] });
+  });
+
+  it('answers 500 naming the problem when a scrape fails', async () => {
+    server = new HealthServer({
+      host: '127.0.0.1', port: 0, logger, check: async () => healthReport([]),
+      metrics: { path: '/metrics', scrape: async () => { throw new Error('database is down'); } },
+    });
+    const base = `http://127.0.0.1:${await server.start()}`;
+    const metrics = await fetch(`${base}/metrics`);
+    expect(metrics.status).toBe(500);
+    expect(await metrics.json()).toEqual({ error: 'metrics scrape failed: database is down' });
+  });
 });

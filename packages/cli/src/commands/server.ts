@@ -83,9 +83,12 @@ async function supervise(context: CliContext, options: ServerOptions): Promise<n
   // instead of N times in a crash loop. Not connected: the workers wait for the services.
   const domain = await context.initDomain({ connect: false });
   let health: { host: string; port: number };
+  let metricsPath: string | null;
   try {
     assertDistributable(options.workers, domain.config.databases, domain.brokers.values());
-    health = { ...domain.config.server.health };
+    const { host, port, metrics, metrics_path: path } = domain.config.server.health;
+    health = { host, port };
+    metricsPath = metrics ? path : null;
   } catch (error) {
     // A configuration mistake with a complete message: no stack trace hint.
     if (error instanceof NotDistributableError) throw new CliError(error.message, ExitCode.FAILURE, { cause: error });
@@ -105,6 +108,7 @@ async function supervise(context: CliContext, options: ServerOptions): Promise<n
       crashWindowMs: options.crashWindow * 1000,
     },
     health,
+    metricsPath,
     testMode: options.testMode === true,
     logger,
   });

@@ -109,7 +109,7 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
         },
         health: {
           kind: 'table',
-          keys: { host: { kind: 'host' }, port: { kind: 'integer', min: 0, max: 65535 } },
+          keys: { host: { kind: 'host' }, port: { kind: 'integer', min: 0, max: 65535 }, metrics: { kind: 'boolean' }, metrics_path: { kind: 'string' } },
         },
         startup_timeout_seconds: seconds,
       },

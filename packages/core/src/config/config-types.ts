@@ -40,13 +40,21 @@ export interface InboxConfig {
   retention_hours: number;
 }
 
+export interface HealthConfig {
+  host: string;
+  port: number;
+  /** Serve Prometheus metrics at `metrics_path` beside the health endpoints. */
+  metrics: boolean;
+  metrics_path: string;
+}
+
 export interface ServerConfig {
   default_subscription_type: SubscriptionType;
   messages_per_tick: number;
   tick_interval: number;
   stream_subscription: StreamSubscriptionConfig;
   event_store_subscription: EventStoreSubscriptionConfig;
-  health: { host: string; port: number };
+  health: HealthConfig;
   /** Seconds the server waits for its databases and brokers at start before giving up; 0 waits forever. */
   startup_timeout_seconds: number;
 }

@@ -32,7 +32,7 @@ const DEFAULTS: DomainConfig = {
       accept_unsigned_envelopes: false,
     },
     event_store_subscription: { lease_seconds: 10, poll_interval_ms: 100 },
-    health: { host: '127.0.0.1', port: 8080 },
+    health: { host: '127.0.0.1', port: 8080, metrics: true, metrics_path: '/metrics' },
     startup_timeout_seconds: 0,
   },
   enable_outbox: true,

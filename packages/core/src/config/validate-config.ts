@@ -171,6 +171,7 @@ function checkCrossKeys(config: DomainConfig, options: ValidateOptions, problems
   }
   if (databases && storeSettled) checkEventStore(config, databases, isPlainObject(explicit.event_store) ? explicit.event_store : {}, problems);
   checkSubscriptionType(config, problems);
+  checkMetricsPath(config, problems);
   const retry = outbox && isPlainObject(outbox.retry) ? outbox.retry : undefined;
   if (retry && typeof retry.base_delay_seconds === 'number' && typeof retry.max_backoff_seconds === 'number'
     && retry.max_backoff_seconds < retry.base_delay_seconds) {
@@ -187,6 +188,19 @@ function checkCrossKeys(config: DomainConfig, options: ValidateOptions, problems
  * deliberate choice, so `default_subscription_type = "event_store"` asks for the outbox off.
  * (One handler with `subscriptionType: 'event_store'` beside stream handlers is fine.)
  */
+/** The health server's own paths, which a metrics path must not shadow. */
+const HEALTH_PATHS = ['/livez', '/readyz', '/healthz'];
+
+function checkMetricsPath(config: DomainConfig, problems: ConfigProblem[]): void {
+  const path = (config.server as { health?: { metrics_path?: unknown } } | undefined)?.health?.metrics_path;
+  if (typeof path !== 'string') return;
+  if (!/^\/[A-Za-z0-9._~\-/]*$/.test(path)) {
+    problems.push({ path: 'server.health.metrics_path', message: `must be a URL path starting with "/" (letters, digits, ".", "_", "~", "-", "/"), e.g. "/metrics" (got "${path}")` });
+  } else if (HEALTH_PATHS.includes(path)) {
+    problems.push({ path: 'server.health.metrics_path', message: `"${path}" is a health endpoint of its own (${HEALTH_PATHS.join(', ')}); choose another path, e.g. "/metrics"` });
+  }
+}
+
 function checkSubscriptionType(config: DomainConfig, problems: ConfigProblem[]): void {
   const server = isPlainObject(config.server) ? config.server : undefined;
   if (server?.default_subscription_type !== 'event_store' || (config.enable_outbox as unknown) === false) return;

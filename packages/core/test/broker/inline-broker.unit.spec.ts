@@ -24,6 +24,18 @@ describe('inline broker', () => {
     expect((await broker.read('s', 'g', 'c', NOW)).map((m) => m.id)).toEqual(ids.slice(2));
   });
 
+  it('answers groupProgress without entry ids: settled only once nothing is undelivered or unacked', async () => {
+    const broker = new InlineBroker('b', { provider: 'inline' });
+    await broker.ensureGroup('s', 'g');
+    await broker.publishBatch([0, 1].map((i) => msg('s', i)));
+    expect(await broker.groupProgress('s', 'g')).toEqual({ exists: true, head: null, consumers: null, settled: false });
+    const read = await broker.read('s', 'g', 'c', NOW);
+    expect((await broker.groupProgress('s', 'g')).settled).toBe(false);
+    await broker.ack('s', 'g', read.map((m) => m.id));
+    expect((await broker.groupProgress('s', 'g')).settled).toBe(true);
+    await expect(broker.groupProgress('s', '')).rejects.toThrow(/group/);
+  });
+
   it('does not count entries trimmed before delivery as lag', async () => {
     const broker = new InlineBroker('b', { provider: 'inline', maxlen: 3 });
     await broker.ensureGroup('s', 'g');

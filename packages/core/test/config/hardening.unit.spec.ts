@@ -186,6 +186,29 @@ describe('server.health.host is an address (6)', () => {
   });
 });
 
+describe('server.health metrics endpoint', () => {
+  it('is on at /metrics by default, and can be moved or turned off', () => {
+    expect(loadConfig({ configPath: tomlFile('module = "x.ts"'), env: {} }).config.server.health).toMatchObject({ metrics: true, metrics_path: '/metrics' });
+    const moved = loadConfig({ configPath: tomlFile('[server.health]\nmetrics = false\nmetrics_path = "/internal/prom"'), env: {} }).config.server.health;
+    expect(moved).toMatchObject({ metrics: false, metrics_path: '/internal/prom' });
+  });
+
+  it.each(['metrics', '', '/metrics?x=1', '/with space'])('metrics_path %j is refused as no URL path', (path) => {
+    const { error } = configErrorOf(`[server.health]\nmetrics_path = ${JSON.stringify(path)}`);
+    expect(problemAt(error, 'server.health.metrics_path')?.message).toContain('must be a URL path starting with "/"');
+  });
+
+  it('metrics_path may not take a health endpoint\'s path', () => {
+    const { error } = configErrorOf('[server.health]\nmetrics_path = "/readyz"');
+    expect(problemAt(error, 'server.health.metrics_path')?.message).toContain('"/readyz" is a health endpoint of its own');
+  });
+
+  it('metrics must be true or false', () => {
+    const { error } = configErrorOf('[server.health]\nmetrics = "yes"');
+    expect(problemAt(error, 'server.health.metrics')?.message).toContain('must be true or false');
+  });
+});
+
 describe('logging config', () => {
   let restore: ReturnType<typeof configureLogging>;
   beforeEach(() => {

@@ -7,7 +7,10 @@
  */
 import { getLogger, type BaseSubscriber, type Broker, type ClassRef, type Domain, type InitOptions, type Logger } from '@protean-ts/core';
 import { createOutboxProcessors, type OutboxProcessor } from '@protean-ts/outbox';
-import { HealthServer } from '../health/health-server.js';
+import { HealthServer, type MetricsEndpoint } from '../health/health-server.js';
+import { EngineMetrics } from '../metrics/engine-metrics.js';
+import { installProcessMeterProvider, type ProcessMetrics } from '../metrics/process-meter-provider.js';
+import { prometheusText } from '../metrics/prometheus-text.js';
 import type { HealthCheck, HealthReport } from '../health/health-report.js';
 import { createBrokerSubscription } from '../subscriptions/broker-subscription.js';
 import { createStreamSubscription } from '../subscriptions/stream-subscription.js';
@@ -53,6 +56,8 @@ export class Engine {
   private inboxJanitor: InboxJanitor | null = null;
   private healthServer: HealthServer | null = null;
   private healthPort: number | null = null;
+  private processMetrics: ProcessMetrics | null = null;
+  private engineMetrics: EngineMetrics | null = null;
   private infrastructure: InfrastructureWait | null = null;
   private readonly stopping = new AbortController();
   private starting: Promise<void> | null = null;
@@ -83,6 +88,7 @@ export class Engine {
     const { domain } = this;
     if (!domain.runtime.isReady) await domain.init({ ...this.options.init, connect: false });
     const plan = planSubscriptions(domain);
+    if (domain.config.server.health.metrics) this.installMetrics();
     // Health first: while databases and brokers are awaited, /livez answers and /readyz names what is missing.
     if (this.options.health !== false) await this.startHealth();
     this.infrastructure = new InfrastructureWait(domain, {
@@ -113,6 +119,9 @@ export class Engine {
     if (this.stopping.signal.aborted) return;
     for (const entry of plan) this.subscriptions.push(this.subscribe(entry));
     for (const { sub } of this.subscriptions) sub.start();
+    if (this.processMetrics) {
+      this.engineMetrics = new EngineMetrics({ domain, subscriptions: () => this.subscriptionStatuses(), processors: () => this.processors });
+    }
     if (this.stopping.signal.aborted) return;
 
     this.state = 'running';
@@ -228,10 +237,26 @@ export class Engine {
     });
   }
 
+  private installMetrics(): void {
+    this.processMetrics = installProcessMeterProvider();
+    if (!this.processMetrics) {
+      this.log.warn('another OpenTelemetry MeterProvider was registered globally first: protean-ts metrics report to it, and this server serves no metrics endpoint', {
+        hint: 'export them with that provider, or do not register a global MeterProvider in the server process, or set [server.health] metrics = false to silence this',
+      });
+    }
+  }
+
+  private metricsEndpoint(): MetricsEndpoint | undefined {
+    const metrics = this.processMetrics;
+    if (!metrics) return undefined;
+    return { path: this.domain.config.server.health.metrics_path, scrape: async () => prometheusText((await metrics.collect()).resourceMetrics) };
+  }
+
   private async startHealth(): Promise<void> {
     const configured = this.domain.config.server.health;
     const port = typeof this.options.health === 'object' ? this.options.health.port : configured.port;
-    this.healthServer = new HealthServer({ host: configured.host, port, check: () => this.healthReport(), logger: this.log });
+    const metrics = this.metricsEndpoint();
+    this.healthServer = new HealthServer({ host: configured.host, port, check: () => this.healthReport(), logger: this.log, ...(metrics ? { metrics } : {}) });
     this.healthPort = await this.healthServer.start();
   }
 
@@ -247,6 +272,7 @@ export class Engine {
     const started = Date.now();
     // Subscriptions first: their handlers may still commit outbox rows the processors should relay.
     await Promise.all(this.subscriptions.map(({ sub }) => sub.stop()));
+    this.engineMetrics?.dispose();
     await Promise.all(this.processors.map((p) => p.stop().catch((err: unknown) => this.log.error('outbox processor failed to stop', { processor: p.name, error: err }))));
     await this.healthServer?.stop();
     await this.inboxJanitor?.stop();

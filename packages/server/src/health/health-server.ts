@@ -1,12 +1,20 @@
 /**
  * A small node:http server for orchestrators: `/livez` (the process answers), `/readyz`
- * (every dependency and subscription is fine: 200, else 503) and `/healthz` (the same, in detail).
+ * (every dependency and subscription is fine: 200, else 503), `/healthz` (the same, in detail)
+ * and, when given, Prometheus metrics (`/metrics` by default, `[server.health] metrics_path`).
  * It binds to 127.0.0.1 by default; port 0 picks a free port, which `start` returns and logs.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@protean-ts/core';
 import type { HealthReport } from './health-report.js';
+import { PROMETHEUS_CONTENT_TYPE } from '../metrics/prometheus-text.js';
+
+/** The metrics endpoint: its path and the exposition text of one scrape. */
+export interface MetricsEndpoint {
+  path: string;
+  scrape(): Promise<string>;
+}
 
 export interface HealthServerOptions {
   host: string;
@@ -16,6 +24,8 @@ export interface HealthServerOptions {
   logger: Logger;
   /** A check that takes longer counts as failed, so a probe never hangs on a dead dependency. */
   checkTimeoutMs?: number;
+  /** Serves Prometheus metrics too; absent when `[server.health] metrics = false`. */
+  metrics?: MetricsEndpoint;
 }
 
 export class HealthServer {
@@ -44,7 +54,7 @@ export class HealthServer {
     const port = (server.address() as AddressInfo).port;
     this.options.logger.info('health endpoints listening', {
       url: `http://${this.options.host}:${port}`,
-      paths: ['/livez', '/readyz', '/healthz'],
+      paths: this.paths(),
     });
     return port;
   }
@@ -63,8 +73,9 @@ export class HealthServer {
     if (path === '/livez') {
       return send(res, 200, { status: 'alive', pid: process.pid, uptimeSeconds: this.uptimeSeconds() });
     }
+    if (this.options.metrics && path === this.options.metrics.path) return this.serveMetrics(res, this.options.metrics);
     if (path !== '/readyz' && path !== '/healthz') {
-      return send(res, 404, { error: 'not found', paths: ['/livez', '/readyz', '/healthz'] });
+      return send(res, 404, { error: 'not found', paths: this.paths() });
     }
     const report = await this.runChecks();
     const status = report.ready ? 200 : 503;
@@ -78,6 +89,21 @@ export class HealthServer {
       uptimeSeconds: this.uptimeSeconds(),
       checks: report.checks,
     });
+  }
+
+  private paths(): string[] {
+    return ['/livez', '/readyz', '/healthz', ...(this.options.metrics ? [this.options.metrics.path] : [])];
+  }
+
+  private async serveMetrics(res: http.ServerResponse, metrics: MetricsEndpoint): Promise<void> {
+    try {
+      const text = await metrics.scrape();
+      res.writeHead(200, { 'content-type': PROMETHEUS_CONTENT_TYPE, 'content-length': Buffer.byteLength(text), connection: 'close' });
+      res.end(text);
+    } catch (err) {
+      this.options.logger.warn('metrics scrape failed', { error: err instanceof Error ? err.message : String(err) });
+      send(res, 500, { error: `metrics scrape failed: ${err instanceof Error ? err.message : String(err)}` });
+    }
   }
 
   private async runChecks(): Promise<HealthReport> {

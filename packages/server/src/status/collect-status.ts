@@ -5,7 +5,7 @@
  * event-store subscription's cursor. A source that cannot be read is reported with its error
  * instead of failing the whole status. The CLI's `status` command and dashboards share this.
  */
-import { maskUri, type Broker, type DatabaseProvider, type DeadLetter, type Domain, type EventStore } from '@protean-ts/core';
+import { maskText, maskUri, type Broker, type DatabaseProvider, type DeadLetter, type Domain, type EventStore } from '@protean-ts/core';
 import { planSubscriptions, type PlannedSubscription } from '../subscriptions/subscription-plan.js';
 import { eventsBehind } from './events-behind.js';
 import type { EventStoreSubscriptionBacklog, OutboxReport, StreamSubscriptionBacklog, SubscriptionBacklog, SystemStatus } from './system-status.js';
@@ -124,7 +124,7 @@ async function collectEventStoreBacklogs(domain: Domain, planned: readonly Plann
   );
 }
 
-/** The first line of an error, which is what a status table has room for. */
+/** The first line of an error, which is what a status table has room for, with any secret in it masked. */
 export function problem(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+  return maskText((err instanceof Error ? err.message : String(err)).split('\n')[0]!);
 }

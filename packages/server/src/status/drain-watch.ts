@@ -71,8 +71,10 @@ export class DrainWatch {
 
   /** Notes the open outbox rows of every managed database: the work "committed before the call". */
   static async begin(domain: Domain, options: { trackLimit?: number } = {}): Promise<DrainWatch> {
+    // With the outbox off nothing is appended to it, and nothing would ever publish what is there.
+    const databases = domain.outboxEnabled ? managedDatabases(domain) : [];
     const outboxes = await Promise.all(
-      managedDatabases(domain).map(async ({ name, provider }) => {
+      databases.map(async ({ name, provider }) => {
         try {
           return { name, rows: await OpenOutboxRows.note(provider.outbox, options.trackLimit) };
         } catch (err) {

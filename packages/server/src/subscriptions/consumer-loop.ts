@@ -87,6 +87,7 @@ export class ConsumerLoop extends SubscriptionLifecycle implements Subscription 
       inbox: inbox ? { store: inbox, passes: new PassBatcher(inbox, group) } : null,
       acks: this.acks,
       counters: this.counters,
+      metricLabels: { system: broker.provider, subscription: options.name },
       signal: this.abort.signal,
       log: this.log,
     });

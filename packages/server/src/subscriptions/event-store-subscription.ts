@@ -120,6 +120,7 @@ export class EventStoreSubscription extends SubscriptionLifecycle implements Sub
       inbox: inbox ? { store: inbox, passes: new PassBatcher(inbox, inboxName) } : null,
       acks: { ack: (id) => this.settle(id) },
       counters: this.counters,
+      metricLabels: { system: 'protean_event_store', subscription: name },
       signal: this.abort.signal,
       log: this.log,
     });

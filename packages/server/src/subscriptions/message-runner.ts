@@ -5,6 +5,7 @@
  * to try again; one that waited longer than `gap_timeout_seconds` is let through with an ERROR.
  */
 import { checkPositionPassed, isPermanentError, passedRowOf, storableText, type HandleOutcome, type InboxStore, type Logger, type ReceivedMessage, type StreamSubscriptionConfig } from '@protean-ts/core';
+import { ProcessDuration } from '../metrics/process-duration.js';
 import { abortableSleep } from './abortable-sleep.js';
 import type { HeadResult, Queued } from './key-scheduler.js';
 import type { PassBatcher } from './pass-batcher.js';
@@ -46,6 +47,8 @@ export interface MessageRunnerOptions {
   inbox: { store: InboxStore; passes: PassBatcher } | null;
   acks: Acknowledger;
   counters: SubscriptionCounters;
+  /** How the handler duration metric names this subscription: `messaging.system` (the broker's provider, or `protean_event_store`) and its name. */
+  metricLabels: { system: string; subscription: string };
   signal: AbortSignal;
   log: Logger;
 }
@@ -63,8 +66,11 @@ interface WaitState {
 
 export class MessageRunner {
   private readonly waiting = new Map<string, WaitState>();
+  private readonly duration: ProcessDuration;
 
-  constructor(private readonly options: MessageRunnerOptions) {}
+  constructor(private readonly options: MessageRunnerOptions) {
+    this.duration = new ProcessDuration({ system: options.metricLabels.system, destination: options.stream, group: options.metricLabels.subscription });
+  }
 
   /** Never throws: every outcome is done (acked, dead-lettered or left pending) or a wait. */
   async run(item: Queued, reclaimed: boolean): Promise<HeadResult> {
@@ -93,10 +99,14 @@ export class MessageRunner {
     const jumpGap = this.gapTimedOut(item);
     for (let attempt = 1; ; attempt++) {
       let outcome: HandleOutcome;
+      const startedAt = performance.now();
       try {
         outcome = await this.options.handle(message, { jumpGap, signal: this.options.signal });
+        // Only attempts that ran the handler: a skipped type, a duplicate or an early message did not.
+        if (outcome === 'handled' || outcome === 'handled-late') this.duration.record(startedAt);
         if (outcome === 'skipped' && item.sequence > 0 && this.options.inbox) outcome = await this.passSkipped(item, jumpGap);
       } catch (error) {
+        this.duration.record(startedAt, error);
         const permanent = (this.options.isPermanent?.(error) ?? false) || isPermanentError(error);
         if (permanent || attempt >= maxAttempts) {
           const why = permanent ? 'cannot be handled (an error retrying cannot fix)' : `failed ${attempt} times`;

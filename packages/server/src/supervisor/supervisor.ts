@@ -2,13 +2,15 @@
  * Runs N worker processes (each with its own Engine) and keeps them running: forks them with
  * `PROTEAN_WORKER_ID`, fans shutdown out as SIGTERM with a grace period before SIGKILL, restarts
  * a crashed worker with exponential backoff until the crash-loop limit, and answers health
- * probes for all of them from the reports workers send over IPC.
+ * probes for all of them from the reports workers send over IPC (and metrics scrapes, from the
+ * metrics it asks every worker for).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { HealthServer } from '../health/health-server.js';
 import { healthReport, type HealthCheck, type HealthReport } from '../health/health-report.js';
 import { RestartPolicy, type RestartPolicyOptions } from './restart-policy.js';
 import { isWorkerMessage, WORKER_ID_ENV } from './worker-messages.js';
+import { WorkerMetricsScrape } from './worker-metrics-scrape.js';
 import type { Logger } from '@protean-ts/core';
 
 export interface SupervisorOptions {
@@ -24,6 +26,8 @@ export interface SupervisorOptions {
   restart: RestartPolicyOptions;
   /** Where the supervisor answers health probes for every worker; null for none. */
   health: { host: string; port: number } | null;
+  /** The path of the metrics endpoint beside the health endpoints; null for none. */
+  metricsPath?: string | null;
   /** In test mode a worker's exit is final: it drained (0) or failed; nothing is restarted. */
   testMode: boolean;
   logger: Logger;
@@ -48,6 +52,7 @@ export class Supervisor {
   private readonly slots: WorkerSlot[] = [];
   private readonly policy: RestartPolicy;
   private health: HealthServer | null = null;
+  private readonly metrics: WorkerMetricsScrape;
   private stopping: Promise<number> | null = null;
   /** Set when the supervisor gave up on a crash-looping worker: the exit code is then non-zero. */
   private gaveUp = false;
@@ -60,6 +65,7 @@ export class Supervisor {
       throw new Error(`--workers must be a whole number of at least 1 (got ${options.workers})`);
     }
     this.policy = new RestartPolicy(options.restart);
+    this.metrics = new WorkerMetricsScrape(options.logger);
     this.done = new Promise<number>((resolve) => (this.resolveDone = resolve));
   }
 
@@ -67,7 +73,9 @@ export class Supervisor {
     const { logger, workers } = this.options;
     logger.info('supervisor starting workers', { workers, pid: process.pid, graceMs: this.options.graceMs });
     if (this.options.health) {
-      this.health = new HealthServer({ ...this.options.health, check: async () => this.report(), logger });
+      const path = this.options.metricsPath ?? null;
+      const metrics = path === null ? {} : { metrics: { path, scrape: () => this.metrics.scrape(this.runningWorkers()) } };
+      this.health = new HealthServer({ ...this.options.health, check: async () => this.report(), logger, ...metrics });
       await this.health.start();
     }
     for (let id = 1; id <= workers; id++) {
@@ -80,6 +88,10 @@ export class Supervisor {
   /** Pids of the workers currently running, by worker id order. */
   workerPids(): number[] {
     return this.slots.flatMap((s) => (s.child?.pid !== undefined && s.child.exitCode === null && s.child.signalCode === null ? [s.child.pid] : []));
+  }
+
+  private runningWorkers(): { id: number; child: ChildProcess }[] {
+    return this.slots.flatMap((s) => (s.child && s.child.exitCode === null && s.child.signalCode === null && s.child.connected ? [{ id: s.id, child: s.child }] : []));
   }
 
   /** SIGTERM to every worker, SIGKILL to those still running after the grace period; resolves to the exit code. */
@@ -129,9 +141,11 @@ export class Supervisor {
       if (message.type === 'protean:ready') {
         slot.ready = true;
         logger.info('worker ready', { workerId: slot.id, pid: child.pid, started: message.started.length });
-      } else {
+      } else if (message.type === 'protean:health') {
         slot.report = message.report;
         slot.reportAt = Date.now();
+      } else {
+        this.metrics.answer(message);
       }
     });
     child.on('error', (err) => logger.error('worker process error', { workerId: slot.id, error: err.message }));

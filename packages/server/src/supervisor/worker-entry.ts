@@ -7,7 +7,9 @@ import type { Logger } from '@protean-ts/core';
 import type { HealthReport } from '../health/health-report.js';
 import { installShutdown } from '../shutdown.js';
 import type { DrainResult } from '../engine/drain-monitor.js';
-import type { WorkerMessage } from './worker-messages.js';
+import { currentProcessMetrics } from '../metrics/process-meter-provider.js';
+import { portableScopeMetrics } from '../metrics/worker-metrics-merge.js';
+import { isMetricsRequest, type WorkerMessage } from './worker-messages.js';
 
 /**
  * How often a supervised worker sends its health report: the supervisor's /readyz answers from
@@ -99,6 +101,20 @@ export async function runWorker(options: RunWorkerOptions): Promise<number> {
     reportTimer = setInterval(() => void report(), options.reportIntervalMs ?? REPORT_INTERVAL_MS);
     reportTimer.unref();
     process.once('disconnect', () => void shutdown.trigger('supervisor went away'));
+    process.on('message', onMetricsRequest);
+  }
+
+  async function onMetricsRequest(message: unknown): Promise<void> {
+    if (!isMetricsRequest(message)) return;
+    const metrics = currentProcessMetrics();
+    const answer = { type: 'protean:metrics' as const, workerId: workerId!, requestId: message.requestId };
+    if (!metrics) return send({ ...answer, scopeMetrics: null });
+    try {
+      const { resourceMetrics, errors } = await metrics.collect();
+      send({ ...answer, scopeMetrics: portableScopeMetrics(resourceMetrics.scopeMetrics), ...(errors.length ? { error: String(errors[0]) } : {}) });
+    } catch (err) {
+      send({ ...answer, scopeMetrics: null, error: err instanceof Error ? err.message : String(err) });
+    }
   }
 
   try {
@@ -131,6 +147,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<number> {
 
   const code = await shutdown.exited;
   process.off('SIGINT', ignoreInterrupt);
+  process.off('message', onMetricsRequest);
   process.off('unhandledRejection', onRejection);
   process.off('uncaughtException', onException);
   return code;

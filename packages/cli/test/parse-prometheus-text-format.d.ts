@@ -1,0 +1,18 @@
+/** Types for parse-prometheus-text-format (the package ships none): metric families as it returns them. */
+declare module 'parse-prometheus-text-format' {
+  export interface PrometheusSample {
+    labels?: Record<string, string>;
+    value?: string;
+    /** Histograms: cumulative counts by upper bound (`le`). */
+    buckets?: Record<string, string>;
+    count?: string;
+    sum?: string;
+  }
+  export interface PrometheusFamily {
+    name: string;
+    help: string;
+    type: 'COUNTER' | 'GAUGE' | 'HISTOGRAM' | 'SUMMARY' | 'UNTYPED';
+    metrics: PrometheusSample[];
+  }
+  export default function parsePrometheusTextFormat(text: string): PrometheusFamily[];
+}
