@@ -9,7 +9,7 @@ import { configureLogging, processManagerStream, type OutboxRow, type ProcessMan
 import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
 import type { PostgresProvider } from '@protean-ts/mikro-orm';
 import { OutboxProcessor } from '../src/index.js';
-import { makeFulfilment, type Fulfil } from '@protean-ts/core/test-support/fulfilment-domain';
+import { makeFulfilment, type Fulfil } from '../../core/test/support/fulfilment-domain.js';
 import { outboxConfig, waitFor } from './support/processor-fixtures.js';
 import { createTempDatabase, drainStream, REDIS_URI, redisBroker, streamPrefix, type TempDatabase } from './support/real-services.js';
 

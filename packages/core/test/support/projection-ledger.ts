@@ -4,9 +4,9 @@
  * count of movements per account, written by one projector that follows both aggregates.
  * `eventSourced: true` stores both aggregates as events, so the projection can be rebuilt.
  *
- * Shared by the tests of other packages as `@protean-ts/core/test-support/projection-ledger`,
- * an export with the workspace's source condition only: it is never part of the built package
- * (its classes, returned from a function, have no declarable type).
+ * Shared by the tests of other packages by relative path (`../../core/test/support/…`): it is
+ * never part of the published package (its classes, returned from a function, have no
+ * declarable type).
  */
 import { apply, BaseAggregate, BaseEvent, BaseProjection, BaseProjector, Domain, field, on, type ProjectorOptions } from '../../src/index.js';
 
