@@ -27,7 +27,12 @@ import type { DatabaseProvider } from '../ports/database-provider.js';
 import type { InboxEntry, InboxStore, InboxVerdict } from '../ports/inbox-store.js';
 import { TransactionStateError } from '../errors/transaction-state.error.js';
 import type { NewOutboxRow } from '../ports/outbox-store.js';
-import { processCommand, type ProcessOptions } from '../processing/command-processor.js';
+import { processCommand, processesAsynchronously, type ProcessOptions } from '../processing/command-processor.js';
+import { SpanKind } from '@opentelemetry/api';
+import { inSpan } from '../tracing/in-span.js';
+import { SpanAttributes, SpanNames } from '../tracing/span-names.js';
+import { inHandlerSpan } from '../tracing/handler-span.js';
+import { commandSpanAttributes } from '../tracing/message-span-attributes.js';
 import { handleMessage, runOnceInInbox, type HandleMessageOptions, type HandleOutcome } from '../processing/message-handling.js';
 import { contextOf, invokeHandler } from '../processing/handler-invocation.js';
 import type { HandlerBinding } from './registry.js';
@@ -266,7 +271,17 @@ export class DomainRuntime {
 
   async process(command: BaseCommand, options: ProcessOptions = {}): Promise<unknown> {
     const config = this.require(`processing ${command?.constructor?.name}`);
-    const stamped = stampCommand(this.domain.registry, command, this.activeUnitOfWork() ? currentMessageContext() : undefined);
+    const asynchronous = processesAsynchronously(config.command_processing, options);
+    return inSpan(SpanNames.commandProcess, { kind: asynchronous ? SpanKind.PRODUCER : SpanKind.INTERNAL }, async (span) => {
+      // Stamped inside the span: an async command's trace headers name this span as its parent.
+      const stamped = stampCommand(this.domain.registry, command, this.activeUnitOfWork() ? currentMessageContext() : undefined);
+      span?.setAttributes(commandSpanAttributes(this.domain.name, stamped, asynchronous));
+      return this.processStamped(stamped, options);
+    });
+  }
+
+  private processStamped(stamped: BaseCommand, options: ProcessOptions): Promise<unknown> {
+    const config = this.require(`processing ${stamped.constructor.name}`);
     return processCommand(
       {
         domainName: this.domain.name,
@@ -333,16 +348,21 @@ export class DomainRuntime {
    */
   async runOnce(envelope: MessageEnvelope, inbox: NonNullable<HandleMessageOptions['inbox']>, work: () => Promise<unknown>): Promise<HandleOutcome> {
     this.require('handling a message');
-    return runOnceInInbox(
-      {
-        freshUnitOfWork: (w, context) => this.freshUnitOfWork(w, context),
-        ...(this.inbox ? { enterInbox: (entry: InboxEntry) => this.enterInbox(entry) } : {}),
-      },
-      envelope,
-      inbox,
-      contextOf(envelope?.metadata?.domain ? envelope.metadata : undefined),
-      work,
-    );
+    const metadata = envelope?.metadata?.domain ? envelope.metadata : undefined;
+    return inHandlerSpan(metadata, { name: inbox.subscription, kind: 'subscriber', consumerGroup: inbox.subscription }, async (span) => {
+      const outcome = await runOnceInInbox(
+        {
+          freshUnitOfWork: (w, context) => this.freshUnitOfWork(w, context),
+          ...(this.inbox ? { enterInbox: (entry: InboxEntry) => this.enterInbox(entry) } : {}),
+        },
+        envelope,
+        inbox,
+        contextOf(metadata),
+        work,
+      );
+      span?.setAttribute(SpanAttributes.handlerOutcome, outcome);
+      return outcome;
+    });
   }
 
   /** The inbox subscriptions record handled messages in; null when `[inbox] enabled = false`. */
