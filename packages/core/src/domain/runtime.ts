@@ -28,7 +28,7 @@ import type { InboxEntry, InboxStore, InboxVerdict } from '../ports/inbox-store.
 import { TransactionStateError } from '../errors/transaction-state.error.js';
 import type { NewOutboxRow } from '../ports/outbox-store.js';
 import { processCommand, processesAsynchronously, type ProcessOptions } from '../processing/command-processor.js';
-import { SpanKind } from '@opentelemetry/api';
+import { SpanKind, type Span } from '@opentelemetry/api';
 import { inSpan } from '../tracing/in-span.js';
 import { SpanAttributes, SpanNames } from '../tracing/span-names.js';
 import { inHandlerSpan } from '../tracing/handler-span.js';
@@ -345,24 +345,23 @@ export class DomainRuntime {
   /**
    * Runs `work` (a raw subscriber's `receive`) for a delivered envelope in a fresh unit of work,
    * once: through the subscription's inbox when it is on, like `handleMessage` does for handlers.
+   * With `handler` (who `work` is), it runs in a `protean.handler.execute` span; a subscription
+   * only stepping its inbox over a message passes none.
    */
-  async runOnce(envelope: MessageEnvelope, inbox: NonNullable<HandleMessageOptions['inbox']>, work: () => Promise<unknown>): Promise<HandleOutcome> {
+  async runOnce(envelope: MessageEnvelope, inbox: NonNullable<HandleMessageOptions['inbox']>, work: () => Promise<unknown>, handler?: { name: string; kind: string }): Promise<HandleOutcome> {
     this.require('handling a message');
     const metadata = envelope?.metadata?.domain ? envelope.metadata : undefined;
-    return inHandlerSpan(metadata, { name: inbox.subscription, kind: 'subscriber', consumerGroup: inbox.subscription }, async (span) => {
-      const outcome = await runOnceInInbox(
-        {
-          freshUnitOfWork: (w, context) => this.freshUnitOfWork(w, context),
-          ...(this.inbox ? { enterInbox: (entry: InboxEntry) => this.enterInbox(entry) } : {}),
-        },
-        envelope,
-        inbox,
-        contextOf(metadata),
-        work,
-      );
+    const host = {
+      freshUnitOfWork: (w: () => Promise<unknown>, context: Partial<MessageContext>) => this.freshUnitOfWork(w, context),
+      ...(this.inbox ? { enterInbox: (entry: InboxEntry) => this.enterInbox(entry) } : {}),
+    };
+    const run = async (span?: Span) => {
+      const outcome = await runOnceInInbox(host, envelope, inbox, contextOf(metadata), work);
       span?.setAttribute(SpanAttributes.handlerOutcome, outcome);
       return outcome;
-    });
+    };
+    if (!handler) return run();
+    return inHandlerSpan(metadata, { ...handler, consumerGroup: inbox.subscription }, run);
   }
 
   /** The inbox subscriptions record handled messages in; null when `[inbox] enabled = false`. */
