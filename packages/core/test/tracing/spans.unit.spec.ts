@@ -189,3 +189,26 @@ describe('event store', () => {
     }
   });
 });
+
+describe('raw subscribers', () => {
+  it('runOnce with the subscriber named runs in protean.handler.execute; a bare inbox step does not', async () => {
+    const shop = makeShop();
+    await shop.domain.init({ config: memoryConfig({ event_processing: 'async' }) });
+    try {
+      await shop.domain.process(shop.PlaceOrder.create({ customer: 'Ann' }), { asynchronous: true });
+      const [queued] = await (shop.domain.providers.get('default') as MemoryProvider).outbox.list({ limit: 10 });
+      const command = tracing.one(SpanNames.commandProcess);
+      tracing.reset();
+      const inbox = { subscription: 'payment-callbacks', brokerMessageId: '1-0' };
+      await shop.domain.runtime.runOnce(queued!.envelope, inbox, async () => {}, { name: 'PaymentCallbacks', kind: 'subscriber' });
+      const span = tracing.one(SpanNames.handlerExecute);
+      expect(parentIdOf(span)).toBe(command.spanContext().spanId);
+      expect(span.attributes).toMatchObject({ 'protean.handler': 'PaymentCallbacks', 'protean.handler.kind': 'subscriber', 'messaging.consumer.group.name': 'payment-callbacks', 'protean.handler.outcome': expect.any(String) });
+      tracing.reset();
+      await shop.domain.runtime.runOnce(queued!.envelope, { ...inbox, brokerMessageId: '2-0', jumpGap: true }, async () => {});
+      expect(tracing.named(SpanNames.handlerExecute)).toHaveLength(0);
+    } finally {
+      await shop.domain.close();
+    }
+  });
+});
