@@ -13,7 +13,7 @@ import { installMode, MODES, type TracingMode } from './tracing-modes.js';
 
 const COMMANDS = Number(process.env.BENCH_COMMANDS ?? 3_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
-/** Instrumented calls on this path per command: process, commit, two message stamps, and slack. */
+/** Instrumented calls on this path per command: the command span, its stamp, the event raised, the commit. */
 const CHECKS_PER_COMMAND = 4;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
