@@ -1,18 +1,26 @@
 /**
  * Tracing benchmark: the cost of protean-ts's OpenTelemetry instrumentation on the command →
  * commit path (`domain.process`, sync: handler, unit of work, outbox row with the trace headers),
- * memory database, so the framework's own CPU is all there is to measure (the worst case for a
- * relative cost). Rounds alternate the three modes of tracing-modes.ts; each mode's median is
+ * on the memory database, so the framework's own CPU is all there is to measure (the worst case
+ * for a relative cost), or on a PostgreSQL database of its own (BENCH_DATABASE=postgresql). Rounds alternate the three modes of tracing-modes.ts; each mode's median is
  * compared with the no-SDK median of the same run. It also times the check every instrumented
  * call makes first (`tracingEnabled()`), which is all a process without an SDK pays.
- * Run: npm run bench:tracing   (env: BENCH_COMMANDS per round, default 3000; BENCH_ROUNDS, default 15)
+ * Run: npm run bench:tracing   (env: BENCH_DATABASE memory | postgresql, BENCH_DATABASE_URL (server),
+ * BENCH_COMMANDS per round and mode (3000; 1000 on PostgreSQL), BENCH_ROUNDS (15; 9 on PostgreSQL))
  */
-import { configureLogging, tracingEnabled, type MemoryProvider } from '@protean-ts/core';
-import { PlaceOrder, tracingDomain } from './tracing-bench-domain.js';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { configureLogging, tracingEnabled } from '@protean-ts/core';
+import { Order, PlaceOrder, tracingDomain } from './tracing-bench-domain.js';
 import { installMode, MODES, type TracingMode } from './tracing-modes.js';
 
-const COMMANDS = Number(process.env.BENCH_COMMANDS ?? 3_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
+const ON_POSTGRES = process.env.BENCH_DATABASE === 'postgresql';
+if (process.env.BENCH_DATABASE && !ON_POSTGRES && process.env.BENCH_DATABASE !== 'memory') {
+  throw new Error(`BENCH_DATABASE must be "memory" or "postgresql", got "${process.env.BENCH_DATABASE}"`);
+}
+const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432';
+const COMMANDS = Number(process.env.BENCH_COMMANDS ?? (ON_POSTGRES ? 1_000 : 3_000));
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (ON_POSTGRES ? 9 : 15));
 /** Instrumented calls on this path per command: the command span, its stamp, the event raised, the commit. */
 const CHECKS_PER_COMMAND = 4;
 
@@ -45,10 +53,37 @@ function checkCostNs(): number {
   return ns;
 }
 
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: `${SERVER}/postgres` });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
 async function main(): Promise<void> {
   configureLogging({ level: 'error' });
-  await tracingDomain.init({ config: { databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } }, event_processing: 'async', enable_outbox: true } });
-  const outbox = (tracingDomain.providers.get('default') as MemoryProvider).outbox;
+  const database = ON_POSTGRES ? `pt_bench_tracing_${randomBytes(4).toString('hex')}` : null;
+  console.log(`bench/tracing: ${database ? `PostgreSQL database ${database}` : 'memory database'}, ${ROUNDS} rounds of ${COMMANDS} commands per mode`);
+  if (database) {
+    await admin(`CREATE DATABASE "${database}"`);
+    await tracingDomain.init({ config: { databases: { default: { provider: 'postgresql', database_uri: `${SERVER}/${database}`, pool_size: 4 } } } });
+    await tracingDomain.providers.get('default')!.setupSchema([tracingDomain.aggregateSchemaFor(Order)], { outbox: true });
+  } else {
+    await tracingDomain.init();
+  }
+  try {
+    await measureModes();
+  } finally {
+    await tracingDomain.close();
+    if (database) await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+  }
+}
+
+async function measureModes(): Promise<void> {
+  const outbox = tracingDomain.providers.get('default')!.outbox;
 
   // Warm-up: JIT, and every mode once.
   for (const mode of MODES) {
@@ -78,7 +113,6 @@ async function main(): Promise<void> {
   }
   const [row] = await outbox.list({ limit: 1 });
   if (!row) throw new Error('no outbox row written');
-  await tracingDomain.close();
 
   const rateOf = (mode: TracingMode) => median(results.get(mode)!.map((r) => r.rate));
   const cpuOf = (mode: TracingMode) => median(results.get(mode)!.map((r) => r.cpuUs));

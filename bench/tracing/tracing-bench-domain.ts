@@ -1,7 +1,7 @@
 /** The model the tracing benchmark drives: one command whose handler saves an order that raises one event. */
 import { BaseAggregate, BaseCommand, BaseCommandHandler, BaseEvent, Domain, field, handle } from '@protean-ts/core';
 
-export const tracingDomain = new Domain('TraceBench');
+export const tracingDomain = new Domain('TraceBench', { root: import.meta.url });
 
 @tracingDomain.aggregate()
 export class Order extends BaseAggregate {
