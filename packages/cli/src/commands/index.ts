@@ -12,6 +12,8 @@ import { registerDlqCommands } from './dlq.js';
 import { registerEventsCommands } from './events.js';
 import { registerSnapshotCommands } from './snapshot.js';
 import { registerProjectionCommands } from './projection.js';
+import { registerStatusCommands } from './status.js';
+import { registerObservatoryCommands } from './observatory.js';
 
 export type { CommandGroup } from './command-group.js';
 
@@ -25,4 +27,6 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   registerEventsCommands,
   registerSnapshotCommands,
   registerProjectionCommands,
+  registerStatusCommands,
+  registerObservatoryCommands,
 ];
