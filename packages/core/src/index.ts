@@ -161,3 +161,4 @@ export { InvalidDueTimeError } from './errors/invalid-due-time.error.js';
 export { parseDuration } from './process-managers/parse-duration.js';
 export { processManagerStream, timeoutKeyPrefix, type ProcessManagerTransition, type ProcessManagerOutcome } from './process-managers/process-manager-runner.js';
 export { deferredPartitionKey } from './processing/command-outbox-row.js';
+export { SpanNames, SpanAttributes, PROTEAN_MESSAGING_SYSTEM, tracingEnabled, inSpan, recordFailure, linkFromHeaders, flushTracing, type SpanSpec } from './tracing/index.js';

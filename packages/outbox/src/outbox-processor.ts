@@ -22,7 +22,8 @@ import { abandonedMessage, planFailures } from './failure-updates.js';
 import { LockHeartbeat } from './lock-heartbeat.js';
 import { OutboxConfigError } from './outbox-config.error.js';
 import type { OutboxProcessorMetrics, OutboxProcessorState, OutboxProcessorTotals } from './outbox-processor-metrics.js';
-import { publishClaimed, type PublishOutcome } from './publish-claimed.js';
+import type { PublishOutcome } from './publish-claimed.js';
+import { publishTraced } from './publish-traced.js';
 import { publishPositionMarkers } from './position-markers.js';
 import { RateWindow } from './rate-window.js';
 import { Waker } from './waker.js';
@@ -235,7 +236,7 @@ export class OutboxProcessor {
     this.log.debug(`batch ${batch}: found ${rows.length} messages`, { batch, count: rows.length });
 
     try {
-      const outcome = await publishClaimed(this.broker, rows);
+      const outcome = await publishTraced(this, this.broker, rows);
       this.logPublished(outcome.published);
       const published = outcome.published.length > 0 ? { rows: outcome.published } : null;
       const unsettled = defer && !outcome.outage ? published : null;

@@ -27,7 +27,12 @@ import type { DatabaseProvider } from '../ports/database-provider.js';
 import type { InboxEntry, InboxStore, InboxVerdict } from '../ports/inbox-store.js';
 import { TransactionStateError } from '../errors/transaction-state.error.js';
 import type { NewOutboxRow } from '../ports/outbox-store.js';
-import { processCommand, type ProcessOptions } from '../processing/command-processor.js';
+import { processCommand, processesAsynchronously, type ProcessOptions } from '../processing/command-processor.js';
+import { SpanKind, type Span } from '@opentelemetry/api';
+import { inSpan } from '../tracing/in-span.js';
+import { SpanAttributes, SpanNames } from '../tracing/span-names.js';
+import { inHandlerSpan } from '../tracing/handler-span.js';
+import { commandSpanAttributes } from '../tracing/message-span-attributes.js';
 import { handleMessage, runOnceInInbox, type HandleMessageOptions, type HandleOutcome } from '../processing/message-handling.js';
 import { contextOf, invokeHandler } from '../processing/handler-invocation.js';
 import type { HandlerBinding } from './registry.js';
@@ -266,7 +271,17 @@ export class DomainRuntime {
 
   async process(command: BaseCommand, options: ProcessOptions = {}): Promise<unknown> {
     const config = this.require(`processing ${command?.constructor?.name}`);
-    const stamped = stampCommand(this.domain.registry, command, this.activeUnitOfWork() ? currentMessageContext() : undefined);
+    const asynchronous = processesAsynchronously(config.command_processing, options);
+    return inSpan(SpanNames.commandProcess, { kind: asynchronous ? SpanKind.PRODUCER : SpanKind.INTERNAL }, async (span) => {
+      // Stamped inside the span: an async command's trace headers name this span as its parent.
+      const stamped = stampCommand(this.domain.registry, command, this.activeUnitOfWork() ? currentMessageContext() : undefined);
+      span?.setAttributes(commandSpanAttributes(this.domain.name, stamped, asynchronous));
+      return this.processStamped(stamped, options);
+    });
+  }
+
+  private processStamped(stamped: BaseCommand, options: ProcessOptions): Promise<unknown> {
+    const config = this.require(`processing ${stamped.constructor.name}`);
     return processCommand(
       {
         domainName: this.domain.name,
@@ -330,19 +345,23 @@ export class DomainRuntime {
   /**
    * Runs `work` (a raw subscriber's `receive`) for a delivered envelope in a fresh unit of work,
    * once: through the subscription's inbox when it is on, like `handleMessage` does for handlers.
+   * With `handler` (who `work` is), it runs in a `protean.handler.execute` span; a subscription
+   * only stepping its inbox over a message passes none.
    */
-  async runOnce(envelope: MessageEnvelope, inbox: NonNullable<HandleMessageOptions['inbox']>, work: () => Promise<unknown>): Promise<HandleOutcome> {
+  async runOnce(envelope: MessageEnvelope, inbox: NonNullable<HandleMessageOptions['inbox']>, work: () => Promise<unknown>, handler?: { name: string; kind: string }): Promise<HandleOutcome> {
     this.require('handling a message');
-    return runOnceInInbox(
-      {
-        freshUnitOfWork: (w, context) => this.freshUnitOfWork(w, context),
-        ...(this.inbox ? { enterInbox: (entry: InboxEntry) => this.enterInbox(entry) } : {}),
-      },
-      envelope,
-      inbox,
-      contextOf(envelope?.metadata?.domain ? envelope.metadata : undefined),
-      work,
-    );
+    const metadata = envelope?.metadata?.domain ? envelope.metadata : undefined;
+    const host = {
+      freshUnitOfWork: (w: () => Promise<unknown>, context: Partial<MessageContext>) => this.freshUnitOfWork(w, context),
+      ...(this.inbox ? { enterInbox: (entry: InboxEntry) => this.enterInbox(entry) } : {}),
+    };
+    const run = async (span?: Span) => {
+      const outcome = await runOnceInInbox(host, envelope, inbox, contextOf(metadata), work);
+      span?.setAttribute(SpanAttributes.handlerOutcome, outcome);
+      return outcome;
+    };
+    if (!handler) return run();
+    return inHandlerSpan(metadata, { ...handler, consumerGroup: inbox.subscription }, run);
   }
 
   /** The inbox subscriptions record handled messages in; null when `[inbox] enabled = false`. */

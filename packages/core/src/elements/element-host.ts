@@ -25,7 +25,9 @@ export interface MessageTypeInfo {
 export interface MessageContext {
   correlationId: string | null;
   causationId: string | null;
+  /** The handled message's W3C trace context, carried on when no OpenTelemetry SDK captures a newer one. */
   traceparent?: string | null;
+  tracestate?: string | null;
 }
 
 export interface ElementHost {

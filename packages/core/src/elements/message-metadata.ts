@@ -4,6 +4,7 @@
  */
 import type { MessageMetadata } from '../messages/envelope.js';
 import { newMessageId } from '../messages/message-id.js';
+import { captureTraceHeaders } from '../tracing/trace-headers.js';
 import type { BaseMessage } from './base-message.js';
 import type { MessageContext, MessageTypeInfo } from './element-host.js';
 import { newState, STATE, stateOf } from './element-state.js';
@@ -20,6 +21,7 @@ export interface MetadataInput {
 }
 
 export function buildMessageMetadata(input: MetadataInput): MessageMetadata {
+  const trace = captureTraceHeaders();
   return {
     headers: {
       // Time-ordered, so indexes keyed by message id grow at one edge (see message-id.ts).
@@ -27,7 +29,8 @@ export function buildMessageMetadata(input: MetadataInput): MessageMetadata {
       time: new Date().toISOString(),
       type: input.info.type,
       stream: input.stream,
-      traceparent: input.context?.traceparent ?? null,
+      traceparent: trace ? trace.traceparent : input.context?.traceparent ?? null,
+      tracestate: trace ? trace.tracestate : input.context?.tracestate ?? null,
     },
     envelope: { specversion: '1.0' },
     domain: {

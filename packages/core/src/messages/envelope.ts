@@ -13,8 +13,13 @@ export interface MessageHeaders {
   type: string;
   /** Stream name `<category>-<aggregate id>` (commands: `<category>:command-<id>`). */
   stream: string;
-  /** W3C trace context, when a trace is active. */
+  /**
+   * W3C trace context of the span the message was created in (docs/observability.md), when an
+   * OpenTelemetry SDK is registered; otherwise the handled message's, carried on unchanged.
+   */
   traceparent?: string | null;
+  /** W3C `tracestate` accompanying `traceparent`, when there is one. */
+  tracestate?: string | null;
 }
 
 export interface EnvelopeInfo {

@@ -14,6 +14,9 @@ import { BrokerSettingsError } from './broker-settings.error.js';
 import { BrokerSettingsReader } from './broker-settings-reader.js';
 import { MAX_TIMER_MS } from '../config/config-schema.js';
 import { BrokerUnavailableError } from './broker-unavailable.error.js';
+import { inSpan } from '../tracing/in-span.js';
+import { SpanNames } from '../tracing/span-names.js';
+import { brokerPublishSpan } from '../tracing/broker-publish-span.js';
 import {
   BrokerCapability,
   type Broker,
@@ -95,7 +98,7 @@ export abstract class BaseBroker implements Broker {
   async publish(message: OutgoingMessage): Promise<string> {
     this.check.outgoing('publish', 'message', message);
     await this.ready('publish', 'PUBLISH');
-    return this.guard(`publish to stream "${message.stream}"`, () => this.doPublish(message));
+    return inSpan(SpanNames.brokerPublish, () => brokerPublishSpan(this, [message]), () => this.guard(`publish to stream "${message.stream}"`, () => this.doPublish(message)));
   }
 
   async publishBatch(messages: readonly OutgoingMessage[]): Promise<string[]> {
@@ -103,7 +106,7 @@ export abstract class BaseBroker implements Broker {
     messages.forEach((message, i) => this.check.outgoing('publishBatch', `messages[${i}]`, message));
     await this.ready('publishBatch', 'PUBLISH');
     if (messages.length === 0) return [];
-    const ids = await this.guard(`publish a batch of ${messages.length} messages`, () => this.doPublishBatch(messages));
+    const ids = await inSpan(SpanNames.brokerPublish, () => brokerPublishSpan(this, messages), () => this.guard(`publish a batch of ${messages.length} messages`, () => this.doPublishBatch(messages)));
     if (ids.length !== messages.length) {
       throw new BrokerOperationError(this.name, 'publish a batch', `the adapter returned ${ids.length} ids for ${messages.length} messages`);
     }

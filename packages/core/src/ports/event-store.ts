@@ -9,6 +9,8 @@
  * see `ReaderCursor`.
  */
 import type { ProviderTransaction } from './database-provider.js';
+import { inSpan } from '../tracing/in-span.js';
+import { SpanAttributes, SpanNames } from '../tracing/span-names.js';
 import { EventStoreChecks } from './event-store-checks.js';
 import { checkedSubscriptions } from './event-store-subscription-checks.js';
 import type { EventStoreSubscriptions } from './event-store-subscriptions.js';
@@ -54,7 +56,14 @@ export abstract class EventStore {
     this.check.events('append', events);
     const expected = options?.expectedVersion;
     if (expected !== undefined) this.check.integer('append', 'expectedVersion', expected, -1);
-    return this._append(tx, stream, events, expected);
+    const attributes = () => ({
+      attributes: {
+        [SpanAttributes.stream]: stream,
+        [SpanAttributes.eventCount]: events.length,
+        ...(expected === undefined ? {} : { [SpanAttributes.expectedVersion]: expected }),
+      },
+    });
+    return inSpan(SpanNames.eventStoreAppend, attributes, () => this._append(tx, stream, events, expected));
   }
 
   /** Events of one stream from a position, in stream order, one page at a time. */

@@ -49,11 +49,16 @@ export async function processCommand(host: CommandProcessingHost, command: BaseC
   if (deliverAt && options.asynchronous === false) {
     throw new InvalidDueTimeError(`domain.process(${command.constructor.name}): deliverAt needs asynchronous processing (the outbox holds the command until then); leave asynchronous out`);
   }
-  const asynchronous = deliverAt !== undefined || (options.asynchronous ?? host.commandProcessing === 'async');
+  const asynchronous = processesAsynchronously(host.commandProcessing, options);
   if (asynchronous) return enqueueCommand(host, command, deliverAt);
   const binding = commandHandlerFor(host, type);
   if (!binding) throw new HandlerNotFoundError(type, host.domainName);
   return host.unitOfWork(() => invokeHandler(binding.cls, binding.methods[0]!, command), contextOf(command._metadata));
+}
+
+/** Whether `domain.process(command, options)` queues the command through the outbox. */
+export function processesAsynchronously(mode: ProcessingMode, options: ProcessOptions): boolean {
+  return options.deliverAt !== undefined || (options.asynchronous ?? mode === 'async');
 }
 
 /** The one command handler binding for `type`, or undefined. */

@@ -22,5 +22,6 @@ export function contextOf(metadata: MessageMetadata | undefined): Partial<Messag
     correlationId: metadata.domain.correlationId ?? metadata.headers.id,
     causationId: metadata.headers.id,
     traceparent: metadata.headers.traceparent ?? null,
+    tracestate: metadata.headers.tracestate ?? null,
   };
 }

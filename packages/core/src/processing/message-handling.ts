@@ -15,6 +15,8 @@ import { positionOf } from '../messages/with-position.js';
 import type { InboxEntry, InboxVerdict } from '../ports/inbox-store.js';
 import { contextOf, invokeHandler } from './handler-invocation.js';
 import { retryOnConflict } from './retry-on-conflict.js';
+import { inHandlerSpan } from '../tracing/handler-span.js';
+import { SpanAttributes } from '../tracing/span-names.js';
 
 export interface HandleMessageOptions {
   /** Run only this handler class (the subscription's); other handlers of the type are left alone. */
@@ -64,14 +66,22 @@ export async function handleMessage(host: MessageHandlingHost, envelope: Message
 
   const context = contextOf(envelope.metadata);
   const invoke = host.invoke ?? invokeBinding;
+  const traced = (binding: HandlerBinding) => ({ name: binding.cls.name, kind: binding.record.kind, consumerGroup: options.inbox?.subscription });
   if (options.inbox && host.enterInbox && bindings.length === 1) {
-    return handleOnce(host, invoke, bindings[0]!, kind === 'COMMAND' ? bindings[0]!.methods.slice(0, 1) : bindings[0]!.methods, message, envelope, options.inbox, context);
+    const binding = bindings[0]!;
+    const methods = kind === 'COMMAND' ? binding.methods.slice(0, 1) : binding.methods;
+    const inbox = options.inbox;
+    return inHandlerSpan(envelope.metadata, traced(binding), async (span) => {
+      const outcome = await handleOnce(host, invoke, binding, methods, message, envelope, inbox, context);
+      span?.setAttribute(SpanAttributes.handlerOutcome, outcome);
+      return outcome;
+    });
   }
   const failures: unknown[] = [];
   for (const binding of bindings) {
     for (const method of kind === 'COMMAND' ? binding.methods.slice(0, 1) : binding.methods) {
       try {
-        await retryOnConflict(() => host.freshUnitOfWork(() => invoke(binding, method, message), context));
+        await inHandlerSpan(envelope.metadata, traced(binding), () => retryOnConflict(() => host.freshUnitOfWork(() => invoke(binding, method, message), context)));
       } catch (error) {
         if (bindings.length === 1 && binding.methods.length === 1) throw error;
         failures.push(error);

@@ -13,6 +13,7 @@ import type { HandlerBinding } from '../domain/registry.js';
 import type { Logger } from '../logging/logger.js';
 import { contextOf, invokeHandler } from './handler-invocation.js';
 import { retryOnConflict } from './retry-on-conflict.js';
+import { inHandlerSpan } from '../tracing/handler-span.js';
 import type { MessageContext } from '../elements/element-host.js';
 
 export interface SyncDispatchHost {
@@ -59,10 +60,12 @@ async function dispatchEvent(host: SyncDispatchHost, event: BaseEvent): Promise<
     const invoke = host.invoke ?? ((b: HandlerBinding, m: string, e: unknown) => invokeHandler(b.cls, m, e));
     for (const method of binding.methods) {
       try {
-        await retryOnConflict(
-          () => host.freshUnitOfWork(() => invoke(binding, method, event), contextOf(metadata)),
-          (attempt, conflict) =>
-            host.log.debug('event handler lost a version race; running it again', { handler: `${binding.cls.name}.${method}`, attempt, error: conflict }),
+        await inHandlerSpan(metadata, { name: binding.cls.name, kind: binding.record.kind }, () =>
+          retryOnConflict(
+            () => host.freshUnitOfWork(() => invoke(binding, method, event), contextOf(metadata)),
+            (attempt, conflict) =>
+              host.log.debug('event handler lost a version race; running it again', { handler: `${binding.cls.name}.${method}`, attempt, error: conflict }),
+          ),
         );
       } catch (error) {
         host.log.error('event handler failed; the events are committed and other handlers still run', {

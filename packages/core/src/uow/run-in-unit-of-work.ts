@@ -5,6 +5,8 @@
  */
 import type { BaseEvent } from '../elements/base-event.js';
 import type { MessageContext } from '../elements/element-host.js';
+import { inSpan } from '../tracing/in-span.js';
+import { SpanAttributes, SpanNames } from '../tracing/span-names.js';
 import { UnitOfWork, type UnitOfWorkHost } from './unit-of-work.js';
 import { currentMessageContext, currentUnitOfWork, unitOfWorkStorage } from './uow-storage.js';
 
@@ -29,7 +31,7 @@ export async function runInUnitOfWork<R>(host: UnitOfWorkHost, work: () => Promi
   let events: BaseEvent[];
   try {
     result = await unitOfWorkStorage.run({ uow, context: uow.context }, work);
-    events = await uow.commit();
+    events = await commitTraced(uow);
   } catch (error) {
     await uow.rollback();
     throw error;
@@ -37,6 +39,22 @@ export async function runInUnitOfWork<R>(host: UnitOfWorkHost, work: () => Promi
   // Sync handlers run after the commit and outside this unit, each in a unit of its own.
   if (run.afterCommit && events.length) await unitOfWorkStorage.exit(() => run.afterCommit!(events));
   return result;
+}
+
+/** The commit (outbox rows, every provider's transaction) as a `protean.uow.commit` span. */
+function commitTraced(uow: UnitOfWork): Promise<BaseEvent[]> {
+  const spec = () => ({
+    attributes: {
+      [SpanAttributes.domain]: uow.host.domainName,
+      [SpanAttributes.unitOfWork]: uow.id,
+      [SpanAttributes.aggregate]: [...new Set(uow.trackedAggregates.map((tracked) => tracked.schema.name))],
+    },
+  });
+  return inSpan(SpanNames.uowCommit, spec, async (span) => {
+    const events = await uow.commit();
+    span?.setAttribute(SpanAttributes.eventCount, events.length);
+    return events;
+  });
 }
 
 function definedOnly(context: Partial<MessageContext>): Partial<MessageContext> {

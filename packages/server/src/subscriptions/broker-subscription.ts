@@ -24,6 +24,6 @@ export function createBrokerSubscription(options: BrokerSubscriptionOptions): Co
         // A fresh instance per message, like handlers: no state leaks between messages.
         const instance = new subscriber();
         await instance.receive(message.envelope as unknown as Record<string, unknown>);
-      }),
+      }, { name: subscriber.name, kind: 'subscriber' }),
   });
 }

@@ -3,7 +3,7 @@
  * signals to a graceful stop, reports readiness and health to the supervisor over IPC, stops
  * when the supervisor disappears, and in test mode stops once everything is drained.
  */
-import type { Logger } from '@protean-ts/core';
+import { flushTracing, type Logger } from '@protean-ts/core';
 import type { HealthReport } from '../health/health-report.js';
 import { installShutdown } from '../shutdown.js';
 import type { DrainResult } from '../engine/drain-monitor.js';
@@ -76,6 +76,8 @@ export async function runWorker(options: RunWorkerOptions): Promise<number> {
       stopping = true;
       clearInterval(reportTimer);
       await engine.stop();
+      // Spans a registered OpenTelemetry SDK still buffers would die with the process.
+      await flushTracing().catch((error: unknown) => logger.warn('flushing traces failed', { error }));
       return exitCode;
     },
   });
