@@ -307,6 +307,7 @@ export class NatsBroker extends BaseBroker {
   }
 
   protected override doRemoveIdleConsumers(stream: string, group: string, idleMs: number): Promise<string[]> {
+    this.assertUp();
     return this.members.removeIdle(stream, group, idleMs);
   }
 
