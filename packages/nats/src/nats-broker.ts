@@ -254,6 +254,7 @@ export class NatsBroker extends BaseBroker {
         await this.ackDelivery(held.delivery);
         // Released only once JetStream confirmed: a lost ack leaves it held (and retried), never half-done.
         if (this.held.release(stream, group, id)) acked += 1;
+        this.held.acked(held.consumer);
         consumers.add(held.consumer);
       }),
     );

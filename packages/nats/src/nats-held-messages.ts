@@ -2,10 +2,12 @@
  * The deliveries this process holds (read, not yet acked), by stream, group and stream sequence.
  * JetStream acks by the delivery's ack subject, which only the reader knows; keeping them here
  * is what lets `ack(stream, group, ids)` work by id. A timer sends `+WPI` ("working") for each
- * held delivery every third of `ack_wait`, so a live worker's long handler or read-ahead keeps
- * its messages, for up to `claim_idle_ms` since the read: past that a hung handler lets go and
- * JetStream redelivers it to another worker after `ack_wait`. A crashed worker stops the timer,
- * so its messages come back after `ack_wait`.
+ * held delivery every third of `ack_wait`, so a live worker keeps what it handles or reads ahead
+ * (waiting for its key's turn): a delivery read within `claim_idle_ms`, or held by a consumer
+ * that acked something within `claim_idle_ms` (it is making progress, the delivery just waits).
+ * A consumer that acked nothing for that long is presumed hung: it lets go, and JetStream
+ * redelivers to another worker after `ack_wait`. A crashed worker stops the timer, so its
+ * messages come back after `ack_wait`.
  */
 import type { NatsDelivery } from './nats-delivery.js';
 
@@ -17,6 +19,8 @@ export interface HeldDelivery {
 
 export class NatsHeldMessages {
   private readonly held = new Map<string, HeldDelivery>();
+  /** When each consumer last acked (by consumer name). */
+  private readonly lastAck = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -41,6 +45,11 @@ export class NatsHeldMessages {
     return found;
   }
 
+  /** Records progress: `consumer` just acked one of its deliveries. */
+  acked(consumer: string): void {
+    this.lastAck.set(consumer, Date.now());
+  }
+
   /** How many deliveries `consumer` holds in the group. */
   count(stream: string, group: string, consumer: string): number {
     const prefix = key(stream, group, '');
@@ -63,12 +72,14 @@ export class NatsHeldMessages {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.held.clear();
+    this.lastAck.clear();
   }
 
   private beat(): void {
     const now = Date.now();
     for (const held of this.held.values()) {
-      if (now - held.readAt < this.holdForMs) this.sendWorking(held.delivery.reply);
+      const progressing = now - (this.lastAck.get(held.consumer) ?? 0) < this.holdForMs;
+      if (progressing || now - held.readAt < this.holdForMs) this.sendWorking(held.delivery.reply);
     }
     this.onBeat?.();
   }
