@@ -50,10 +50,15 @@ export async function waitForArrivals(arrivals: Map<string, number>, count: numb
 }
 
 /** `--broker <name>` (or `--broker=<name>`) from argv, default redis. */
-export async function selectBenchBroker(argv: readonly string[] = process.argv.slice(2)): Promise<BenchBroker> {
+export function brokerArgument(argv: readonly string[] = process.argv.slice(2)): BenchBroker['kind'] {
   const at = argv.findIndex((a) => a === '--broker' || a.startsWith('--broker='));
   const name = at < 0 ? 'redis' : argv[at]!.includes('=') ? argv[at]!.split('=')[1] : argv[at + 1];
-  if (name === 'redis') return (await import('./redis-bench-broker.js')).redisBenchBroker();
-  if (name === 'nats') return (await import('./nats-bench-broker.js')).natsBenchBroker();
+  if (name === 'redis' || name === 'nats') return name;
   throw new Error(`--broker must be redis or nats, got ${JSON.stringify(name)}`);
+}
+
+export async function selectBenchBroker(argv: readonly string[] = process.argv.slice(2)): Promise<BenchBroker> {
+  const kind = brokerArgument(argv);
+  if (kind === 'nats') return (await import('./nats-bench-broker.js')).natsBenchBroker();
+  return (await import('./redis-bench-broker.js')).redisBenchBroker();
 }
