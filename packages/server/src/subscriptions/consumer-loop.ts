@@ -186,7 +186,10 @@ export class ConsumerLoop extends SubscriptionLifecycle implements Subscription 
           await this.giveBack(batch);
           break;
         }
-        for (const message of batch) this.enqueue(message, false);
+        // A broker that redelivers through `read` (no RECLAIM_PENDING: NATS JetStream) hands back
+        // a dead consumer's messages here; they count towards the poison-pill check like reclaims.
+        const redelivers = !broker.has('RECLAIM_PENDING');
+        for (const message of batch) this.enqueue(message, redelivers && message.deliveryCount > 1);
         if (batch.length === 0 && !this.readsBlock) await abortableSleep(Math.max(10, this.options.tickIntervalMs), this.abort.signal);
       } catch (err) {
         if (this.stopping) break;
