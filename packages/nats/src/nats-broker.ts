@@ -338,7 +338,8 @@ export class NatsBroker extends BaseBroker {
       server: this.connection().info?.version,
       streams: account.streams,
       consumers: account.consumers,
-      held: this.held.holders().length,
+      // Consumers of this process holding unacked deliveries.
+      holders: this.held.holders().length,
       target: this.config.maskedUri,
     };
   }

@@ -27,6 +27,7 @@ export interface PullRequest {
 /** Open pulls, so `close()` can end them (a blocked read then returns what it has). */
 export class NatsPuller {
   private readonly open = new Set<Subscription>();
+  private closed = false;
 
   constructor(
     private readonly nc: () => NatsConnection,
@@ -68,8 +69,6 @@ export class NatsPuller {
     }
     return got;
   }
-
-  private closed = false;
 
   /** Ends every open pull; they return what they had. */
   closeAll(): void {
