@@ -2,10 +2,11 @@
  * bench/e2e: the example shop end to end, from a committed PlaceOrder to its last handler
  * effect (the order's timeline recording it paid: reserve stock, confirm, charge, pay and
  * project, five handlers in a row), through `protean-ts server --workers N` on PostgreSQL and
- * Redis, for N = 1, 2, 4. Baseline: the same orders on the same PostgreSQL with the server's
- * Engine in this process and the in-process broker (no Redis, no worker processes).
+ * Redis (or NATS JetStream with `--broker nats`: the shop's PROTEAN_ENV=nats overlay), for
+ * N = 1, 2, 4. Baseline: the same orders on the same PostgreSQL with the server's Engine in this
+ * process and the in-process broker (no broker server, no worker processes).
  *
- *   npm run bench:e2e
+ *   npm run bench:e2e [-- --broker nats]
  *   env: BENCH_ORDERS (2000, per fast phase), BENCH_WORKERS (1,2,4), BENCH_ROUNDS (1),
  *        BENCH_RATE (10 orders/s), BENCH_RATE_SECONDS (30, length of the fixed-rate phase),
  *        BENCH_CONCURRENCY (32)
@@ -15,6 +16,7 @@
  * (1, 2, 4, 1, 2, 4, …) so background load hits them alike, and medians are reported.
  */
 import { configureLogging } from '@protean-ts/core';
+import { brokerArgument } from '../brokers/bench-broker.js';
 import { plentifulSkus } from '../../examples/shop/test/support/order-load.js';
 import { median } from './percentiles.js';
 import type { PhaseResult } from './phase-result.js';
@@ -48,7 +50,10 @@ function medianPhase(phases: readonly PhaseResult[]): PhaseResult {
 
 async function main(): Promise<void> {
   configureLogging({ level: 'warn' });
-  console.log(`bench/e2e: ${ORDERS} orders as fast as possible (client concurrency ${CONCURRENCY}), then ${RATE * RATE_SECONDS} at ${RATE}/s; workers ${WORKERS.join(', ')}; ${ROUNDS} round(s)`);
+  // The shop's production-shape support (createProductionShop) reads the broker from SHOP_BROKER.
+  const broker = brokerArgument();
+  process.env.SHOP_BROKER = broker;
+  console.log(`bench/e2e: broker ${broker}; ${ORDERS} orders as fast as possible (client concurrency ${CONCURRENCY}), then ${RATE * RATE_SECONDS} at ${RATE}/s; workers ${WORKERS.join(', ')}; ${ROUNDS} round(s)`);
 
   const baseline = await syncBaseline(ORDERS, SKUS, CONCURRENCY);
   console.log(`in-process baseline (Engine in this process, no Redis): ${phase(baseline)}`);

@@ -1,11 +1,12 @@
 /**
- * The baseline: what a careful hand-written relay does with `pg` and `ioredis` and nothing else.
- * Its own table (same columns, a plain partial index on pending rows), a claim with SKIP LOCKED in
- * id order, one XADD pipeline per batch, one UPDATE to mark the batch. No per-key ordering, no
- * failure handling, no NOTIFY: an idle loop polls every `idleMs`.
+ * The baseline: what a careful hand-written relay does with `pg` and the broker's own client and
+ * nothing else. Its own table (same columns, a plain partial index on pending rows), a claim with
+ * SKIP LOCKED in id order, one raw publish per batch (Redis: one XADD pipeline; NATS: concurrent
+ * JetStream publishes), one UPDATE to mark the batch. No per-key ordering, no failure handling,
+ * no NOTIFY: an idle loop polls every `idleMs`.
  */
 import pg from 'pg';
-import type { Redis } from 'ioredis';
+import type { RawPublisher } from '../brokers/bench-broker.js';
 import type { BenchRow } from './bench-rows.js';
 
 export const RAW_TABLE = 'raw_outbox';
@@ -49,7 +50,7 @@ export class RawRelay {
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly redis: Redis,
+    private readonly publisher: RawPublisher,
     private readonly prefix: string,
     private readonly batch: number,
     private readonly idleMs: number,
@@ -77,12 +78,10 @@ export class RawRelay {
         await new Promise((resolve) => setTimeout(resolve, this.idleMs));
         continue;
       }
-      const pipeline = this.redis.pipeline();
-      for (const row of rows) {
-        pipeline.xadd(`${this.prefix}${row.stream_name}`, 'MAXLEN', '~', '100000', '*',
-          'envelope', JSON.stringify({ data: row.data, metadata: row.metadata }), 'type', row.message_type, 'id', row.message_id);
-      }
-      await pipeline.exec();
+      await this.publisher.publish(this.prefix, rows.map((row) => ({
+        stream: row.stream_name, messageId: row.message_id, messageType: row.message_type,
+        envelope: JSON.stringify({ data: row.data, metadata: row.metadata }),
+      })));
       await this.pool.query(`UPDATE ${RAW_TABLE} SET status = 'published', published_at = now(), locked_until = NULL WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
     }
   }

@@ -1,28 +1,25 @@
 /**
- * bench/outbox: how fast the framework relays the outbox to Redis, next to a raw `pg` + `ioredis`
- * claim/XADD/mark loop in the same run. Throughput from an empty table and with many published
- * rows present (rounds alternate between the two sides; medians compared), then commit-to-publish
- * latency with commits paced at a fixed rate, measured where a Redis consumer sees each message.
+ * bench/outbox: how fast the framework relays the outbox to the broker (`--broker redis|nats`,
+ * default redis), next to a raw `pg` + broker-client claim/publish/mark loop in the same run.
+ * Throughput from an empty table and with many published rows present (rounds alternate between the two sides; medians compared), then commit-to-publish
+ * latency with commits paced at a fixed rate, measured where a plain consumer sees each message.
  *
- *   npm run bench:outbox   (env: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_MESSAGES, BENCH_KEYS,
+ *   npm run bench:outbox [-- --broker nats]   (env: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_NATS_URL, BENCH_MESSAGES, BENCH_KEYS,
  *                           BENCH_ROUNDS, BENCH_BATCH, BENCH_PUBLISHED_ROWS, BENCH_RATE,
  *                           BENCH_LATENCY_SECONDS, BENCH_RAW_IDLE_MS)
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { Redis } from 'ioredis';
 import { configureLogging, defaultConfig } from '@protean-ts/core';
 import { PostgresProvider } from '@protean-ts/mikro-orm';
-import { RedisBroker } from '@protean-ts/redis';
 import { OutboxProcessor } from '@protean-ts/outbox';
 import { median, percentile } from './latency-stats.js';
 import { BENCH_STREAM, benchRow, type BenchRow } from './bench-rows.js';
 import { producePaced } from './paced-producer.js';
 import { commitRaw, createRawTable, RAW_TABLE, RawRelay } from './raw-relay.js';
-import { StreamWatcher } from './stream-watcher.js';
+import { selectBenchBroker, type BenchBroker, type RawPublisher } from '../brokers/bench-broker.js';
 
 const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432';
-const REDIS_URI = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const KEYS = Number(process.env.BENCH_KEYS ?? 2_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -53,11 +50,10 @@ async function admin(sql: string): Promise<void> {
   }
 }
 
-const newPrefix = () => `bench:outbox:${randomBytes(4).toString('hex')}:`;
 
 // Each side commits through one pool and relays through another, as an application and the
 // `protean-ts server` process do: commits in flight never queue the relay's statements.
-function frameworkSide(provider: PostgresProvider, relayProvider: PostgresProvider): Side {
+function frameworkSide(provider: PostgresProvider, relayProvider: PostgresProvider, bench: BenchBroker): Side {
   return {
     label: 'framework',
     commit: async (rows) => {
@@ -66,7 +62,7 @@ function frameworkSide(provider: PostgresProvider, relayProvider: PostgresProvid
       await tx.commit();
     },
     relay: async (prefix) => {
-      const broker = new RedisBroker(BROKER, { provider: 'redis', uri: REDIS_URI, stream_prefix: prefix });
+      const broker = bench.frameworkBroker(BROKER, prefix);
       await broker.connect();
       const config = { ...defaultConfig().outbox, broker: BROKER, messages_per_tick: BATCH, tick_interval: 1 };
       const processor = new OutboxProcessor({ name: 'bench', store: relayProvider.outbox, broker, config, workerId: `bench-${process.pid}` });
@@ -79,25 +75,25 @@ function frameworkSide(provider: PostgresProvider, relayProvider: PostgresProvid
   };
 }
 
-function rawSide(pool: pg.Pool, relayPool: pg.Pool, redis: Redis): Side {
+function rawSide(pool: pg.Pool, relayPool: pg.Pool, publisher: RawPublisher, bench: BenchBroker): Side {
   return {
-    label: 'raw pg+ioredis',
+    label: `raw pg+${bench.rawClient}`,
     commit: (rows) => commitRaw(pool, rows),
     relay: async (prefix) => {
-      const relay = new RawRelay(relayPool, redis, prefix, BATCH, RAW_IDLE_MS);
+      const relay = new RawRelay(relayPool, publisher, prefix, BATCH, RAW_IDLE_MS);
       relay.start();
       return () => relay.stop();
     },
   };
 }
 
-/** Commits `MESSAGES` rows (500 per commit), then times one relay draining them into Redis. */
-async function throughputRound(side: Side, redis: Redis, tag: string): Promise<number> {
+/** Commits `MESSAGES` rows (500 per commit), then times one relay draining them into the broker. */
+async function throughputRound(side: Side, bench: BenchBroker, tag: string): Promise<number> {
   for (let i = 0; i < MESSAGES; i += 500) {
     await side.commit(Array.from({ length: Math.min(500, MESSAGES - i) }, (_, j) => benchRow(i + j, KEYS, BROKER, tag)));
   }
-  const prefix = newPrefix();
-  const watcher = new StreamWatcher(REDIS_URI, `${prefix}${BENCH_STREAM}`);
+  const prefix = bench.newPrefix('outbox');
+  const watcher = await bench.watch(prefix, BENCH_STREAM);
   const begin = performance.now();
   const stop = await side.relay(prefix);
   await watcher.waitFor(MESSAGES, 300_000);
@@ -105,16 +101,16 @@ async function throughputRound(side: Side, redis: Redis, tag: string): Promise<n
   await stop();
   await watcher.close();
   if (watcher.arrivals.size !== MESSAGES) throw new Error(`${side.label}: ${watcher.arrivals.size} distinct messages arrived, expected ${MESSAGES}`);
-  await redis.del(`${prefix}${BENCH_STREAM}`);
+  await bench.drop(prefix);
   return MESSAGES / seconds;
 }
 
-async function throughputPhase(title: string, sides: Side[], redis: Redis): Promise<Map<string, number>> {
+async function throughputPhase(title: string, sides: Side[], bench: BenchBroker): Promise<Map<string, number>> {
   const rates = new Map<string, number[]>(sides.map((s) => [s.label, []]));
   for (let round = 1; round <= ROUNDS; round++) {
     const line: string[] = [];
     for (const side of round % 2 ? sides : [...sides].reverse()) {
-      const rate = await throughputRound(side, redis, `${title.length}-${round}-${randomBytes(2).toString('hex')}`);
+      const rate = await throughputRound(side, bench, `${title.length}-${round}-${randomBytes(2).toString('hex')}`);
       rates.get(side.label)!.push(rate);
       line.push(`${side.label} ${rate.toFixed(0)}/s`);
     }
@@ -123,11 +119,11 @@ async function throughputPhase(title: string, sides: Side[], redis: Redis): Prom
   return new Map([...rates].map(([label, values]) => [label, median(values)]));
 }
 
-/** Commits one row per transaction at `RATE`/s; latency = first sight in Redis − commit returned. */
-async function latencyRun(side: Side): Promise<number[]> {
+/** Commits one row per transaction at `RATE`/s; latency = first sight by a plain consumer − commit returned. */
+async function latencyRun(side: Side, bench: BenchBroker): Promise<number[]> {
   const total = RATE * LATENCY_SECONDS;
-  const prefix = newPrefix();
-  const watcher = new StreamWatcher(REDIS_URI, `${prefix}${BENCH_STREAM}`);
+  const prefix = bench.newPrefix('outbox');
+  const watcher = await bench.watch(prefix, BENCH_STREAM);
   const stop = await side.relay(prefix);
   await new Promise((resolve) => setTimeout(resolve, 200));
   const tag = `lat-${randomBytes(3).toString('hex')}`;
@@ -139,6 +135,7 @@ async function latencyRun(side: Side): Promise<number[]> {
   await watcher.waitFor(total, 120_000);
   await stop();
   await watcher.close();
+  await bench.drop(prefix);
   return [...committed].map(([id, at]) => watcher.arrivals.get(id)! - at);
 }
 
@@ -168,41 +165,42 @@ async function main(): Promise<void> {
   configureLogging({ level: 'warn' });
   const database = `pt_bench_outbox_${randomBytes(4).toString('hex')}`;
   const uri = `${SERVER}/${database}`;
-  console.log(`bench/outbox: database ${database}; ${MESSAGES} messages over ${KEYS} keys per round, batch ${BATCH}, ${ROUNDS} rounds; one relay per side`);
+  const bench = await selectBenchBroker();
+  console.log(`bench/outbox: broker ${bench.kind}; database ${database}; ${MESSAGES} messages over ${KEYS} keys per round, batch ${BATCH}, ${ROUNDS} rounds; one relay per side`);
   await admin(`CREATE DATABASE "${database}"`);
   const provider = new PostgresProvider('default', { provider: 'postgresql', database_uri: uri, managed: true, pool_size: 10 });
   const relayProvider = new PostgresProvider('default', { provider: 'postgresql', database_uri: uri, managed: true, pool_size: 5 });
   const pool = new pg.Pool({ connectionString: uri, max: 10 });
   const relayPool = new pg.Pool({ connectionString: uri, max: 5 });
-  const redis = new Redis(REDIS_URI);
+  const publisher = await bench.rawPublisher();
   try {
     await provider.setupOutbox();
     await createRawTable(pool);
     // Statistics gathered on empty tables, as after a deploy: the claim must not degrade when rows pour in.
     await pool.query(`ANALYZE protean_outbox; ANALYZE ${RAW_TABLE}`);
-    const sides = [rawSide(pool, relayPool, redis), frameworkSide(provider, relayProvider)];
+    const sides = [rawSide(pool, relayPool, publisher, bench), frameworkSide(provider, relayProvider, bench)];
 
     console.log('warming up…');
-    for (const side of sides) await latencyRunWarm(side);
+    for (const side of sides) await latencyRunWarm(side, bench);
 
-    const empty = await throughputPhase('empty table', sides, redis);
+    const empty = await throughputPhase('empty table', sides, bench);
     console.log(`preloading ${PUBLISHED_ROWS} published rows into each table…`);
     await preloadPublished(pool, PUBLISHED_ROWS);
-    const loaded = await throughputPhase(`${PUBLISHED_ROWS} published rows`, sides, redis);
+    const loaded = await throughputPhase(`${PUBLISHED_ROWS} published rows`, sides, bench);
 
     console.log(`latency: one commit per event at ${RATE}/s for ${LATENCY_SECONDS} s (raw loop polls every ${RAW_IDLE_MS} ms when idle)…`);
     const latencies = new Map<string, number[]>();
-    for (const side of sides) latencies.set(side.label, await latencyRun(side));
+    for (const side of sides) latencies.set(side.label, await latencyRun(side, bench));
 
     console.log('');
-    console.log(`relayed messages per second (median of ${ROUNDS} rounds, ${MESSAGES} messages each)`);
+    console.log(`relayed messages per second to ${bench.kind} (median of ${ROUNDS} rounds, ${MESSAGES} messages each)`);
     for (const [title, rates] of [['empty table', empty], [`with ${PUBLISHED_ROWS} published rows`, loaded]] as const) {
-      const raw = rates.get('raw pg+ioredis')!;
+      const raw = rates.get(sides[0]!.label)!;
       const framework = rates.get('framework')!;
       const ratio = framework / raw;
       console.log(`  ${title.padEnd(32)} raw ${raw.toFixed(0).padStart(6)}/s   framework ${framework.toFixed(0).padStart(6)}/s   ratio ${ratio.toFixed(2)} ${ratio >= TARGET_RATIO ? '(meets' : '(BELOW'} the ${TARGET_RATIO} aim)`);
     }
-    console.log(`commit-to-publish latency at ${RATE} events/s (${RATE * LATENCY_SECONDS} events, seen by a Redis reader)`);
+    console.log(`commit-to-publish latency at ${RATE} events/s (${RATE * LATENCY_SECONDS} events, seen by a plain ${bench.kind} consumer)`);
     for (const [label, samples] of latencies) {
       const p99 = percentile(samples, 99);
       const aim = label === 'framework' ? ` ${p99 < TARGET_P99_MS ? '(meets' : '(MISSES'} the p99 < ${TARGET_P99_MS} ms aim)` : '';
@@ -213,15 +211,15 @@ async function main(): Promise<void> {
     await relayProvider.close();
     await pool.end();
     await relayPool.end();
-    redis.disconnect();
+    await publisher.close();
     await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
   }
 }
 
 /** A short paced run per side, so JIT, pools and connections are warm before anything is timed. */
-async function latencyRunWarm(side: Side): Promise<void> {
-  const prefix = newPrefix();
-  const watcher = new StreamWatcher(REDIS_URI, `${prefix}${BENCH_STREAM}`);
+async function latencyRunWarm(side: Side, bench: BenchBroker): Promise<void> {
+  const prefix = bench.newPrefix('outbox');
+  const watcher = await bench.watch(prefix, BENCH_STREAM);
   const stop = await side.relay(prefix);
   const committed = await producePaced(RATE, RATE, async (i) => {
     const row = benchRow(i, RATE, BROKER, `warm-${randomBytes(3).toString('hex')}`);
@@ -231,6 +229,7 @@ async function latencyRunWarm(side: Side): Promise<void> {
   await watcher.waitFor(committed.size, 60_000);
   await stop();
   await watcher.close();
+  await bench.drop(prefix);
 }
 
 await main();

@@ -29,7 +29,7 @@ function rowFor(i: number, broker: string): NewOutboxRow {
   const order = newOrder();
   order.place();
   const envelope = serializeMessage(order.pendingEvents()[0]!);
-  return { messageId: envelope.metadata.headers.id, streamName: 'bench::order', partitionKey: `bench::order-${i}`, sequence: 0, messageType: envelope.metadata.headers.type, envelope, targetBroker: broker, maxRetries: 5 };
+  return { messageId: envelope.metadata.headers.id, streamName: 'bench::order', partitionKey: `bench::order-${i}`, messageType: envelope.metadata.headers.type, envelope, targetBroker: broker, maxRetries: 5 };
 }
 
 async function drain(store: MemoryProvider['outbox'], broker: string): Promise<number> {

@@ -10,6 +10,7 @@ import { loadConfig, type DomainConfig } from '@protean-ts/core';
 // so the production overlay's adapter keys are checked here too.
 import '@protean-ts/mikro-orm';
 import '@protean-ts/redis';
+import '@protean-ts/nats';
 
 const shopToml = fileURLToPath(new URL('../domain.toml', import.meta.url));
 const rootToml = fileURLToPath(new URL('../../../domain.toml', import.meta.url));
@@ -49,6 +50,14 @@ describe('domain.toml', () => {
     expect(config.server.health.port).toBe(8080);
   });
 
+  it('switches to PostgreSQL and NATS JetStream with PROTEAN_ENV=nats, with local defaults', () => {
+    const config = load(shopToml, { PROTEAN_ENV: 'nats', NATS_URL: 'nats://bus:4223', NATS_STREAM_PREFIX: 'test-1-' });
+    expect(config.event_processing).toBe('async');
+    expect(config.databases.default).toMatchObject({ provider: 'postgresql' });
+    expect(config.brokers.default).toMatchObject({ provider: 'nats', uri: 'nats://bus:4223', stream_prefix: 'test-1-', claim_idle_ms: 10000 });
+    expect(load(shopToml, { PROTEAN_ENV: 'nats' }).brokers.default).toMatchObject({ uri: 'nats://127.0.0.1:4222', stream_prefix: '' });
+  });
+
   it('takes the URIs, the stream prefix and the health port from the environment', () => {
     const config = load(shopToml, {
       PROTEAN_ENV: 'production',
@@ -63,7 +72,7 @@ describe('domain.toml', () => {
   });
 
   it('is mirrored by the repository root domain.toml, which names the shop as its module', () => {
-    for (const env of [{}, { PROTEAN_ENV: 'production' }] as Record<string, string>[]) {
+    for (const env of [{}, { PROTEAN_ENV: 'production' }, { PROTEAN_ENV: 'nats' }] as Record<string, string>[]) {
       expect(withoutModule(load(rootToml, env))).toEqual(withoutModule(load(shopToml, env)));
     }
     expect(load(rootToml, {}).module).toBe('examples/shop/src/domain.ts');

@@ -57,7 +57,7 @@ describe.skipIf(!ready)('protean-ts observatory in a browser', () => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    shop = await createProductionShop();
+    shop = await createProductionShop('redis');
     const skus = plentifulSkus(4);
     await seedCatalogue(skus);
     server = await startShopServer(1, shop.env);
@@ -169,7 +169,7 @@ describe.skipIf(!ready)('protean-ts observatory in a browser', () => {
     expect(await row.locator('[data-col="pending"]').innerText()).toBe(String(status.pending));
     expect(await row.locator('[data-col="lag"]').innerText()).toBe(status.lag === null ? '—' : String(status.lag));
     // Consumers as Redis itself counts them in the group.
-    const groups = (await shop.redis.client.call('XINFO', 'GROUPS', `${shop.redis.prefix}${victim.stream}`)) as unknown[][];
+    const groups = (await shop.broker.redis!.client.call('XINFO', 'GROUPS', `${shop.broker.redis!.prefix}${victim.stream}`)) as unknown[][];
     const info = groups.map((fields) => Object.fromEntries(Array.from({ length: fields.length / 2 }, (_, i) => [String(fields[2 * i]), fields[2 * i + 1]])));
     expect(await row.locator('[data-col="consumers"]').innerText()).toBe(String(info.find((g) => g.name === victim.group)!.consumers));
 
@@ -181,12 +181,12 @@ describe.skipIf(!ready)('protean-ts observatory in a browser', () => {
     expect(await letters.first().innerText()).toContain(victimEvent.messageType);
     await shot('4-subscriptions-dead-letters');
 
-    const streamKey = `${shop.redis.prefix}${victim.stream}`;
-    const lengthBefore = await shop.redis.client.xlen(streamKey);
+    const streamKey = `${shop.broker.redis!.prefix}${victim.stream}`;
+    const lengthBefore = await shop.broker.redis!.client.xlen(streamKey);
     await page.locator('[data-testid="replay-all"]').click();
     await expect.poll(() => page.locator('[data-testid="action-result"]').innerText()).toContain('1 dead letter(s)');
     expect(await broker.listDeadLetters(victim.stream)).toHaveLength(0);
-    expect(await shop.redis.client.xlen(streamKey)).toBe(lengthBefore + 1);
+    expect(await shop.broker.redis!.client.xlen(streamKey)).toBe(lengthBefore + 1);
     await expect.poll(() => row.locator('[data-col="dead-letters"]').innerText(), { timeout: 15_000 }).toBe('0');
     await shot('5-subscriptions-after-replay');
 

@@ -104,6 +104,8 @@ export interface ServerProjectOptions {
   /** Another domain.ts and seed.ts instead of the shop's. */
   domain?: string;
   seed?: string;
+  /** The shared broker the project uses: Redis (default) or NATS JetStream. */
+  broker?: 'redis' | 'nats';
   /** `[brokers.default] provider` (a kind the domain module registers), instead of "redis". */
   brokerProvider?: string;
   /** Workspace packages the domain module imports besides core (e.g. 'redis'). */
@@ -117,7 +119,9 @@ export interface ServerProjectOptions {
 }
 
 export async function serverProject(options: ServerProjectOptions = {}): Promise<ServerProject> {
-  const streamPrefix = `t-cli-${randomBytes(4).toString('hex')}:`;
+  const nats = options.broker === 'nats';
+  // JetStream names allow only letters, digits, `_` and `-`.
+  const streamPrefix = `t-cli-${randomBytes(4).toString('hex')}${nats ? '-' : ':'}`;
   let databaseName: string | null = null;
   let infrastructure: string;
   if (options.memory) {
@@ -132,8 +136,8 @@ export async function serverProject(options: ServerProjectOptions = {}): Promise
       'pool_size = 4',
       '',
       '[brokers.default]',
-      `provider = "${options.brokerProvider ?? 'redis'}"`,
-      `uri = "${options.redisUri ?? 'redis://127.0.0.1:6379'}"`,
+      `provider = "${options.brokerProvider ?? (nats ? 'nats' : 'redis')}"`,
+      `uri = "${nats ? 'nats://127.0.0.1:4222' : (options.redisUri ?? 'redis://127.0.0.1:6379')}"`,
       `stream_prefix = "${streamPrefix}"`,
       'claim_idle_ms = 2000',
       '',

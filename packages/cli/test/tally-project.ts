@@ -7,16 +7,28 @@
 /** The group (subscription) of the handler whose effects the test reads. */
 export const TALLY_GROUP = 'Tallies';
 
-export const TALLY_DOMAIN = `
+/** The broker adapter the tally domain's lossy broker extends. */
+export interface TallyBroker {
+  /** Workspace package to import it from, e.g. 'redis'. */
+  pkg: string;
+  className: string;
+  /** The provider name the lossy variant registers (`[brokers.default] provider`). */
+  provider: string;
+}
+
+export const TALLY_REDIS: TallyBroker = { pkg: 'redis', className: 'RedisBroker', provider: 'lossy-ack-redis' };
+export const TALLY_NATS: TallyBroker = { pkg: 'nats', className: 'NatsBroker', provider: 'lossy-ack-nats' };
+
+export const tallyDomain = (broker: TallyBroker): string => `
 import { Domain, BaseAggregate, BaseEvent, BaseEventHandler, field, handle, registerBroker, type BrokerSettings } from '@protean-ts/core';
-import { RedisBroker } from '@protean-ts/redis';
+import { ${broker.className} as AdapterBroker } from '@protean-ts/${broker.pkg}';
 
 /**
- * Redis, except that in worker 2 every 4th ack of the ${TALLY_GROUP} group fails, for its first
+ * The adapter, except that in worker 2 every 4th ack of the ${TALLY_GROUP} group fails, for its first
  * LOSSY_ACKS acks: those messages were handled but stay pending, are taken over later and must
  * not be handled again.
  */
-class LossyAckRedisBroker extends RedisBroker {
+class LossyAckBroker extends AdapterBroker {
   private acks = 0;
   override async ack(stream: string, group: string, ids: readonly string[]): Promise<number> {
     if (process.env.PROTEAN_WORKER_ID === '2' && group === '${TALLY_GROUP}' && this.acks < Number(process.env.LOSSY_ACKS ?? 0)) {
@@ -26,7 +38,7 @@ class LossyAckRedisBroker extends RedisBroker {
     return super.ack(stream, group, ids);
   }
 }
-registerBroker('lossy-ack-redis', (name: string, settings: BrokerSettings) => new LossyAckRedisBroker(name, settings));
+registerBroker('${broker.provider}', (name: string, settings: BrokerSettings) => new LossyAckBroker(name, settings));
 
 export const domain = new Domain('Ticks', { root: import.meta.url });
 
@@ -59,6 +71,8 @@ export class Tallies extends BaseEventHandler {
   }
 }
 `;
+
+export const TALLY_DOMAIN = tallyDomain(TALLY_REDIS);
 
 /** \`seed.ts <keys> <perKey> <perCommit>\`: each counter's ticks in commits of perCommit events, counters side by side. */
 export const TALLY_SEED = `

@@ -28,6 +28,13 @@ export const REDIS: ServiceCheck = {
   startHint: 'redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no',
 };
 
+export const NATS: ServiceCheck = {
+  name: 'NATS JetStream',
+  host: '127.0.0.1',
+  port: 4222,
+  startHint: 'start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server',
+};
+
 function canConnect(host: string, port: number, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });

@@ -187,7 +187,10 @@ export class ConsumerLoop extends SubscriptionLifecycle implements Subscription 
           await this.giveBack(batch);
           break;
         }
-        for (const message of batch) this.enqueue(message, false);
+        // A broker that redelivers through `read` (no RECLAIM_PENDING: NATS JetStream) hands back
+        // a dead consumer's messages here; they count towards the poison-pill check like reclaims.
+        const redelivers = !broker.has('RECLAIM_PENDING');
+        for (const message of batch) this.enqueue(message, redelivers && message.deliveryCount > 1);
         if (batch.length === 0 && !this.readsBlock) await abortableSleep(Math.max(10, this.options.tickIntervalMs), this.abort.signal);
       } catch (err) {
         if (this.stopping) break;
@@ -244,6 +247,8 @@ export class ConsumerLoop extends SubscriptionLifecycle implements Subscription 
   /** Pending messages of dead consumers; a failure is logged and the loop goes on reading new ones. */
   private async reclaim(): Promise<ReceivedMessage[]> {
     const { broker, stream, group, consumer, batchSize, reclaimIdleMs } = this.options;
+    // Brokers without RECLAIM_PENDING (NATS JetStream) redeliver unacked messages themselves, in `read`.
+    if (!broker.has('RECLAIM_PENDING')) return [];
     try {
       return await broker.reclaim(stream, group, consumer, reclaimIdleMs, batchSize);
     } catch (err) {

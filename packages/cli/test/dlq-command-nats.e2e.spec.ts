@@ -1,0 +1,70 @@
+/** The `dlq` commands with NATS JetStream as the broker: the same operator workflow as on Redis. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NATS, POSTGRES, servicesUp } from '@protean-ts/core/testing';
+import { deleteNatsStreams } from './nats-cleanup.js';
+import { runCli } from './run-cli.js';
+import { serverProject, type ServerProject } from './server-project.js';
+
+const up = await servicesUp(POSTGRES, NATS);
+
+describe.skipIf(!up)('protean-ts dlq list | replay | purge on NATS JetStream', () => {
+  let project: ServerProject;
+  const cli = (...args: string[]) => runCli(args, { cwd: project.cwd, timeoutMs: 90_000 });
+
+  beforeAll(async () => {
+    project = await serverProject({ broker: 'nats' });
+    const setup = await cli('db', 'setup');
+    expect(setup.code, setup.stderr).toBe(0);
+    await project.seed(['Ann', 'poison']);
+    // Receipts fails for "poison" on both attempts (max_retries = 1), so the message is dead-lettered.
+    const server = await cli('server', '--test-mode');
+    expect(server.code, server.stderr).toBe(0);
+  }, 120_000);
+  afterAll(async () => {
+    await project?.drop();
+    if (project) await deleteNatsStreams(project.streamPrefix);
+  });
+
+  it('list without a target counts dead letters per stream and subscription', async () => {
+    const { code, stdout } = await cli('dlq', 'list');
+    expect(code).toBe(0);
+    expect(stdout).toContain('default:shop::order:command  0 dead letters');
+    expect(stdout).toContain('default:shop::order  1 dead letter (Receipts: 1)');
+    expect(stdout).toContain('dlq list: 1 dead letter in 2 streams');
+  }, 120_000);
+
+  it("list <subscription> shows each dead letter with the handler's error", async () => {
+    const { code, stdout } = await cli('dlq', 'list', 'Receipts');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/\S+ {2}Receipts {2}Shop\.OrderPlaced\.v1 \S+ {2}failed \S+ {2}deliveries 1/);
+    expect(stdout).toContain('Error: cannot write a receipt for poison');
+    expect(stdout).toContain('dlq list: 1 dead letter for subscription Receipts on stream shop::order');
+    const json = JSON.parse((await cli('dlq', 'list', 'Receipts', '--json')).stdout) as { total: number; letters: { envelope: { data: { customer: string } } }[] };
+    expect(json.total).toBe(1);
+    expect(json.letters[0]!.envelope.data.customer).toBe('poison');
+  }, 120_000);
+
+  it('replay publishes the dead letter back to its stream, where the subscription handles it again', async () => {
+    const { code, stdout } = await cli('dlq', 'replay', 'Receipts');
+    expect(code).toBe(0);
+    expect(stdout).toContain('dlq replay: 1 dead letter published back to default:shop::order');
+    expect((await cli('dlq', 'list', 'Receipts')).stdout).toContain('dlq list: 0 dead letters');
+    // Still poison: the next server run fails it again and it is back in the dead letters.
+    const server = await cli('server', '--test-mode');
+    expect(server.code, server.stderr).toBe(0);
+    expect(server.stderr).toContain('"msg":"message moved to the dead-letter stream"');
+    expect((await cli('dlq', 'list', 'Receipts')).stdout).toContain('dlq list: 1 dead letter for subscription Receipts');
+    expect(await project.receipts()).toEqual(['Ann']);
+  }, 120_000);
+
+  it('purge asks for -y without a terminal, then deletes the dead letters of the stream', async () => {
+    const refused = await cli('dlq', 'purge', 'Receipts');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('pass -y to go ahead');
+    const { code, stdout } = await cli('dlq', 'purge', 'shop::order', '-y');
+    expect(code).toBe(0);
+    expect(stdout).toContain('dlq purge: 1 dead letter deleted from default:shop::order');
+    expect((await cli('dlq', 'list')).stdout).toContain('dlq list: 0 dead letters in 2 streams');
+   }, 120_000);
+
+});
