@@ -114,7 +114,7 @@ export { CommandRefusedError } from './errors/command-refused.error.js';
 export { OutcomeTimeoutError } from './errors/outcome-timeout.error.js';
 export { InvalidProcessOptionsError } from './errors/invalid-process-options.error.js';
 export type { HandleMessageOptions, HandleOutcome } from './processing/message-handling.js';
-export { MemoryProvider, MemoryOutboxStore, MemoryInboxStore, MemoryEventStore, MemoryTransaction } from './adapters/memory/index.js';
+export { MemoryProvider, MemoryOutboxStore, MemoryInboxStore, MemoryCommandOutcomeStore, MemoryEventStore, MemoryTransaction } from './adapters/memory/index.js';
 export { validateOutboxRows } from './adapters/memory/outbox-row-checks.js';
 export type * from './ports/aggregate-dao.js';
 export type * from './ports/database-provider.js';
