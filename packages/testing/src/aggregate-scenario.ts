@@ -37,7 +37,11 @@ export interface GivenOptions {
 export function given<T extends BaseAggregate>(aggregate: T): Scenario<T>;
 export function given<T extends BaseAggregate>(aggregate: AggregateClass<T>, history?: readonly BaseEvent[], options?: GivenOptions): Scenario<T>;
 export function given<T extends BaseAggregate>(subject: T | AggregateClass<T>, history: readonly BaseEvent[] = [], options: GivenOptions = {}): Scenario<T> {
-  if (typeof subject === 'function') return new Scenario(() => fromHistory(subject, history, options), null);
+  if (typeof subject === 'function') {
+    // Built now, so a history that cannot apply fails where it is written.
+    const arranged = fromHistory(subject, history, options);
+    return new Scenario(() => arranged, null);
+  }
   if (!subject || typeof subject !== 'object' || typeof (subject as BaseAggregate).pendingEvents !== 'function') {
     throw new TypeError(`given(…) takes an aggregate or an aggregate class with its past events, got ${String(subject)}`);
   }
@@ -179,7 +183,7 @@ function fromHistory<T extends BaseAggregate>(cls: AggregateClass<T>, history: r
 }
 
 function identityName(cls: ClassRef): string {
-  return identityFieldOf(cls)?.name ?? IMPLICIT_ID;
+  return (identityFieldOf(cls) ?? IMPLICIT_ID).name;
 }
 
 function identityOfEvent(event: BaseEvent): string | undefined {
