@@ -9,7 +9,7 @@
  * event-sourced aggregate is rebuilt by applying them). `.in(domain)` runs the scenario through
  * a domain instead: the given aggregate is stored first and `.when(command)` processes the
  * command, and `then` checks the events that unit of work committed. `.then(ErrorClass)` (or
- * `thenFails`) expects a refusal. Awaiting `.when(…)` itself gives the outcome to look at.
+ * `thenFails`) expects a refusal. `.when(…).result` gives the outcome to look at.
  */
 import { randomUUID } from 'node:crypto';
 import { applyMarksOf, BaseCommand, fieldsOf, identityFieldOf, IMPLICIT_ID, type BaseAggregate, type BaseEvent, type ClassRef, type Domain } from '@protean-ts/core';
@@ -35,11 +35,11 @@ export interface GivenOptions {
 }
 
 export function given<T extends BaseAggregate>(aggregate: T): Scenario<T>;
-export function given<T extends BaseAggregate>(aggregate: AggregateClass<T>, history?: readonly BaseEvent[], options?: GivenOptions): Scenario<T>;
-export function given<T extends BaseAggregate>(subject: T | AggregateClass<T>, history: readonly BaseEvent[] = [], options: GivenOptions = {}): Scenario<T> {
+export function given<T extends BaseAggregate>(aggregate: ClassRef<T>, history?: readonly BaseEvent[], options?: GivenOptions): Scenario<T>;
+export function given<T extends BaseAggregate>(subject: T | ClassRef<T>, history: readonly BaseEvent[] = [], options: GivenOptions = {}): Scenario<T> {
   if (typeof subject === 'function') {
     // Built now, so a history that cannot apply fails where it is written.
-    const arranged = fromHistory(subject, history, options);
+    const arranged = fromHistory(subject as AggregateClass<T>, history, options);
     return new Scenario(() => arranged, null);
   }
   if (!subject || typeof subject !== 'object' || typeof (subject as BaseAggregate).pendingEvents !== 'function') {
@@ -131,17 +131,16 @@ export class WhenStep<T extends BaseAggregate> {
 
   /**
    * `then([events])`: the step succeeded and raised exactly these (instances: type and data;
-   * classes: type only). `then(ErrorClass)`: it threw that error (and raised nothing that
-   * committed). Resolves with the outcome. Also makes the step awaitable: `await when(…)`
-   * gives the outcome without asserting.
+   * classes: type only). `then(ErrorClass)`: it threw that error. Resolves with the outcome.
+   * To look at the outcome without asserting, await `.result`.
    */
   then(expected: readonly ExpectedEvent[] | ErrorClass): Promise<WhenOutcome<T>>;
-  then<R1 = WhenOutcome<T>, R2 = never>(onFulfilled?: ((outcome: WhenOutcome<T>) => R1 | PromiseLike<R1>) | null, onRejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null): Promise<R1 | R2>;
-  then(expected?: unknown, onRejected?: ((reason: unknown) => unknown) | null): Promise<unknown> {
+  then(expected: unknown, onRejected?: (reason: unknown) => unknown): Promise<unknown> {
     if (Array.isArray(expected)) return this.thenEvents(expected as readonly ExpectedEvent[]);
     if (isErrorClass(expected)) return this.thenFails(expected);
-    // Called by `await` (or as a promise): hand out the outcome.
-    return this.result.then(expected as ((outcome: WhenOutcome<T>) => unknown) | undefined, onRejected ?? undefined);
+    // JavaScript's `await step` calls then(resolve, reject): it gets the outcome, as `.result` gives.
+    if (typeof expected === 'function') return this.result.then(expected as (outcome: WhenOutcome<T>) => unknown, onRejected);
+    throw new TypeError('then(…) takes the expected events (an array of events or event classes) or the expected error class');
   }
 
   /** The step succeeded and raised exactly these events. */

@@ -25,11 +25,11 @@ describe('given / when / then, in memory', () => {
     await given(account).when((a) => a.deposit(1)).then([Deposited]);
   });
 
-  it('gives the outcome to look at when awaited', async () => {
+  it('gives the outcome to look at', async () => {
     const { events, error, result } = await given(Account, [opened('a4')]).when((account) => {
       account.deposit(2);
       return 'done';
-    });
+    }).result;
     expect([events.length, error, result]).toEqual([1, undefined, 'done']);
   });
 
