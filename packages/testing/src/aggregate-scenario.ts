@@ -30,7 +30,7 @@ export interface WhenOutcome<T extends BaseAggregate> {
 type AggregateClass<T extends BaseAggregate> = ClassRef<T> & { fromPlain(plain: Record<string, unknown>, options?: { version?: number }): T };
 
 export interface GivenOptions {
-  /** The aggregate's identity when given events: default the first event's identifier field. */
+  /** The aggregate's identity when given events: default the first event's field named like the aggregate's identity field, else its identifier field. */
   id?: string;
 }
 
@@ -171,7 +171,7 @@ function fromHistory<T extends BaseAggregate>(cls: AggregateClass<T>, history: r
   if (applyMarksOf(cls).length === 0) {
     throw new TypeError(`given(${cls.name}, events): ${cls.name} is not event-sourced (it has no @apply methods), so it cannot be rebuilt from events; give an instance in its state instead: given(${cls.name}.create({ … }))`);
   }
-  const id = options.id ?? identityOfEvent(history[0]!);
+  const id = options.id ?? identityOfEvent(history[0]!, identityName(cls));
   if (id === undefined) throw new TypeError(`given(${cls.name}, events): ${history[0]!.constructor.name} has no identifier field to take ${cls.name}'s identity from; pass { id }`);
   const aggregate = cls.fromPlain({ [identityName(cls)]: id }, { version: -1 });
   // Raising applies each event through its @apply method, as a replay does; the events stay
@@ -185,9 +185,10 @@ function identityName(cls: ClassRef): string {
   return (identityFieldOf(cls) ?? IMPLICIT_ID).name;
 }
 
-function identityOfEvent(event: BaseEvent): string | undefined {
+/** The event's field named like the aggregate's identity (`sku`), else its identifier field (`accountId`). */
+function identityOfEvent(event: BaseEvent, identity: string): string | undefined {
   const fields = fieldsOf(event.constructor as ClassRef);
-  const field = fields.find((f) => f.identifier) ?? fields.find((f) => f.kind === 'identifier');
+  const field = fields.find((f) => f.name === identity) ?? fields.find((f) => f.identifier) ?? fields.find((f) => f.kind === 'identifier');
   const value = field ? (event as unknown as Record<string, unknown>)[field.name] : undefined;
   return value === undefined || value === null ? undefined : String(value);
 }
