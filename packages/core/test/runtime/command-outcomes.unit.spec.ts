@@ -37,7 +37,7 @@ class Checkout extends BaseCommand {
 }
 
 @shop.commandHandler({ partOf: Basket })
-class Tills extends BaseCommandHandler {
+export class Tills extends BaseCommandHandler {
   @handle(Checkout) async checkout(command: Checkout): Promise<{ basketId: string }> {
     runs.place += 1;
     if (command.owner === 'nobody') throw new OutOfStock('nothing left for nobody');
