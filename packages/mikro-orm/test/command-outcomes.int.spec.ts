@@ -54,6 +54,15 @@ describe.skipIf(!up)('command outcomes on PostgreSQL', () => {
     expect(commands.map((envelope) => envelope.metadata.headers.id)).toEqual([ids[0]]);
   });
 
+  it('gives a repeat in the same unit of work the first one\'s result', async () => {
+    const [first, second] = await domain.uow(async () => [
+      await domain.process(SellTicket.create({ buyer: 'hu' }), { idempotencyKey: 'same-unit' }),
+      await domain.process(SellTicket.create({ buyer: 'hu' }), { idempotencyKey: 'same-unit' }),
+    ]);
+    expect(second).toEqual(first);
+    expect(handlerRuns.sell).toBe(1);
+  });
+
   it('keeps a refusal for its key: the second command rejects with the first one\'s error, without running', async () => {
     await expect(domain.process(SellSoldOut.create({ buyer: 'cy' }), { idempotencyKey: 'late' })).rejects.toThrow('no tickets left for cy');
     const again = domain.process(SellSoldOut.create({ buyer: 'cy' }), { idempotencyKey: 'late' });

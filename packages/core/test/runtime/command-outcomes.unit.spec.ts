@@ -66,6 +66,16 @@ describe('commands that report back, in memory', () => {
     expect(await shop.repositoryFor(Basket).count()).toBe(1);
   });
 
+  it('gives a repeat in the same unit of work the first one\'s result, as SQL would', async () => {
+    runs.place = 0;
+    const [first, second] = await shop.uow(async () => [
+      await shop.process(Checkout.create({ owner: 'eve' }), { idempotencyKey: 'k4' }),
+      await shop.process(Checkout.create({ owner: 'eve' }), { idempotencyKey: 'k4' }),
+    ]);
+    expect(second).toEqual(first);
+    expect(runs.place).toBe(1);
+  });
+
   it('frees the key of a command that failed for a transient reason: a retry runs', async () => {
     await expect(shop.process(Checkout.create({ owner: 'flaky' }), { idempotencyKey: 'k3' })).rejects.toThrow('the till jammed');
     const { basketId } = await shop.process<{ basketId: string }>(Checkout.create({ owner: 'flaky' }), { idempotencyKey: 'k3' });

@@ -12,10 +12,10 @@ import { MemoryTransaction } from './memory-transaction.js';
 export class MemoryCommandOutcomeStore implements CommandOutcomeStore {
   private readonly records = new Map<string, CommandOutcomeRecord>();
   private readonly commandByKey = new Map<string, string>();
-  /** Idempotency keys claimed by a transaction still open, and when it ends. */
-  private readonly heldKeys = new Map<string, Promise<void>>();
-  /** Commands claimed by each open transaction, so a completion in the same transaction knows its record. */
-  private readonly staged = new WeakMap<MemoryTransaction, Set<string>>();
+  /** Idempotency keys claimed by a transaction still open: which one, and when it ends. */
+  private readonly heldKeys = new Map<string, { tx: MemoryTransaction; ended: Promise<void> }>();
+  /** The records each open transaction claimed (by command id), as they will be committed. */
+  private readonly staged = new WeakMap<MemoryTransaction, Map<string, CommandOutcomeRecord>>();
 
   constructor(
     private readonly providerName: string,
@@ -26,41 +26,48 @@ export class MemoryCommandOutcomeStore implements CommandOutcomeStore {
     const staging = this.own(tx);
     const key = claim.idempotencyKey;
     if (key !== null) {
-      for (let held = this.heldKeys.get(key); held; held = this.heldKeys.get(key)) await held;
+      for (let held = this.heldKeys.get(key); held; held = this.heldKeys.get(key)) {
+        // The same transaction claimed the key before: it sees its own record, as in SQL.
+        if (held.tx === staging) return { claimed: false, existing: copy([...this.stagedOf(staging).values()].find((r) => r.idempotencyKey === key)!) };
+        await held.ended;
+      }
       const existing = this.committedByKey(key);
       if (existing) return { claimed: false, existing: copy(existing) };
+    }
+    const own = this.stagedOf(staging).get(claim.commandId) ?? this.records.get(claim.commandId);
+    if (own) return { claimed: false, existing: copy(own) };
+    staging.assertActive('claim a command outcome');
+    if (key !== null) {
       let release!: () => void;
-      this.heldKeys.set(key, new Promise((resolve) => (release = resolve)));
+      this.heldKeys.set(key, { tx: staging, ended: new Promise((resolve) => (release = resolve)) });
       staging.endListeners.push(() => {
         this.heldKeys.delete(key);
         release();
       });
     }
-    staging.assertActive('claim a command outcome');
     const record: CommandOutcomeRecord = { ...claim, status: 'pending', result: null, errorName: null, errorMessage: null, createdAt: this.now(), completedAt: null };
-    let claimed = this.staged.get(staging);
-    if (!claimed) this.staged.set(staging, (claimed = new Set()));
-    claimed.add(claim.commandId);
+    this.stagedOf(staging).set(record.commandId, record);
     staging.outcomeWrites.push(() => {
-      this.records.set(record.commandId, record);
-      if (key !== null) this.commandByKey.set(key, record.commandId);
+      // The record as completed in the transaction, if it was.
+      const final = this.staged.get(staging)?.get(record.commandId) ?? record;
+      this.records.set(final.commandId, final);
+      if (key !== null) this.commandByKey.set(key, final.commandId);
     });
     return { claimed: true };
   }
 
   async complete(tx: ProviderTransaction | null, commandId: string, outcome: CommandOutcome): Promise<boolean> {
-    const apply = (): boolean => {
-      const record = this.records.get(commandId);
-      if (!record || (outcome.status === 'refused' && record.status === 'succeeded')) return false;
-      this.records.set(commandId, completed(record, outcome, this.now()));
-      return true;
-    };
-    if (!tx) return apply();
+    if (!tx) return this.completeCommitted(commandId, outcome);
     const staging = this.own(tx);
     staging.assertActive('record a command outcome');
-    staging.outcomeWrites.push(() => void apply());
-    // Claimed earlier (committed) or in this very transaction (staged before this write).
-    return this.records.has(commandId) || this.staged.get(staging)?.has(commandId) === true;
+    const staged = this.staged.get(staging);
+    const claimedHere = staged?.get(commandId);
+    if (claimedHere) {
+      if (!(outcome.status === 'refused' && claimedHere.status === 'succeeded')) staged!.set(commandId, completed(claimedHere, outcome, this.now()));
+      return true;
+    }
+    staging.outcomeWrites.push(() => void this.completeCommitted(commandId, outcome));
+    return this.records.has(commandId);
   }
 
   async get(commandId: string): Promise<CommandOutcomeRecord | null> {
@@ -78,6 +85,19 @@ export class MemoryCommandOutcomeStore implements CommandOutcomeStore {
       removed += 1;
     }
     return removed;
+  }
+
+  private completeCommitted(commandId: string, outcome: CommandOutcome): boolean {
+    const record = this.records.get(commandId);
+    if (!record || (outcome.status === 'refused' && record.status === 'succeeded')) return false;
+    this.records.set(commandId, completed(record, outcome, this.now()));
+    return true;
+  }
+
+  private stagedOf(tx: MemoryTransaction): Map<string, CommandOutcomeRecord> {
+    let staged = this.staged.get(tx);
+    if (!staged) this.staged.set(tx, (staged = new Map()));
+    return staged;
   }
 
   private committedByKey(key: string): CommandOutcomeRecord | undefined {
