@@ -4,10 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureEvents, drain, given, stopHandlers } from '../src/index.js';
-import { Account, bank, Deposited, Opened, StatementLine, Withdraw, Withdrawn } from './support/bank.js';
+import { CommandRefusedError } from '@protean-ts/core';
+import { Account, Audit, bank, Deposited, Opened, StatementLine, Withdraw, Withdrawn } from './support/bank.js';
 
 describe('drain and captured events, embedded', () => {
-  beforeAll(() => bank.init({ config: { event_processing: 'async', command_processing: 'async', databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } } } }));
+  beforeAll(() => bank.init({ config: { event_processing: 'async', command_processing: 'async', databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } }, server: { stream_subscription: { max_retries: 1, retry_delay_seconds: 0.01 } } } }));
   afterAll(() => stopHandlers(bank));
 
   it('runs queued commands and the event handlers they lead to until nothing is left', async () => {
@@ -33,5 +34,11 @@ describe('drain and captured events, embedded', () => {
     await drain(bank);
     const balance = await bank.process<number>(Withdraw.create({ accountId: 'q2', amount: 2 }), { asynchronous: true, awaitOutcome: { timeoutMs: 20_000 } });
     expect(balance).toBe(5);
+  });
+
+  it('rejects the waiting sender of a command its subscription gave up on (retries spent, dead-lettered) with the last error', async () => {
+    const outcome = bank.process(Audit.create({ accountId: 'q3' }), { asynchronous: true, awaitOutcome: { timeoutMs: 20_000 } });
+    await expect(outcome).rejects.toBeInstanceOf(CommandRefusedError);
+    await expect(outcome).rejects.toMatchObject({ errorName: 'Error', errorMessage: 'the auditor is out' });
   });
 });

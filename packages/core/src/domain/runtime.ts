@@ -308,6 +308,15 @@ export class DomainRuntime {
   }
 
   /**
+   * A subscription gave up on `envelope` (its retries ran out, or it failed for good): a command
+   * whose sender waits for its outcome gets this error as its refusal. Anything else is ignored.
+   */
+  async recordGivenUpCommand(envelope: MessageEnvelope, error: unknown): Promise<void> {
+    if (!recordsOutcome(envelope)) return;
+    await this.provider(COMMAND_OUTBOX_PROVIDER).commandOutcomes.complete(null, envelope.metadata.headers.id, refused(error));
+  }
+
+  /**
    * For a command whose sender waits for its outcome: the handler's result is recorded in its
    * own transaction, and a permanent refusal on its own after that transaction rolled back
    * (a transient failure is retried by the subscription, so it is no outcome yet).

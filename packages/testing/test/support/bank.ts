@@ -72,6 +72,19 @@ export class Teller extends BaseCommandHandler {
   }
 }
 
+/** A command whose handler always fails for a reason that retrying might fix (so it is retried, then dead-lettered). */
+@bank.command({ partOf: Account })
+export class Audit extends BaseCommand {
+  @field.identifier({ required: true }) accountId!: string;
+}
+
+@bank.commandHandler({ partOf: Account })
+export class Auditors extends BaseCommandHandler {
+  @handle(Audit) audit(): never {
+    throw new Error('the auditor is out');
+  }
+}
+
 /** A plain (stored as a row) aggregate: one line per movement, written by the event handler. */
 @bank.aggregate()
 export class StatementLine extends BaseAggregate {
