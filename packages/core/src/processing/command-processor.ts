@@ -70,10 +70,9 @@ export async function processCommand(host: CommandProcessingHost, command: BaseC
   const key = checkedIdempotencyKey(options.idempotencyKey, name);
   const asynchronous = deliverAt !== undefined || (options.asynchronous ?? host.commandProcessing === 'async');
   if (asynchronous) {
-    const queued = await enqueueCommand(host, command, deliverAt, { key, recordOutcome: key !== null || waitMs !== null });
-    if (queued.reused && waitMs === null) return queued.reused.commandId;
-    if (waitMs === null) return queued.commandId;
-    return awaitOutcome(outcomesOf(host), name, queued.commandId, waitMs);
+    // The id of this command, or of the earlier one holding its idempotency key (nothing queued then).
+    const commandId = await enqueueCommand(host, command, deliverAt, { key, recordOutcome: key !== null || waitMs !== null });
+    return waitMs === null ? commandId : awaitOutcome(outcomesOf(host), name, commandId, waitMs);
   }
   const binding = commandHandlerFor(host, type);
   if (!binding) throw new HandlerNotFoundError(type, host.domainName);
@@ -132,13 +131,7 @@ export function commandHandlerFor(host: Pick<CommandProcessingHost, 'handlersFor
   return host.handlersFor(type).find((binding) => binding.record.kind === 'commandHandler' && binding.methods.length > 0);
 }
 
-interface Queued {
-  commandId: string;
-  /** The earlier command holding the idempotency key; nothing was queued. */
-  reused?: CommandOutcomeRecord;
-}
-
-async function enqueueCommand(host: CommandProcessingHost, command: BaseCommand, deliverAt: Date | undefined, outcome: { key: string | null; recordOutcome: boolean }): Promise<Queued> {
+async function enqueueCommand(host: CommandProcessingHost, command: BaseCommand, deliverAt: Date | undefined, outcome: { key: string | null; recordOutcome: boolean }): Promise<string> {
   if (!host.outboxEnabled) throw new AsyncCommandsNeedOutboxError(command.constructor.name);
   const metadata = command._metadata!;
   // The extension tells the handler to record the outcome; it is set before the checksum is taken.
@@ -148,18 +141,18 @@ async function enqueueCommand(host: CommandProcessingHost, command: BaseCommand,
   const immediate = commandOutboxRow(envelope, host.outboxConfig);
   const row = deliverAt ? { ...immediate, partitionKey: deferredPartitionKey(immediate), deliverAt } : immediate;
   const commandId = envelope.metadata.headers.id;
-  let reused: CommandOutcomeRecord | undefined;
+  let earlier: string | undefined;
   await host.unitOfWork(async () => {
     const uow = host.activeUnitOfWork()!;
     const tx = await uow.transactionFor(COMMAND_OUTBOX_PROVIDER);
     if (outcome.recordOutcome) {
       const claimed = await outcomesOf(host).claim(tx, { commandId, commandType: metadata.headers.type, idempotencyKey: outcome.key });
       if (!claimed.claimed) {
-        reused = claimed.existing;
+        earlier = claimed.existing.commandId;
         return;
       }
     }
     await host.provider(COMMAND_OUTBOX_PROVIDER).outbox.append(tx, [row]);
   }, contextOf(command._metadata));
-  return reused ? { commandId: reused.commandId, reused } : { commandId };
+  return earlier ?? commandId;
 }
