@@ -2,7 +2,7 @@
 import { AssertionError } from 'node:assert';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { given, stopHandlers } from '../src/index.js';
-import { Account, bank, Deposited, InsufficientFunds, Opened, Withdraw, Withdrawn } from './support/bank.js';
+import { Account, bank, Deposited, InsufficientFunds, Opened, StatementLine, Withdraw, Withdrawn } from './support/bank.js';
 
 const opened = (id: string) => Opened.create({ accountId: id, owner: 'ann' });
 
@@ -52,8 +52,7 @@ describe('given / when / then, in memory', () => {
     expect((error as Error).message).toBe('expected InsufficientFunds to be thrown, but nothing was thrown');
   });
 
-  it('refuses events for an aggregate that is not event-sourced, saying what to do', async () => {
-    const { StatementLine } = await import('./support/bank.js');
+  it('refuses events for an aggregate that is not event-sourced, saying what to do', () => {
     expect(() => given(StatementLine, [opened('x')])).toThrow(/not event-sourced.*given\(StatementLine\.create/);
   });
 });
@@ -74,6 +73,13 @@ describe('given / when / then through a domain', () => {
   it('checks a command handler\'s refusal, and that nothing was committed', async () => {
     const outcome = await given(Account, [opened('d2')]).in(bank).when(Withdraw.create({ accountId: 'd2', amount: 1 })).thenFails(InsufficientFunds);
     expect(outcome.events).toEqual([]);
+  });
+
+  it('stores an aggregate given in its state and runs a method step on it in a unit of work', async () => {
+    const line = StatementLine.create({ accountId: 'd4', amount: 1 });
+    const { aggregate } = await given(line).in(bank).when((stored) => void (stored.amount = 2)).then([]);
+    expect(aggregate?.amount).toBe(2);
+    expect((await bank.repositoryFor(StatementLine).get(line.id)).amount).toBe(2);
   });
 
   it('says a command needs a domain', async () => {
