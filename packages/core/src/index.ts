@@ -23,6 +23,7 @@ export {
   type BrokerSettings,
   type DeadConsumerReclaimOptions,
   type DeadLetter,
+  type GroupProgress,
   type GroupStatus,
   type OutgoingMessage,
   type ReadOptions,

@@ -14,5 +14,7 @@ export { PostgresSettingsError } from './postgres-settings.error.js';
 export { MappingError } from './mapping.error.js';
 // The PostgreSQL outbox store and table set-up (owned by the outbox work; see src/outbox/).
 export * from './outbox/index.js';
+// The inbox table names, for tools that read them directly (the CLI's observatory).
+export { INBOX_CHECKPOINTS_TABLE, INBOX_PASSED_TABLE, INBOX_MESSAGES_TABLE } from './inbox/index.js';
 // The PostgreSQL event store and its tables (see src/event-store/).
 export * from './event-store/index.js';

@@ -16,6 +16,7 @@ import {
   getLogger,
   type BrokerSettings,
   type DeadLetter,
+  type GroupProgress,
   type GroupStatus,
   type Logger,
   type OutgoingMessage,
@@ -30,6 +31,7 @@ import { checkRedisDatabase } from './redis-database-check.js';
 import { RedisDeadLetterQueue } from './redis-dead-letter-queue.js';
 import { envelopeFields, type RawEntry } from './redis-entry-codec.js';
 import { repliesOrThrow, type PipelineResults } from './redis-replies.js';
+import { readGroupProgress } from './redis-group-progress.js';
 import { readGroupStatus } from './redis-group-status.js';
 import { claimFromDeadConsumers, reportAlive } from './redis-liveness.js';
 import { nackPending, REDIS_SCRIPTS, removeIdleConsumers, touchPending } from './redis-scripts.js';
@@ -276,6 +278,10 @@ export class RedisBroker extends BaseBroker {
 
   protected override doGroupStatus(stream: string, group: string): Promise<GroupStatus> {
     return readGroupStatus(this.client, this.key(stream), this.lostKey(stream), group);
+  }
+
+  protected override doGroupProgress(stream: string, group: string, through: string | undefined): Promise<GroupProgress> {
+    return readGroupProgress(this.client, this.key(stream), group, through);
   }
 
   protected async doPing(): Promise<boolean> {

@@ -3,6 +3,7 @@
  * server, so concurrent consumers never see half of one.
  */
 import type { ChainableCommander, Redis } from 'ioredis';
+import { GROUP_PROGRESS_SCRIPT } from './redis-group-progress.js';
 import { GROUP_STATUS_SCRIPT } from './redis-group-status.js';
 import { LIVENESS_SCRIPTS } from './redis-liveness.js';
 import { TRIM_STREAM_SCRIPT } from './redis-stream-trimming.js';
@@ -130,6 +131,7 @@ export const REDIS_SCRIPTS = {
   proteanRemoveIdleConsumers: { numberOfKeys: 1, lua: REMOVE_IDLE_CONSUMERS },
   proteanTrimStream: TRIM_STREAM_SCRIPT,
   proteanGroupStatus: GROUP_STATUS_SCRIPT,
+  proteanGroupProgress: GROUP_PROGRESS_SCRIPT,
   ...LIVENESS_SCRIPTS,
 };
 

@@ -13,7 +13,7 @@ import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
 import { Engine } from '../src/engine/engine.js';
 import { eventually } from './support/eventually.js';
 import { captureLogs } from './support/log-capture.js';
-import { makeFulfilment, type Fulfil } from '@protean-ts/core/test-support/fulfilment-domain';
+import { makeFulfilment, type Fulfil } from '../../core/test/support/fulfilment-domain.js';
 import { createTempDatabase, REDIS_URI, uniquePrefix, type TempDatabase } from './support/real-services.js';
 
 const up = await servicesUp(POSTGRES, REDIS);

@@ -12,7 +12,7 @@ import { Engine } from '../src/engine/engine.js';
 import { planSubscriptions } from '../src/subscriptions/subscription-plan.js';
 import { eventually } from './support/eventually.js';
 import { captureLogs } from './support/log-capture.js';
-import { makeFulfilment, type Fulfil } from '@protean-ts/core/test-support/fulfilment-domain';
+import { makeFulfilment, type Fulfil } from '../../core/test/support/fulfilment-domain.js';
 
 const config = {
   databases: { default: { provider: 'memory' } },

@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BaseEventHandler, handle, rebuildProjection, type Domain } from '@protean-ts/core';
 import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
-import { projectionLedger } from '@protean-ts/core/test-support/projection-ledger';
+import { projectionLedger } from '../../core/test/support/projection-ledger.js';
 import { Engine } from '../src/engine/engine.js';
 import { planSubscriptions } from '../src/subscriptions/subscription-plan.js';
 import { eventually } from './support/eventually.js';

@@ -1,7 +1,7 @@
 /** Which subscriptions the server plans for projectors, and how they are named. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { BaseProjector, configureLogging, on, type Domain } from '@protean-ts/core';
-import { projectionLedger } from '@protean-ts/core/test-support/projection-ledger';
+import { projectionLedger } from '../../core/test/support/projection-ledger.js';
 import { planSubscriptions } from '../src/subscriptions/subscription-plan.js';
 
 const memory = (overrides: Record<string, unknown> = {}) => ({ databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } }, event_processing: 'async', ...overrides });

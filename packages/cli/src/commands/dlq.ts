@@ -5,25 +5,15 @@
  * subscriptions keep theirs beside the events (dlq-event-store.ts).
  */
 import { createInterface } from 'node:readline/promises';
-import type { Broker, DeadLetter, Domain } from '@protean-ts/core';
+import type { Domain } from '@protean-ts/core';
 import { planSubscriptions, type PlannedSubscription } from '@protean-ts/server';
 import { CliError, ExitCode } from '../cli-error.js';
 import type { CliContext, CliIO } from '../cli-context.js';
 import type { CommandGroup } from './command-group.js';
+import { deadLettersOf, DLQ_READ_LIMIT, foreignGroups, resolveDlqTarget, type DlqTarget } from './dlq-targets.js';
 import { eventStoreLetterCounts, listEventStoreLetters, purgeEventStoreLetters, replayEventStoreLetters } from './dlq-event-store.js';
 
-/** Dead letters read per stream; DLQs wait for an operator, so they stay far below this. */
-const READ_LIMIT = 100_000;
 const REPLAY_CHUNK = 100;
-
-interface DlqTarget {
-  stream: string;
-  broker: Broker;
-  /** Set when the target is one subscription: only its letters. */
-  group: string | null;
-  /** Every subscription reading the stream (they all receive a replayed message). */
-  readers: PlannedSubscription[];
-}
 
 export const registerDlqCommands: CommandGroup = (program, context) => {
   const dlq = program.command('dlq').description("Inspect, replay or purge a subscription's dead letters");
@@ -85,24 +75,9 @@ async function withDomain(context: CliContext, work: (domain: Domain) => Promise
 }
 
 function resolve(domain: Domain, io: CliIO, name: string, brokerOption?: string): DlqTarget {
-  const plan = planSubscriptions(domain).filter((p) => p.source === 'stream');
-  const subscription = plan.find((p) => p.group === name);
-  if (subscription) {
-    const readers = plan.filter((p) => p.stream === subscription.stream && p.broker === subscription.broker);
-    return { stream: subscription.stream, broker: domain.runtime.broker(subscription.broker), group: subscription.group, readers };
-  }
-  const readers = plan.filter((p) => p.stream === name && (brokerOption === undefined || p.broker === brokerOption));
-  if (readers.length === 0) {
-    const known = [...new Set(plan.map((p) => p.group))].join(', ') || 'none';
-    io.stderr(`note: "${name}" is no subscription and no stream a subscription reads; treating it as a stream name (subscriptions: ${known})\n`);
-  }
-  const brokerName = brokerOption ?? readers[0]?.broker ?? domain.config.outbox.broker;
-  return { stream: name, broker: domain.runtime.broker(brokerName), group: null, readers };
-}
-
-async function lettersOf(target: DlqTarget): Promise<DeadLetter[]> {
-  const letters = await target.broker.listDeadLetters(target.stream, { count: READ_LIMIT });
-  return target.group === null ? letters : letters.filter((l) => l.group === target.group);
+  return resolveDlqTarget(domain, name, brokerOption, (known) => {
+    io.stderr(`note: "${name}" is no subscription and no stream a subscription reads; treating it as a stream name (subscriptions: ${known.join(', ') || 'none'})\n`);
+  });
 }
 
 async function listAll(domain: Domain, io: CliIO, json: boolean): Promise<void> {
@@ -111,7 +86,7 @@ async function listAll(domain: Domain, io: CliIO, json: boolean): Promise<void> 
   for (const entry of plan.filter((p) => p.source === 'stream')) streams.set(`${entry.broker}\u0000${entry.stream}`, entry);
   const summary: { broker: string; stream: string; groups: Record<string, number>; total: number }[] = [];
   for (const entry of streams.values()) {
-    const letters = await domain.runtime.broker(entry.broker).listDeadLetters(entry.stream, { count: READ_LIMIT });
+    const letters = await domain.runtime.broker(entry.broker).listDeadLetters(entry.stream, { count: DLQ_READ_LIMIT });
     const groups: Record<string, number> = {};
     for (const letter of letters) groups[letter.group] = (groups[letter.group] ?? 0) + 1;
     summary.push({ broker: entry.broker, stream: entry.stream, groups, total: letters.length });
@@ -135,7 +110,7 @@ async function listAll(domain: Domain, io: CliIO, json: boolean): Promise<void> 
 
 async function listOne(domain: Domain, io: CliIO, name: string, options: { limit: number; broker?: string; json?: boolean }): Promise<void> {
   const target = resolve(domain, io, name, options.broker);
-  const letters = await lettersOf(target);
+  const letters = await deadLettersOf(target);
   const shown = letters.slice(0, options.limit);
   if (options.json) {
     io.stdout(`${JSON.stringify({ stream: target.stream, group: target.group, total: letters.length, letters: shown }, null, 2)}\n`);
@@ -152,7 +127,7 @@ async function listOne(domain: Domain, io: CliIO, name: string, options: { limit
 
 async function replay(domain: Domain, io: CliIO, name: string, options: { id?: string[]; broker?: string }): Promise<void> {
   const target = resolve(domain, io, name, options.broker);
-  const available = await lettersOf(target);
+  const available = await deadLettersOf(target);
   let ids = available.map((l) => l.id);
   if (options.id) {
     const unknown = options.id.filter((id) => !ids.includes(id));
@@ -187,9 +162,9 @@ async function replay(domain: Domain, io: CliIO, name: string, options: { id?: s
 
 async function purge(domain: Domain, io: CliIO, name: string, options: { broker?: string; yes?: boolean }): Promise<void> {
   const target = resolve(domain, io, name, options.broker);
-  const all = await target.broker.listDeadLetters(target.stream, { count: READ_LIMIT });
+  const all = await target.broker.listDeadLetters(target.stream, { count: DLQ_READ_LIMIT });
   if (target.group) {
-    const foreign = [...new Set(all.filter((l) => l.group !== target.group).map((l) => l.group))];
+    const foreign = foreignGroups(target, all);
     if (foreign.length) {
       throw new CliError(
         `dlq purge: the dead letters of stream ${target.stream} also hold letters of ${foreign.join(', ')}, and purge removes the whole stream's; `

@@ -5,7 +5,7 @@
  * works against any running server.
  */
 import type { Domain, EventStore } from '@protean-ts/core';
-import { planSubscriptions } from '@protean-ts/server';
+import { eventsBehind, planSubscriptions } from '@protean-ts/server';
 import type { CliIO } from '../cli-context.js';
 
 export interface SubscriptionsOptions {
@@ -33,7 +33,7 @@ export async function subscriptions(store: EventStore, domain: Domain, io: CliIO
   for (const entry of planned) {
     const state = states.find((s) => s.subscription === entry.group);
     const cursor = state?.cursor ?? { transactionId: 0, globalPosition: 0 };
-    const { count, capped } = await eventsAfter(store, entry.stream, cursor, options.maxCount);
+    const { count, capped } = await eventsBehind(store, entry.stream, cursor, options.maxCount);
     rows.push({
       subscription: entry.group,
       handler: entry.cls.name,
@@ -60,17 +60,4 @@ export async function subscriptions(store: EventStore, domain: Domain, io: CliIO
     io.stdout(`  ${row.subscription} (${row.handler}) <- ${row.category}  ${behind}  cursor ${row.cursor.transactionId}/${row.cursor.globalPosition}  ${row.deadLetters} dead letters  ${lease}\n`);
   }
   io.stdout(`events subscriptions: ${rows.length} event-store ${rows.length === 1 ? 'subscription' : 'subscriptions'}\n`);
-}
-
-async function eventsAfter(store: EventStore, category: string, after: { transactionId: number; globalPosition: number }, max: number): Promise<{ count: number; capped: boolean }> {
-  let cursor = after;
-  let count = 0;
-  while (count < max) {
-    const size = Math.min(1000, max - count);
-    const page = await store.readCategory(category, { after: cursor, limit: size });
-    count += page.events.length;
-    cursor = page.cursor;
-    if (page.events.length < size) return { count, capped: false };
-  }
-  return { count, capped: true };
 }

@@ -22,6 +22,7 @@ import {
   type BrokerSettings,
   type DeadConsumerReclaimOptions,
   type DeadLetter,
+  type GroupProgress,
   type GroupStatus,
   type OutgoingMessage,
   type ReadOptions,
@@ -246,6 +247,14 @@ export abstract class BaseBroker implements Broker {
     return this.guard(`read the status of group "${group}" on stream "${stream}"`, () => this.doGroupStatus(stream, group));
   }
 
+  async groupProgress(stream: string, group: string, through?: string): Promise<GroupProgress> {
+    this.check.name('groupProgress', 'stream', stream);
+    this.check.name('groupProgress', 'group', group);
+    if (through !== undefined) this.check.name('groupProgress', 'through', through);
+    await this.ready('groupProgress', 'CONSUMER_GROUPS');
+    return this.guard(`read the progress of group "${group}" on stream "${stream}"`, () => this.doGroupProgress(stream, group, through));
+  }
+
   async ping(): Promise<boolean> {
     if (this.currentState === 'closed') return false;
     try {
@@ -335,6 +344,11 @@ export abstract class BaseBroker implements Broker {
   }
   protected doGroupStatus(_stream: string, _group: string): Promise<GroupStatus> {
     return this.lacks('CONSUMER_GROUPS', 'groupStatus');
+  }
+  /** Without entry ids to compare: settled only when nothing is undelivered or pending at all. */
+  protected async doGroupProgress(stream: string, group: string, _through: string | undefined): Promise<GroupProgress> {
+    const status = await this.doGroupStatus(stream, group);
+    return { exists: status.exists, head: null, consumers: null, settled: status.pending === 0 && status.lag === 0 };
   }
   protected doDeadLetter(_stream: string, _group: string, _message: ReceivedMessage, _error: string): Promise<void> {
     return this.lacks('DEAD_LETTER_QUEUE', 'deadLetter');

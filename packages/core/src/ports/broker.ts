@@ -87,6 +87,25 @@ export interface GroupStatus {
   lostToTrimming?: number;
 }
 
+/**
+ * Where one consumer group stands against its stream's head, by entry id: what `status
+ * --wait-drained` needs to tell "handled everything up to here" while new messages keep coming.
+ */
+export interface GroupProgress {
+  /** False when the stream or the group does not exist yet. */
+  exists: boolean;
+  /** Id of the stream's newest entry now; null when the broker cannot tell (or the stream is missing). */
+  head: string | null;
+  /** Consumers registered in the group; null when the broker cannot tell. */
+  consumers: number | null;
+  /**
+   * True when the group has delivered every entry up to `through` and none of those is still
+   * pending (unacked). A broker that cannot compare ids answers whether the group has nothing
+   * undelivered and nothing pending at all (stricter: it waits for the whole stream).
+   */
+  settled: boolean;
+}
+
 export interface BrokerInfo {
   provider: string;
   name: string;
@@ -172,6 +191,8 @@ export interface Broker {
   removeIdleConsumers(stream: string, group: string, idleMs: number): Promise<string[]>;
   /** Pending and undelivered counts of a group (test mode's drain check, status commands). */
   groupStatus(stream: string, group: string): Promise<GroupStatus>;
+  /** The group's position against the stream's head; `through` (an entry id, e.g. an earlier `head`) is what `settled` answers about. */
+  groupProgress(stream: string, group: string, through?: string): Promise<GroupProgress>;
   /** True when the broker answers; false (never a throw) during an outage or after close. */
   ping(): Promise<boolean>;
   info(): Promise<BrokerInfo>;

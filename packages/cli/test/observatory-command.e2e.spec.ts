@@ -1,0 +1,115 @@
+/**
+ * `protean-ts observatory` as a real process on the example shop's embedded default (memory
+ * database, in-process broker): option checks, the page and its vendored modules, the JSON API,
+ * the event stream, and the guards of the actions. Needs no service; the browser test against
+ * PostgreSQL and Redis is examples/shop/test/observatory.e2e.spec.ts.
+ */
+import type { ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startCli } from './run-cli.js';
+
+const SHOP = fileURLToPath(new URL('../../../examples/shop/', import.meta.url));
+const ENV = { PROTEAN_ENV: '' };
+
+describe('protean-ts observatory options', () => {
+  it.each([
+    [['--port', '70000'], '--port must be a whole number from 0 to 65535'],
+    [['--refresh', '0.1'], '--refresh must be a number of seconds from 0.5 to 60'],
+    [['--host', '0.0.0.0'], 'refusing to listen on 0.0.0.0: the observatory has no authentication'],
+  ])('%j is a usage error', async (args, message) => {
+    const result = await runCli(['observatory', ...args], { cwd: SHOP, env: ENV });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+});
+
+describe('protean-ts observatory serving the embedded shop', () => {
+  let child: ChildProcess;
+  let url = '';
+
+  beforeAll(async () => {
+    child = startCli(['observatory', '--port', '0', '--refresh', '0.5'], { cwd: SHOP, env: ENV });
+    child.stdin!.end();
+    let output = '';
+    url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no address printed:\n${output}`)), 60_000);
+      const onData = (chunk: string) => {
+        output += chunk;
+        const match = /observatory: (http:\/\/\S+)/.exec(output);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      };
+      child.stdout!.setEncoding('utf8').on('data', onData);
+      child.stderr!.setEncoding('utf8').on('data', onData);
+      child.once('exit', () => reject(new Error(`exited before listening:\n${output}`)));
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  it('listens on 127.0.0.1 and serves the page with Preact and htm from the installed packages', async () => {
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const page = await fetch(url);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(await page.text()).toContain('"preact": "/vendor/preact.mjs"');
+    for (const path of ['vendor/preact.mjs', 'vendor/preact-hooks.mjs', 'vendor/htm.mjs', 'ui/app.js', 'ui/views/journey.js', 'ui/style.css']) {
+      const response = await fetch(`${url}${path}`);
+      expect(response.status, path).toBe(200);
+    }
+    expect((await fetch(`${url}ui/../package.json`)).status).toBe(404);
+  });
+
+  it('answers the map from the domain registry', async () => {
+    const map = (await (await fetch(`${url}api/map`)).json()) as { name: string; subscriptions: { group: string; stream: string; handles: string[] }[] };
+    expect(map.name).toBe('Shop');
+    expect(map.subscriptions.find((s) => s.group === 'OrderCommands')).toMatchObject({ stream: 'shop::order:command' });
+    expect(map.subscriptions.find((s) => s.group === 'OrderCommands')!.handles).toContain('Shop.PlaceOrder.v1');
+  });
+
+  it('pushes snapshots over server-sent events, saying what SQL cannot read', async () => {
+    const response = await fetch(`${url}events`);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const reader = response.body!.getReader();
+    let text = '';
+    while (!text.includes('event: snapshot\ndata: ')) text += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    const data = JSON.parse(text.split('event: snapshot\ndata: ')[1]!.split('\n')[0]!) as { outbox: { report: { database: string } }[]; flow: { unsupported: string[] } };
+    expect(data.outbox[0]!.report.database).toBe('default');
+    expect(data.flow.unsupported).toContain('default (memory)');
+  });
+
+  it('guards the actions: JSON only, loopback host names only, clear errors', async () => {
+    const form = await fetch(`${url}api/dead-letters/purge`, { method: 'POST', body: 'subscription=OrderCommands', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    expect(form.status).toBe(415);
+    // fetch sets Host itself; a page reaching 127.0.0.1 through another name sends that name.
+    const rebinding = await new Promise<number>((resolve, reject) => {
+      const request = http.get(`${url}api/map`, { headers: { Host: 'attacker.example' } }, (response) => {
+        response.resume();
+        resolve(response.statusCode!);
+      });
+      request.once('error', reject);
+    });
+    expect(rebinding).toBe(421);
+    const unknown = await fetch(`${url}api/dead-letters/replay`, { method: 'POST', body: JSON.stringify({ subscription: 'Nope' }), headers: { 'Content-Type': 'application/json' } });
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as { error: string }).error).toContain('no stream subscription "Nope"');
+    // A process manager reads several streams under one name: the stream says which letters.
+    const second = await fetch(`${url}api/dead-letters?subscription=OrderFulfilment&stream=${encodeURIComponent('shop::payment')}`);
+    expect(((await second.json()) as { stream: string }).stream).toBe('shop::payment');
+    const wrongStream = await fetch(`${url}api/dead-letters/purge`, { method: 'POST', body: JSON.stringify({ subscription: 'OrderFulfilment', stream: 'shop::order:command' }), headers: { 'Content-Type': 'application/json' } });
+    expect(wrongStream.status).toBe(400);
+    expect(((await wrongStream.json()) as { error: string }).error).toContain('subscription "OrderFulfilment" does not read stream "shop::order:command"');
+    const retry = await fetch(`${url}api/outbox/retry`, { method: 'POST', body: JSON.stringify({ database: 'elsewhere', ids: ['1'] }), headers: { 'Content-Type': 'application/json' } });
+    expect(((await retry.json()) as { error: string }).error).toContain('no managed database "elsewhere" (managed databases: default)');
+  });
+});

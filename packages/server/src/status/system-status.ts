@@ -1,0 +1,68 @@
+/**
+ * The shape of `collectStatus`: what the outbox of each database holds and how far behind each
+ * subscription is. `protean-ts status --json` prints exactly this, so it is a stable contract
+ * (docs/observability.md, Status): fields are only ever added.
+ */
+import type { OutboxCounts } from '@protean-ts/core';
+import type { PlannedSubscription } from '../subscriptions/subscription-plan.js';
+
+export interface SystemStatus {
+  /** When the status was read (ISO 8601). */
+  takenAt: string;
+  outboxes: OutboxReport[];
+  subscriptions: SubscriptionBacklog[];
+}
+
+/** One managed database's outbox: rows by status and the age of the oldest pending or failed row. */
+export interface OutboxReport extends Partial<OutboxCounts> {
+  database: string;
+  /** The provider kind and masked URI, for people. */
+  label: string;
+  /** Set when the outbox could not be read (the counts are then absent). */
+  error?: string;
+}
+
+export type SubscriptionBacklog = StreamSubscriptionBacklog | EventStoreSubscriptionBacklog;
+
+interface BacklogBase {
+  /** The subscription name (its consumer group). */
+  subscription: string;
+  role: PlannedSubscription['role'];
+  /** The handler, subscriber, process manager or projector class. */
+  handler: string;
+  /** Set when the backlog could not be read (the numbers are then absent or partial). */
+  error?: string;
+}
+
+/** A handler or subscriber reading a broker stream through a consumer group. */
+export interface StreamSubscriptionBacklog extends BacklogBase {
+  source: 'stream';
+  broker: string;
+  stream: string;
+  /** False while the group does not exist yet (no server has started it). */
+  exists: boolean;
+  /** Messages in the stream not yet delivered to the group; null when the broker cannot tell. */
+  lag: number | null;
+  /** Delivered to a consumer of the group and not acked yet. */
+  pending: number;
+  /** Consumers registered in the group; null when the broker cannot tell. */
+  consumers: number | null;
+  /** The group's dead letters; null when the broker keeps none. */
+  deadLetters: number | null;
+  /** Messages the group lost to a hard stream length limit (Redis `maxlen_hard`). */
+  lostToTrimming: number;
+}
+
+/** An event handler reading its category from the event store with a cursor. */
+export interface EventStoreSubscriptionBacklog extends BacklogBase {
+  source: 'event_store';
+  category: string;
+  /** Events of the category after the subscription's cursor (at least this many when `behindCapped`). */
+  behind: number;
+  behindCapped: boolean;
+  deadLetters: number;
+  cursor: { transactionId: number; globalPosition: number };
+  /** The worker holding the lease, null when no worker reads it. */
+  owner: string | null;
+  leaseExpiresAt: string | null;
+}
