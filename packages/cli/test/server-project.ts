@@ -87,6 +87,8 @@ export interface ServerProject {
   streamPrefix: string;
   /** Runs seed.ts with these arguments in a separate process; the shop's sends PlaceOrder for each customer (`asynchronous: true`). */
   seed(args: string[]): Promise<void>;
+  /** Runs one of the project's scripts (see `scripts`) in a separate process; resolves with its stdout. */
+  run(script: string, args?: string[]): Promise<string>;
   /** Customers with a receipt: what the event handler wrote to PostgreSQL. */
   receipts(): Promise<string[]>;
   query<R extends Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
@@ -106,6 +108,8 @@ export interface ServerProjectOptions {
   seed?: string;
   /** The shared broker the project uses: Redis (default) or NATS JetStream. */
   broker?: 'redis' | 'nats';
+  /** Further scripts of the project, by file name (`client.ts`), for `run`. */
+  scripts?: Record<string, string>;
   /** `[brokers.default] provider` (a kind the domain module registers), instead of "redis". */
   brokerProvider?: string;
   /** Workspace packages the domain module imports besides core (e.g. 'redis'). */
@@ -168,7 +172,7 @@ export async function serverProject(options: ServerProjectOptions = {}): Promise
     options.toml ?? '',
   ].join('\n');
   const cwd = tempProject(
-    { 'domain.ts': options.domain ?? SHOP_DOMAIN, 'seed.ts': options.seed ?? SEED, 'domain.toml': toml, 'tsconfig.json': JSON.stringify(TSCONFIG, null, 2) },
+    { ...options.scripts, 'domain.ts': options.domain ?? SHOP_DOMAIN, 'seed.ts': options.seed ?? SEED, 'domain.toml': toml, 'tsconfig.json': JSON.stringify(TSCONFIG, null, 2) },
     { link: options.link ?? [] },
   );
   // What the test's own queries use: the shared server, whatever domain.toml points at.
@@ -189,7 +193,8 @@ export async function serverProject(options: ServerProjectOptions = {}): Promise
     cwd,
     databaseUri,
     streamPrefix,
-    seed: (args) => runSeed(cwd, args),
+    seed: (args) => runScript(cwd, 'seed.ts', args).then(() => undefined),
+    run: (script, args = []) => runScript(cwd, script, args),
     receipts: async () => (await query<{ customer: string }>('SELECT customer FROM receipt ORDER BY customer')).map((r) => r.customer),
     query,
     drop: async () => {
@@ -208,15 +213,17 @@ async function admin(sql: string): Promise<void> {
   }
 }
 
-function runSeed(cwd: string, args: string[]): Promise<void> {
-  const child = spawn(process.execPath, ['--conditions=@protean-ts/source', '--import', TSX_LOADER, 'seed.ts', ...args], {
+function runScript(cwd: string, script: string, args: string[]): Promise<string> {
+  const child = spawn(process.execPath, ['--conditions=@protean-ts/source', '--import', TSX_LOADER, script, ...args], {
     cwd,
     env: { ...process.env, TSX_TSCONFIG_PATH: path.join(cwd, 'tsconfig.json'), PROTEAN_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let stdout = '';
   let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   return new Promise((resolve, reject) => {
-    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`seed exited with ${code}:\n${stderr}`))));
+    child.once('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${script} exited with ${code}:\n${stderr}`))));
   });
 }

@@ -107,10 +107,15 @@ export { Repository, type RepositoryHost, type AsOfOptions } from './repository/
 export { NotEventSourcedError } from './errors/not-event-sourced.error.js';
 export { EventSourcedRepository, type EventSourcedRepositoryHost } from './repository/event-sourced-repository.js';
 export { aggregateStreamName, envelopeOf } from './repository/aggregate-stream.js';
-export { DomainRuntime, type InitOptions } from './domain/runtime.js';
+export { DomainRuntime, type InitOptions, type CommittedEventsListener } from './domain/runtime.js';
 export type { ProcessOptions } from './processing/command-processor.js';
+export { OUTCOME_EXTENSION } from './processing/command-outcomes.js';
+export type * from './ports/command-outcome-store.js';
+export { CommandRefusedError } from './errors/command-refused.error.js';
+export { OutcomeTimeoutError } from './errors/outcome-timeout.error.js';
+export { InvalidProcessOptionsError } from './errors/invalid-process-options.error.js';
 export type { HandleMessageOptions, HandleOutcome } from './processing/message-handling.js';
-export { MemoryProvider, MemoryOutboxStore, MemoryInboxStore, MemoryEventStore, MemoryTransaction } from './adapters/memory/index.js';
+export { MemoryProvider, MemoryOutboxStore, MemoryInboxStore, MemoryCommandOutcomeStore, MemoryEventStore, MemoryTransaction } from './adapters/memory/index.js';
 export { validateOutboxRows } from './adapters/memory/outbox-row-checks.js';
 export type * from './ports/aggregate-dao.js';
 export type * from './ports/database-provider.js';

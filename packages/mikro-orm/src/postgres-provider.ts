@@ -13,6 +13,7 @@ import { AutoCommitAggregateDao } from './dao/auto-commit-dao.js';
 import { PostgresAggregateDao } from './dao/postgres-aggregate-dao.js';
 import { EVENT_STORE_TABLES, eventStoreDdl, eventStoreTableNames, PostgresEventStore } from './event-store/index.js';
 import { MappingError } from './mapping.error.js';
+import { COMMAND_OUTCOMES_TABLE, commandOutcomesDdl, PostgresCommandOutcomeStore } from './command-outcomes/index.js';
 import { inboxDdl, INBOX_CHECKPOINTS_TABLE, INBOX_MESSAGES_TABLE, INBOX_PASSED_TABLE, INBOX_TABLES, PostgresInboxStore } from './inbox/index.js';
 import { OUTBOX_POSITIONS_TABLE, OUTBOX_TABLE, PostgresOutboxStore, setupOutboxTable } from './outbox/index.js';
 import { PostgresProjectionStatus, PROJECTIONS_TABLE, projectionsDdl } from './projections/postgres-projection-status.js';
@@ -38,6 +39,7 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
   private readonly tableOwners = new Map<string, string>();
   private outboxStore: PostgresOutboxStore | undefined;
   private inboxStore: PostgresInboxStore | undefined;
+  private outcomeStore: PostgresCommandOutcomeStore | undefined;
   private events: PostgresEventStore | undefined;
   /** Set by close(): nothing reopens the pool behind the caller's back until connect(). */
   private closed = false;
@@ -77,6 +79,12 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
   get inbox(): InboxStore {
     this.inboxStore ??= new PostgresInboxStore(this);
     return this.inboxStore;
+  }
+
+  /** The `protean_command_outcomes` table of this database. */
+  get commandOutcomes(): PostgresCommandOutcomeStore {
+    this.outcomeStore ??= new PostgresCommandOutcomeStore(this);
+    return this.outcomeStore;
   }
 
   /** The `protean_events` (and streams, snapshots) tables of this database. */
@@ -155,6 +163,9 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
     const tables = { checkpoints: this.qualify(INBOX_CHECKPOINTS_TABLE), passed: this.qualify(INBOX_PASSED_TABLE), messages: this.qualify(INBOX_MESSAGES_TABLE) };
     for (const statement of inboxDdl(tables)) await this.execute(statement);
     for (const table of INBOX_TABLES) (existing.has(table) ? report.existing : report.created).push(table);
+    const outcomes = await this.execute<{ present: boolean }>('SELECT to_regclass(?) IS NOT NULL AS present', [this.qualify(COMMAND_OUTCOMES_TABLE)]);
+    for (const statement of commandOutcomesDdl(this.qualify(COMMAND_OUTCOMES_TABLE))) await this.execute(statement);
+    (outcomes.rows[0]?.present === true ? report.existing : report.created).push(COMMAND_OUTCOMES_TABLE);
     const projections = await this.execute<{ present: boolean }>('SELECT to_regclass(?) IS NOT NULL AS present', [this.qualify(PROJECTIONS_TABLE)]);
     await this.execute(projectionsDdl(this.qualify(PROJECTIONS_TABLE)));
     (projections.rows[0]?.present === true ? report.existing : report.created).push(PROJECTIONS_TABLE);
@@ -223,7 +234,7 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
   }
 
   private tablesOf(schemas: AggregateSchema[]): string[] {
-    return [...schemas.flatMap((schema) => tablesOf(this.mappingFor(schema).model).map((t) => t.tableName)), OUTBOX_TABLE, OUTBOX_POSITIONS_TABLE, ...INBOX_TABLES, PROJECTIONS_TABLE, ...EVENT_STORE_TABLES];
+    return [...schemas.flatMap((schema) => tablesOf(this.mappingFor(schema).model).map((t) => t.tableName)), OUTBOX_TABLE, OUTBOX_POSITIONS_TABLE, ...INBOX_TABLES, COMMAND_OUTCOMES_TABLE, PROJECTIONS_TABLE, ...EVENT_STORE_TABLES];
   }
 
   private schemaManager(): SchemaManager {

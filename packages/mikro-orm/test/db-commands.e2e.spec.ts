@@ -80,21 +80,21 @@ describe.skipIf(!up)('protean-ts db commands', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`db setup: [databases.default] postgresql (postgresql://postgres:***@127.0.0.1:5432/${main.name}) …`);
-    expect(result.stdout).toContain('  created: order, order_line, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters');
-    expect(result.stdout).toContain('  created: daily_sales, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters');
+    expect(result.stdout).toContain('  created: order, order_line, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters');
+    expect(result.stdout).toContain('  created: daily_sales, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters');
     expect(result.stdout).toContain('db setup: [databases.legacy] skipped: managed = false');
-    expect(result.stdout).toContain('db setup: done: 2 databases set up, 25 tables created, 0 already present, 1 skipped (managed = false)');
+    expect(result.stdout).toContain('db setup: done: 2 databases set up, 27 tables created, 0 already present, 1 skipped (managed = false)');
     expect(result.stdout).not.toContain(PASSWORD);
-    expect(await tables(main)).toEqual(['order', 'order_line', 'protean_event_store_dead_letters', 'protean_event_store_subscriptions', 'protean_event_streams', 'protean_events', 'protean_inbox_checkpoints', 'protean_inbox_messages', 'protean_inbox_passed', 'protean_outbox', 'protean_outbox_positions', 'protean_projections', 'protean_snapshots']);
-    expect(await tables(reporting)).toEqual(['daily_sales', 'protean_event_store_dead_letters', 'protean_event_store_subscriptions', 'protean_event_streams', 'protean_events', 'protean_inbox_checkpoints', 'protean_inbox_messages', 'protean_inbox_passed', 'protean_outbox', 'protean_outbox_positions', 'protean_projections', 'protean_snapshots']);
+    expect(await tables(main)).toEqual(['order', 'order_line', 'protean_command_outcomes', 'protean_event_store_dead_letters', 'protean_event_store_subscriptions', 'protean_event_streams', 'protean_events', 'protean_inbox_checkpoints', 'protean_inbox_messages', 'protean_inbox_passed', 'protean_outbox', 'protean_outbox_positions', 'protean_projections', 'protean_snapshots']);
+    expect(await tables(reporting)).toEqual(['daily_sales', 'protean_command_outcomes', 'protean_event_store_dead_letters', 'protean_event_store_subscriptions', 'protean_event_streams', 'protean_events', 'protean_inbox_checkpoints', 'protean_inbox_messages', 'protean_inbox_passed', 'protean_outbox', 'protean_outbox_positions', 'protean_projections', 'protean_snapshots']);
     expect(await tables(legacy)).toEqual([]);
   });
 
   it('db setup is safe to run again', async () => {
     const result = await cli(['setup']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('  already present: order, order_line, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters');
-    expect(result.stdout).toContain('db setup: done: 2 databases set up, 0 tables created, 25 already present, 1 skipped (managed = false)');
+    expect(result.stdout).toContain('  already present: order, order_line, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters');
+    expect(result.stdout).toContain('db setup: done: 2 databases set up, 0 tables created, 27 already present, 1 skipped (managed = false)');
   });
 
   it('db truncate refuses without -y when there is no terminal to ask on', async () => {
@@ -108,10 +108,10 @@ describe.skipIf(!up)('protean-ts db commands', () => {
   it('db truncate -y empties the tables and keeps them', async () => {
     const result = await cli(['truncate', '-y']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('  emptied: order, order_line, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters');
-    expect(result.stdout).toContain('db truncate: done: 2 databases emptied, 25 tables emptied, 1 skipped (managed = false)');
+    expect(result.stdout).toContain('  emptied: order, order_line, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters');
+    expect(result.stdout).toContain('db truncate: done: 2 databases emptied, 27 tables emptied, 1 skipped (managed = false)');
     expect((await queryDatabase(main.uri, 'SELECT id FROM "order"')).length).toBe(0);
-    expect(await tables(main)).toEqual(['order', 'order_line', 'protean_event_store_dead_letters', 'protean_event_store_subscriptions', 'protean_event_streams', 'protean_events', 'protean_inbox_checkpoints', 'protean_inbox_messages', 'protean_inbox_passed', 'protean_outbox', 'protean_outbox_positions', 'protean_projections', 'protean_snapshots']);
+    expect(await tables(main)).toEqual(['order', 'order_line', 'protean_command_outcomes', 'protean_event_store_dead_letters', 'protean_event_store_subscriptions', 'protean_event_streams', 'protean_events', 'protean_inbox_checkpoints', 'protean_inbox_messages', 'protean_inbox_passed', 'protean_outbox', 'protean_outbox_positions', 'protean_projections', 'protean_snapshots']);
   });
 
   it.skipIf(!hasScript)('db drop asks on a terminal and does nothing unless the answer is yes', async () => {
@@ -119,11 +119,11 @@ describe.skipIf(!up)('protean-ts db commands', () => {
     expect(declined.output).toMatch(/DROP every table of domain Shop in databases default, reporting\? \[y\/N\]/);
     expect(declined.output).toContain('db drop cancelled; nothing was changed');
     expect(declined.code).toBe(1);
-    expect(await tables(main)).toEqual(['order', 'order_line', 'protean_event_store_dead_letters', 'protean_event_store_subscriptions', 'protean_event_streams', 'protean_events', 'protean_inbox_checkpoints', 'protean_inbox_messages', 'protean_inbox_passed', 'protean_outbox', 'protean_outbox_positions', 'protean_projections', 'protean_snapshots']);
+    expect(await tables(main)).toEqual(['order', 'order_line', 'protean_command_outcomes', 'protean_event_store_dead_letters', 'protean_event_store_subscriptions', 'protean_event_streams', 'protean_events', 'protean_inbox_checkpoints', 'protean_inbox_messages', 'protean_inbox_passed', 'protean_outbox', 'protean_outbox_positions', 'protean_projections', 'protean_snapshots']);
 
     const accepted = await inTerminal(['db', 'drop'], 'y\n', project.root);
     expect(accepted.code).toBe(0);
-    expect(accepted.output).toContain('db drop: done: 2 databases dropped, 25 tables dropped, 1 skipped (managed = false)');
+    expect(accepted.output).toContain('db drop: done: 2 databases dropped, 27 tables dropped, 1 skipped (managed = false)');
     expect(await tables(main)).toEqual([]);
     expect(await tables(reporting)).toEqual([]);
   });
@@ -132,15 +132,15 @@ describe.skipIf(!up)('protean-ts db commands', () => {
     expect((await cli(['drop', '-y'])).code).toBe(0);
     const result = await cli(['setup-outbox']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('db setup-outbox: done: 2 databases set up, 22 tables created, 0 already present, 1 skipped (managed = false)');
-    expect(await tables(main)).toEqual(['protean_event_store_dead_letters', 'protean_event_store_subscriptions', 'protean_event_streams', 'protean_events', 'protean_inbox_checkpoints', 'protean_inbox_messages', 'protean_inbox_passed', 'protean_outbox', 'protean_outbox_positions', 'protean_projections', 'protean_snapshots']);
+    expect(result.stdout).toContain('db setup-outbox: done: 2 databases set up, 24 tables created, 0 already present, 1 skipped (managed = false)');
+    expect(await tables(main)).toEqual(['protean_command_outcomes', 'protean_event_store_dead_letters', 'protean_event_store_subscriptions', 'protean_event_streams', 'protean_events', 'protean_inbox_checkpoints', 'protean_inbox_messages', 'protean_inbox_passed', 'protean_outbox', 'protean_outbox_positions', 'protean_projections', 'protean_snapshots']);
     expect(await tables(legacy)).toEqual([]);
   });
 
   it('db drop -y skips the question', async () => {
     const result = await cli(['drop', '-y']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('  dropped: protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters');
+    expect(result.stdout).toContain('  dropped: protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters');
     expect(await tables(main)).toEqual([]);
     expect(await tables(reporting)).toEqual([]);
   });

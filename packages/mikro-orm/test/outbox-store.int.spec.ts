@@ -36,7 +36,7 @@ describe.skipIf(!up)('PostgreSQL outbox store', () => {
 
   describe('set-up', () => {
     it('creates the table and its indexes once, then reports it as existing', async () => {
-      expect(await provider.setupOutbox()).toEqual({ created: [], existing: ['protean_outbox', 'protean_outbox_positions', 'protean_inbox_checkpoints', 'protean_inbox_passed', 'protean_inbox_messages', 'protean_projections', 'protean_events', 'protean_event_streams', 'protean_snapshots', 'protean_event_store_subscriptions', 'protean_event_store_dead_letters'] });
+      expect(await provider.setupOutbox()).toEqual({ created: [], existing: ['protean_outbox', 'protean_outbox_positions', 'protean_inbox_checkpoints', 'protean_inbox_passed', 'protean_inbox_messages', 'protean_command_outcomes', 'protean_projections', 'protean_events', 'protean_event_streams', 'protean_snapshots', 'protean_event_store_subscriptions', 'protean_event_store_dead_letters'] });
       const indexes = await queryDatabase<{ indexname: string }>(db.uri, "SELECT indexname FROM pg_indexes WHERE tablename = 'protean_outbox' ORDER BY 1");
       expect(indexes.map((i) => i.indexname)).toEqual([
         'protean_outbox_finished_idx',
@@ -51,7 +51,7 @@ describe.skipIf(!up)('PostgreSQL outbox store', () => {
     it('lives in the provider schema when one is configured', async () => {
       const scoped = new PostgresProvider('scoped', { provider: 'postgresql', database_uri: db.uri, managed: true, pool_size: 2, schema: 'billing' });
       try {
-        expect(await scoped.setupOutbox()).toEqual({ created: ['protean_outbox', 'protean_outbox_positions', 'protean_inbox_checkpoints', 'protean_inbox_passed', 'protean_inbox_messages', 'protean_projections', 'protean_events', 'protean_event_streams', 'protean_snapshots', 'protean_event_store_subscriptions', 'protean_event_store_dead_letters'], existing: [] });
+        expect(await scoped.setupOutbox()).toEqual({ created: ['protean_outbox', 'protean_outbox_positions', 'protean_inbox_checkpoints', 'protean_inbox_passed', 'protean_inbox_messages', 'protean_command_outcomes', 'protean_projections', 'protean_events', 'protean_event_streams', 'protean_snapshots', 'protean_event_store_subscriptions', 'protean_event_store_dead_letters'], existing: [] });
         const rows = new RowFactory();
         const tx = await scoped.begin();
         await scoped.outbox.append(tx, [rows.row('a', 1)]);

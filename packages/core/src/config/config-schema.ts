@@ -119,6 +119,10 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
       kind: 'table',
       keys: { enabled: { kind: 'boolean' }, database: { kind: 'string' }, retention_hours: hours },
     },
+    command_outcomes: {
+      kind: 'table',
+      keys: { retention_hours: { kind: 'number', min: 0.001, max: MAX_RETENTION_HOURS } },
+    },
     outbox: {
       kind: 'table',
       keys: {

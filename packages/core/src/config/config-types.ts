@@ -48,6 +48,12 @@ export interface HealthConfig {
   metrics_path: string;
 }
 
+/** Outcomes of commands sent with `awaitOutcome` or an `idempotencyKey`. */
+export interface CommandOutcomesConfig {
+  /** Records (and so idempotency keys) are deleted this long after the command was sent. */
+  retention_hours: number;
+}
+
 export interface ServerConfig {
   default_subscription_type: SubscriptionType;
   messages_per_tick: number;
@@ -113,6 +119,7 @@ export interface DomainConfig {
   enable_outbox: boolean;
   outbox: OutboxConfig;
   inbox: InboxConfig;
+  command_outcomes: CommandOutcomesConfig;
   event_store: EventStoreConfig;
   /** A load of an event-sourced aggregate that replayed at least this many events writes a snapshot. */
   snapshot_threshold: number;

@@ -37,6 +37,7 @@ const DEFAULTS: DomainConfig = {
   },
   enable_outbox: true,
   inbox: { enabled: true, database: 'default', retention_hours: 168 },
+  command_outcomes: { retention_hours: 24 },
   event_store: { provider: 'memory', database: 'default' },
   snapshot_threshold: 10,
   outbox: {

@@ -287,7 +287,12 @@ export class Domain {
     return this.runtime.viewFor(projection);
   }
 
-  /** Handles a command now and returns its handler's result, or (asynchronous) queues it and returns its message id. */
+  /**
+   * Handles a command now and returns its handler's result, or (asynchronous) queues it and
+   * returns its message id; with `awaitOutcome`, queues it and resolves with its handler's result
+   * once a server handled it (`CommandRefusedError`, `OutcomeTimeoutError`). `idempotencyKey`:
+   * a repeat gets the first command's outcome instead of running. `R` types the result.
+   */
   process<R = string>(command: BaseCommand, options?: ProcessOptions): Promise<R> {
     return this.runtime.process(command, options) as Promise<R>;
   }

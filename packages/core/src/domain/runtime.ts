@@ -27,13 +27,15 @@ import type { DatabaseProvider } from '../ports/database-provider.js';
 import type { InboxEntry, InboxStore, InboxVerdict } from '../ports/inbox-store.js';
 import { TransactionStateError } from '../errors/transaction-state.error.js';
 import type { NewOutboxRow } from '../ports/outbox-store.js';
-import { processCommand, processesAsynchronously, type ProcessOptions } from '../processing/command-processor.js';
+import { COMMAND_OUTBOX_PROVIDER, processCommand, processesAsynchronously, type ProcessOptions } from '../processing/command-processor.js';
 import { SpanKind, type Span } from '@opentelemetry/api';
 import { inSpan } from '../tracing/in-span.js';
 import { SpanAttributes, SpanNames } from '../tracing/span-names.js';
 import { inHandlerSpan } from '../tracing/handler-span.js';
 import { commandSpanAttributes } from '../tracing/message-span-attributes.js';
-import { handleMessage, runOnceInInbox, type HandleMessageOptions, type HandleOutcome } from '../processing/message-handling.js';
+import { OUTCOME_EXTENSION, refused, succeeded } from '../processing/command-outcomes.js';
+import { isPermanentError } from '../errors/permanent-error.js';
+import { handleMessage, runOnceInInbox, type BindingInvoker, type HandleMessageOptions, type HandleOutcome } from '../processing/message-handling.js';
 import { contextOf, invokeHandler } from '../processing/handler-invocation.js';
 import type { HandlerBinding } from './registry.js';
 import { runProcessManager, type ProcessManagerHost } from '../process-managers/process-manager-runner.js';
@@ -65,6 +67,9 @@ export interface InitOptions {
    */
   connect?: boolean;
 }
+
+/** Receives the events a unit of work committed. */
+export type CommittedEventsListener = (events: readonly BaseEvent[]) => void;
 
 type RuntimeState = 'new' | 'initializing' | 'ready' | 'closed';
 
@@ -310,11 +315,43 @@ export class DomainRuntime {
         deserialize: (e) => deserializeMessage(this.domain, e, { requireChecksum }),
         freshUnitOfWork: (work, context) => this.freshUnitOfWork(work, context),
         ...(this.inbox ? { enterInbox: (entry: InboxEntry) => this.enterInbox(entry) } : {}),
-        invoke: this.invokeBinding,
+        invoke: recordsOutcome(envelope) ? this.invokeRecordingOutcome(envelope) : this.invokeBinding,
       },
       envelope,
       options,
     );
+  }
+
+  /**
+   * A subscription gave up on `envelope` (its retries ran out, or it failed for good): a command
+   * whose sender waits for its outcome gets this error as its refusal. Anything else is ignored.
+   */
+  async recordGivenUpCommand(envelope: MessageEnvelope, error: unknown): Promise<void> {
+    if (!recordsOutcome(envelope)) return;
+    await this.provider(COMMAND_OUTBOX_PROVIDER).commandOutcomes.complete(null, envelope.metadata.headers.id, refused(error));
+  }
+
+  /**
+   * For a command whose sender waits for its outcome: the handler's result is recorded in its
+   * own transaction, and a permanent refusal on its own after that transaction rolled back
+   * (a transient failure is retried by the subscription, so it is no outcome yet).
+   */
+  private invokeRecordingOutcome(envelope: MessageEnvelope): BindingInvoker {
+    const commandId = envelope.metadata.headers.id;
+    return async (binding, method, message) => {
+      const outcomes = this.provider(COMMAND_OUTBOX_PROVIDER).commandOutcomes;
+      const name = binding.record.kind === 'commandHandler' ? (message as object).constructor.name : envelope.metadata.headers.type;
+      let result: unknown;
+      try {
+        result = await this.invokeBinding(binding, method, message);
+      } catch (error) {
+        if (isPermanentError(error)) await outcomes.complete(null, commandId, refused(error));
+        throw error;
+      }
+      const tx = await this.activeUnitOfWork()!.transactionFor(COMMAND_OUTBOX_PROVIDER);
+      await outcomes.complete(tx, commandId, succeeded(result, name));
+      return result;
+    };
   }
 
   /**
@@ -415,7 +452,22 @@ export class DomainRuntime {
     snapshotThreshold: () => this.config.snapshot_threshold,
   };
 
+  private readonly committedListeners = new Set<CommittedEventsListener>();
+
+  /**
+   * Calls `listener` with the events of every unit of work of this domain that commits (in raise
+   * order, before sync handlers run); returns the function that removes it. The testing kit's
+   * `captureEvents` is built on it.
+   */
+  onCommitted(listener: CommittedEventsListener): () => void {
+    this.committedListeners.add(listener);
+    return () => {
+      this.committedListeners.delete(listener);
+    };
+  }
+
   private async afterCommit(events: BaseEvent[]): Promise<void> {
+    if (events.length) for (const listener of this.committedListeners) listener(events);
     if (this.loadedConfig?.event_processing !== 'sync') return;
     await dispatchCommittedEvents(
       { handlersFor: (type) => this.domain.handlersFor(type), freshUnitOfWork: (work, context) => this.freshUnitOfWork(work, context), log: this.log, invoke: this.invokeBinding },
@@ -453,4 +505,9 @@ export class DomainRuntime {
     if (this.state !== 'ready' || !this.loadedConfig) throw new DomainNotInitializedError(this.domain.name, operation);
     return this.loadedConfig;
   }
+}
+
+/** A queued command whose sender asked for its outcome (`awaitOutcome` or an idempotency key). */
+function recordsOutcome(envelope: MessageEnvelope): boolean {
+  return envelope?.metadata?.domain?.kind === 'COMMAND' && envelope.metadata.extensions?.[OUTCOME_EXTENSION] === true;
 }

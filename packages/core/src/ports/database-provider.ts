@@ -6,6 +6,7 @@
 import type { AggregateDao, AggregateSchema } from './aggregate-dao.js';
 import type { EventStore } from './event-store.js';
 import type { InboxStore } from './inbox-store.js';
+import type { CommandOutcomeStore } from './command-outcome-store.js';
 import type { OutboxStore } from './outbox-store.js';
 import type { ProjectionStatusStore } from './projection-status-store.js';
 
@@ -35,6 +36,8 @@ export interface DatabaseProvider {
   readonly inbox: InboxStore;
   /** The event store kept in this database (appends run in this provider's transactions). */
   readonly eventStore: EventStore;
+  /** Outcomes of commands sent with `awaitOutcome` or an `idempotencyKey` (the `default` database's are used). */
+  readonly commandOutcomes: CommandOutcomeStore;
   /** Status rows of the projections stored in this database (rebuild marks and their barrier). */
   readonly projections: ProjectionStatusStore;
 

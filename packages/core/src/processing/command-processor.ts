@@ -1,7 +1,9 @@
 /**
  * `domain.process(command)`: stamps the command's metadata, then either runs its one command
  * handler method in a unit of work and returns the result (sync), or writes it to the outbox
- * in a unit of work and returns its message id for the server to deliver later (async).
+ * in a unit of work and returns its message id for the server to deliver later (async) — or,
+ * with `awaitOutcome`, waits for the outcome its handler records. An idempotency key is claimed
+ * in the same unit of work: a key already taken gives the first command's outcome instead.
  */
 import type { BaseCommand } from '../elements/base-command.js';
 import type { HandlerBinding } from '../domain/registry.js';
@@ -17,6 +19,9 @@ import { contextOf, invokeHandler } from './handler-invocation.js';
 import type { OutboxConfig } from '../config/config-types.js';
 import type { DatabaseProvider } from '../ports/database-provider.js';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
+import type { CommandOutcomeRecord, CommandOutcomeStore } from '../ports/command-outcome-store.js';
+import { isPermanentError } from '../errors/permanent-error.js';
+import { awaitOutcome, checkedIdempotencyKey, checkedTimeout, DEFAULT_REUSED_KEY_WAIT_MS, OUTCOME_EXTENSION, refused, settle, succeeded } from './command-outcomes.js';
 
 export interface ProcessOptions {
   /** Queue the command through the outbox instead of handling it now. Default: `command_processing` from domain.toml. */
@@ -26,6 +31,17 @@ export interface ProcessOptions {
    * under a partition key of its own so it holds back no other command of its aggregate.
    */
   deliverAt?: Date;
+  /**
+   * Asynchronous only: wait for the outcome its handler records (in a server process, say) and
+   * resolve with the handler's result, or reject with `CommandRefusedError` (the handler threw a
+   * permanent error) or `OutcomeTimeoutError` (no outcome in time; the command may still run).
+   */
+  awaitOutcome?: { timeoutMs: number };
+  /**
+   * A second command with the same key (within `[command_outcomes] retention_hours`) does not run:
+   * it gets the first one's outcome (sync, or with `awaitOutcome`) or message id (async).
+   */
+  idempotencyKey?: string;
 }
 
 export interface CommandProcessingHost {
@@ -45,15 +61,69 @@ export const COMMAND_OUTBOX_PROVIDER = 'default';
 
 export async function processCommand(host: CommandProcessingHost, command: BaseCommand, options: ProcessOptions = {}): Promise<unknown> {
   const type = command._metadata!.headers.type;
-  const deliverAt = options.deliverAt === undefined ? undefined : checkedDate(options.deliverAt, `domain.process(${command.constructor.name}): deliverAt`);
+  const name = command.constructor.name;
+  const deliverAt = options.deliverAt === undefined ? undefined : checkedDate(options.deliverAt, `domain.process(${name}): deliverAt`);
   if (deliverAt && options.asynchronous === false) {
-    throw new InvalidDueTimeError(`domain.process(${command.constructor.name}): deliverAt needs asynchronous processing (the outbox holds the command until then); leave asynchronous out`);
+    throw new InvalidDueTimeError(`domain.process(${name}): deliverAt needs asynchronous processing (the outbox holds the command until then); leave asynchronous out`);
   }
+  const waitMs = checkedTimeout(options.awaitOutcome, name);
+  const key = checkedIdempotencyKey(options.idempotencyKey, name);
   const asynchronous = processesAsynchronously(host.commandProcessing, options);
-  if (asynchronous) return enqueueCommand(host, command, deliverAt);
+  if (asynchronous) {
+    // The id of this command, or of the earlier one holding its idempotency key (nothing queued then).
+    const commandId = await enqueueCommand(host, command, deliverAt, { key, recordOutcome: key !== null || waitMs !== null });
+    return waitMs === null ? commandId : awaitOutcome(outcomesOf(host), name, commandId, waitMs);
+  }
   const binding = commandHandlerFor(host, type);
   if (!binding) throw new HandlerNotFoundError(type, host.domainName);
-  return host.unitOfWork(() => invokeHandler(binding.cls, binding.methods[0]!, command), contextOf(command._metadata));
+  const context = contextOf(command._metadata);
+  const run = () => invokeHandler(binding.cls, binding.methods[0]!, command);
+  if (key === null) return host.unitOfWork(run, context);
+  return processOnce(host, command, key, run, waitMs ?? DEFAULT_REUSED_KEY_WAIT_MS);
+}
+
+/**
+ * Sync with an idempotency key: the claim, the handler and its outcome share one unit of work,
+ * so a concurrent command with the same key waits for it and then finds its outcome. A refusal
+ * rolls the unit back; it is recorded afterwards, so the key gives the same refusal again.
+ */
+async function processOnce(host: CommandProcessingHost, command: BaseCommand, key: string, run: () => Promise<unknown>, waitMs: number): Promise<unknown> {
+  const store = outcomesOf(host);
+  const claim = { commandId: command._metadata!.headers.id, commandType: command._metadata!.headers.type, idempotencyKey: key };
+  const name = command.constructor.name;
+  let earlier: CommandOutcomeRecord | undefined;
+  try {
+    const result = await host.unitOfWork(async () => {
+      const tx = await host.activeUnitOfWork()!.transactionFor(COMMAND_OUTBOX_PROVIDER);
+      const claimed = await store.claim(tx, claim);
+      if (!claimed.claimed) {
+        earlier = claimed.existing;
+        return undefined;
+      }
+      const value = await run();
+      await store.complete(tx, claim.commandId, succeeded(value, name));
+      return value;
+    }, contextOf(command._metadata));
+    if (!earlier) return result;
+  } catch (error) {
+    if (isPermanentError(error)) await recordRefusal(host, store, claim, error);
+    throw error;
+  }
+  const reused = earlier as CommandOutcomeRecord;
+  const outcome = settle(reused, name);
+  return outcome.settled ? outcome.result : awaitOutcome(store, name, reused.commandId, waitMs);
+}
+
+async function recordRefusal(host: CommandProcessingHost, store: CommandOutcomeStore, claim: { commandId: string; commandType: string; idempotencyKey: string }, error: unknown): Promise<void> {
+  await host.unitOfWork(async () => {
+    const tx = await host.activeUnitOfWork()!.transactionFor(COMMAND_OUTBOX_PROVIDER);
+    // Another command may have taken the key since the rollback: then that one's outcome counts.
+    if ((await store.claim(tx, claim)).claimed) await store.complete(tx, claim.commandId, refused(error));
+  }, {});
+}
+
+function outcomesOf(host: CommandProcessingHost): CommandOutcomeStore {
+  return host.provider(COMMAND_OUTBOX_PROVIDER).commandOutcomes;
 }
 
 /** Whether `domain.process(command, options)` queues the command through the outbox. */
@@ -66,15 +136,28 @@ export function commandHandlerFor(host: Pick<CommandProcessingHost, 'handlersFor
   return host.handlersFor(type).find((binding) => binding.record.kind === 'commandHandler' && binding.methods.length > 0);
 }
 
-async function enqueueCommand(host: CommandProcessingHost, command: BaseCommand, deliverAt: Date | undefined): Promise<string> {
+async function enqueueCommand(host: CommandProcessingHost, command: BaseCommand, deliverAt: Date | undefined, outcome: { key: string | null; recordOutcome: boolean }): Promise<string> {
   if (!host.outboxEnabled) throw new AsyncCommandsNeedOutboxError(command.constructor.name);
-  const envelope = serializeMessage(command);
+  const metadata = command._metadata!;
+  // The extension tells the handler to record the outcome; it is set before the checksum is taken.
+  const envelope = outcome.recordOutcome
+    ? serializeMessage({ toPlain: () => command.toPlain(), _metadata: { ...metadata, extensions: { ...metadata.extensions, [OUTCOME_EXTENSION]: true } } })
+    : serializeMessage(command);
   const immediate = commandOutboxRow(envelope, host.outboxConfig);
   const row = deliverAt ? { ...immediate, partitionKey: deferredPartitionKey(immediate), deliverAt } : immediate;
+  const commandId = envelope.metadata.headers.id;
+  let earlier: string | undefined;
   await host.unitOfWork(async () => {
     const uow = host.activeUnitOfWork()!;
     const tx = await uow.transactionFor(COMMAND_OUTBOX_PROVIDER);
+    if (outcome.recordOutcome) {
+      const claimed = await outcomesOf(host).claim(tx, { commandId, commandType: metadata.headers.type, idempotencyKey: outcome.key });
+      if (!claimed.claimed) {
+        earlier = claimed.existing.commandId;
+        return;
+      }
+    }
     await host.provider(COMMAND_OUTBOX_PROVIDER).outbox.append(tx, [row]);
   }, contextOf(command._metadata));
-  return envelope.metadata.headers.id;
+  return earlier ?? commandId;
 }

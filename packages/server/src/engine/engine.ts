@@ -19,6 +19,7 @@ import { planSubscriptions, type PlannedSubscription } from '../subscriptions/su
 import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription-status.js';
 import { consumerName } from './consumer-name.js';
 import { InboxJanitor } from './inbox-janitor.js';
+import { CommandOutcomeJanitor } from './command-outcome-janitor.js';
 import { waitUntilDrained, type DrainProbe, type DrainResult } from './drain-monitor.js';
 import { eventStoreProbe, outboxProbe, subscriptionProbe } from './drain-probes.js';
 import { engineHealth } from './engine-health.js';
@@ -54,6 +55,7 @@ export class Engine {
   private processors: OutboxProcessor[] = [];
   private subscriptions: { sub: Subscription; broker: Broker | null }[] = [];
   private inboxJanitor: InboxJanitor | null = null;
+  private outcomeJanitor: CommandOutcomeJanitor | null = null;
   private healthServer: HealthServer | null = null;
   private healthPort: number | null = null;
   private processMetrics: ProcessMetrics | null = null;
@@ -102,6 +104,8 @@ export class Engine {
     if (this.stopping.signal.aborted) return;
     await this.startInboxJanitor(plan.length > 0);
     if (this.stopping.signal.aborted) return;
+    await this.startOutcomeJanitor(plan.some((entry) => entry.role === 'commandHandler'));
+    if (this.stopping.signal.aborted) return;
 
     const processors = createOutboxProcessors(domain, {
       workerId: this.consumer,
@@ -143,6 +147,14 @@ export class Engine {
     const { database, retention_hours: retentionHours } = this.domain.config.inbox;
     this.inboxJanitor = new InboxJanitor(inbox, database, retentionHours, this.log.child({}, 'inbox'));
     await this.inboxJanitor.start();
+  }
+
+  /** Command outcomes live in the database async commands are queued in; only an engine handling commands cleans them. */
+  private async startOutcomeJanitor(handlesCommands: boolean): Promise<void> {
+    const provider = this.domain.providers.get('default');
+    if (!provider || !handlesCommands || !this.domain.outboxEnabled) return;
+    this.outcomeJanitor = new CommandOutcomeJanitor(provider.commandOutcomes, 'default', this.domain.config.command_outcomes.retention_hours, this.log.child({}, 'command-outcomes'));
+    await this.outcomeJanitor.start();
   }
 
   /** What this engine runs, by name (`outbox:<processor>`, `subscription:<group>`). */
@@ -276,6 +288,7 @@ export class Engine {
     await Promise.all(this.processors.map((p) => p.stop().catch((err: unknown) => this.log.error('outbox processor failed to stop', { processor: p.name, error: err }))));
     await this.healthServer?.stop();
     await this.inboxJanitor?.stop();
+    await this.outcomeJanitor?.stop();
     // Closing the brokers wakes the reads still blocked in the loops; then the loops end.
     await this.domain.close().catch((err: unknown) => this.log.error('closing connections failed', { error: err }));
     await Promise.all(this.subscriptions.map(({ sub }) => sub.finished()));

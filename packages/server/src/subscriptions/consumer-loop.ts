@@ -51,6 +51,8 @@ export interface ConsumerLoopOptions {
   reclaimIntervalMs: number;
   /** Errors retrying cannot fix (a malformed envelope, an unknown type): dead-lettered at once. */
   isPermanent?: (error: unknown) => boolean;
+  /** Called with the last error when a message is given up (see MessageRunnerOptions). */
+  onGivingUp?: (message: ReceivedMessage, error: unknown) => Promise<void>;
   logger: Logger;
 }
 
@@ -84,6 +86,7 @@ export class ConsumerLoop extends SubscriptionLifecycle implements Subscription 
       handle: options.handle,
       jumpOver: options.jumpOver,
       ...(options.isPermanent ? { isPermanent: options.isPermanent } : {}),
+      ...(options.onGivingUp ? { onGivingUp: options.onGivingUp } : {}),
       inbox: inbox ? { store: inbox, passes: new PassBatcher(inbox, group) } : null,
       acks: this.acks,
       counters: this.counters,

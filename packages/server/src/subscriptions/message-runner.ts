@@ -43,6 +43,8 @@ export interface MessageRunnerOptions {
   jumpOver: (message: ReceivedMessage) => Promise<HandleOutcome>;
   /** Errors no retry can fix (a malformed envelope, an unknown type): dead-lettered at once. */
   isPermanent?: (error: unknown) => boolean;
+  /** Called with the last error when a message's handling is given up (before it is dead-lettered); its own failure is only logged. */
+  onGivingUp?: (message: ReceivedMessage, error: unknown) => Promise<void>;
   /** The subscription's inbox, or null when `[inbox] enabled = false` (no order, no dedup). */
   inbox: { store: InboxStore; passes: PassBatcher } | null;
   acks: Acknowledger;
@@ -111,6 +113,7 @@ export class MessageRunner {
         if (permanent || attempt >= maxAttempts) {
           const why = permanent ? 'cannot be handled (an error retrying cannot fix)' : `failed ${attempt} times`;
           this.options.log.error(`message ${why}`, { ...ids(message), attempt, error });
+          await this.options.onGivingUp?.(message, error).catch((err: unknown) => this.options.log.warn('recording the failure of a given-up message failed', { ...ids(message), error: err }));
           return this.giveUp(item, errorText(error, 4000));
         }
         counters.retried += 1;

@@ -32,6 +32,8 @@ export function createStreamSubscription(options: StreamSubscriptionOptions): Co
     ...consumerLoopBase(options),
     kind: 'stream',
     isPermanent: isPermanentMessageError,
+    // A command whose sender awaits its outcome learns that it failed for good.
+    onGivingUp: (message, error) => domain.runtime.recordGivenUpCommand(message.envelope, error),
     handle: async (message, { jumpGap, signal }) => {
       if (!handles(message.envelope?.metadata?.headers?.type)) return 'skipped';
       return waitingOutRebuilds(

@@ -8,5 +8,6 @@ registerDatabaseProvider('memory', (name, settings) => new MemoryProvider(name, 
 export { MemoryProvider } from './memory-provider.js';
 export { MemoryOutboxStore } from './memory-outbox-store.js';
 export { MemoryInboxStore } from './memory-inbox-store.js';
+export { MemoryCommandOutcomeStore } from './memory-command-outcome-store.js';
 export { MemoryEventStore } from './memory-event-store.js';
 export { MemoryTransaction } from './memory-transaction.js';

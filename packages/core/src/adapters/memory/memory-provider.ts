@@ -10,6 +10,7 @@ import type { DatabaseProvider, DatabaseSettings, ProviderTransaction, SchemaRep
 import { MemoryAggregateDao } from './memory-aggregate-dao.js';
 import { MemoryEventStore } from './memory-event-store.js';
 import { MemoryInboxStore } from './memory-inbox-store.js';
+import { MemoryCommandOutcomeStore } from './memory-command-outcome-store.js';
 import { MemoryOutboxStore } from './memory-outbox-store.js';
 import { MemoryProjectionStatus } from './memory-projection-status.js';
 import { MemoryTables } from './memory-tables.js';
@@ -23,6 +24,7 @@ export class MemoryProvider implements DatabaseProvider {
   readonly outbox: MemoryOutboxStore;
   readonly inbox: MemoryInboxStore;
   readonly eventStore: MemoryEventStore;
+  readonly commandOutcomes: MemoryCommandOutcomeStore;
   private readonly tables = new MemoryTables();
   readonly projections = new MemoryProjectionStatus((schema) => {
     for (const table of tableNames(schema)) this.tables.clear(table);
@@ -37,6 +39,7 @@ export class MemoryProvider implements DatabaseProvider {
     this.outbox = new MemoryOutboxStore(name);
     this.inbox = new MemoryInboxStore(name);
     this.eventStore = new MemoryEventStore(name);
+    this.commandOutcomes = new MemoryCommandOutcomeStore(name);
   }
 
   async connect(): Promise<void> {
@@ -100,6 +103,7 @@ export class MemoryProvider implements DatabaseProvider {
     this.eventStore.applyCommit(tx);
     this.outbox.insertCommitted(tx.outboxRows);
     this.outbox.cancelCommitted(tx.outboxCancels);
+    for (const write of tx.outcomeWrites) write();
   }
 
   private own(tx: ProviderTransaction): MemoryTransaction {

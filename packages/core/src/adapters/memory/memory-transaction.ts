@@ -41,6 +41,10 @@ export class MemoryTransaction implements ProviderTransaction {
   /** Stream name → the events this transaction appends to it, in append order. */
   readonly streamAppends = new Map<string, StagedStreamAppend>();
   readonly snapshots: NewSnapshot[] = [];
+  /** Command outcome records, applied in order at commit. */
+  readonly outcomeWrites: (() => void)[] = [];
+  /** Called once when the transaction ends, committed or not (releases idempotency-key claims). */
+  readonly endListeners: (() => void)[] = [];
   private state: TransactionState = 'active';
 
   constructor(
@@ -72,6 +76,7 @@ export class MemoryTransaction implements ProviderTransaction {
     try {
       this.applyCommit(this);
       this.state = 'committed';
+      this.end();
     } catch (error) {
       // A failed commit (version conflict found at commit) leaves nothing applied.
       this.discard();
@@ -93,5 +98,11 @@ export class MemoryTransaction implements ProviderTransaction {
     this.inboxWrites.length = 0;
     this.streamAppends.clear();
     this.snapshots.length = 0;
+    this.outcomeWrites.length = 0;
+    this.end();
+  }
+
+  private end(): void {
+    for (const listener of this.endListeners.splice(0)) listener();
   }
 }
