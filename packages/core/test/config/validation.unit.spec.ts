@@ -3,8 +3,8 @@ import { ConfigError, loadConfig, outboxEnabled, type ConfigProblem, type LoadCo
 import { tomlFile } from './config-fixture.js';
 
 /** A provider as an adapter package would declare it, so these tests need no adapter. */
-const NATS = { keys: { uri: { kind: 'string' }, max_pending: { kind: 'integer', min: 1, max: 1000 } }, required: ['uri'] } as const;
-const WITH_NATS = { brokers: ['nats'], settings: { databases: {}, brokers: { nats: NATS } } };
+const PULSAR = { keys: { uri: { kind: 'string' }, max_pending: { kind: 'integer', min: 1, max: 1000 } }, required: ['uri'] } as const;
+const WITH_PULSAR = { brokers: ['pulsar'], settings: { databases: {}, brokers: { pulsar: PULSAR } } };
 
 /** The problems a domain.toml produces (fails the test when it loads cleanly). */
 function problemsOf(toml: string, options: Partial<LoadConfigOptions> = {}): ConfigProblem[] {
@@ -81,18 +81,18 @@ describe('config validation', () => {
   });
 
   it('accepts providers registered beyond the built-ins, with the keys they declare', () => {
-    const file = tomlFile('[brokers.default]\nprovider = "nats"\nuri = "nats://localhost"');
-    expect(() => loadConfig({ configPath: file, env: {} })).toThrow(/unknown provider "nats"/);
-    const loaded = loadConfig({ configPath: file, env: {}, providers: { brokers: ['nats'], settings: { databases: {}, brokers: { nats: NATS } } } });
-    expect(loaded.config.brokers.default).toEqual({ provider: 'nats', uri: 'nats://localhost' });
+    const file = tomlFile('[brokers.default]\nprovider = "pulsar"\nuri = "pulsar://localhost"');
+    expect(() => loadConfig({ configPath: file, env: {} })).toThrow(/unknown provider "pulsar"/);
+    const loaded = loadConfig({ configPath: file, env: {}, providers: { brokers: ['pulsar'], settings: { databases: {}, brokers: { pulsar: PULSAR } } } });
+    expect(loaded.config.brokers.default).toEqual({ provider: 'pulsar', uri: 'pulsar://localhost' });
     expect(loaded.warnings).toEqual([]);
   });
 
   it('passes the keys of a provider that declared none on unchecked, with a warning', () => {
-    const file = tomlFile('[brokers.default]\nprovider = "nats"\nuri = "nats://localhost"');
-    const loaded = loadConfig({ configPath: file, env: {}, providers: { brokers: ['nats'] } });
-    expect(loaded.config.brokers.default).toEqual({ provider: 'nats', uri: 'nats://localhost' });
-    expect(loaded.warnings).toEqual(['domain.toml: brokers.default: provider "nats" has not declared its keys (is its adapter package installed?), so `uri` is passed on unchecked']);
+    const file = tomlFile('[brokers.default]\nprovider = "pulsar"\nuri = "pulsar://localhost"');
+    const loaded = loadConfig({ configPath: file, env: {}, providers: { brokers: ['pulsar'] } });
+    expect(loaded.config.brokers.default).toEqual({ provider: 'pulsar', uri: 'pulsar://localhost' });
+    expect(loaded.warnings).toEqual(['domain.toml: brokers.default: provider "pulsar" has not declared its keys (is its adapter package installed?), so `uri` is passed on unchecked']);
   });
 
   it('requires a provider in every named database and broker table', () => {
@@ -101,9 +101,9 @@ describe('config validation', () => {
   });
 
   it('a provider\'s required key must be set', () => {
-    expect(onlyProblem('[brokers.default]\nprovider = "nats"', { providers: WITH_NATS })).toEqual({
+    expect(onlyProblem('[brokers.default]\nprovider = "pulsar"', { providers: WITH_PULSAR })).toEqual({
       path: 'brokers.default.uri',
-      message: 'is required for provider "nats"',
+      message: 'is required for provider "pulsar"',
     });
   });
 
@@ -153,11 +153,11 @@ describe('config validation', () => {
   });
 
   it('checks the keys a provider declares, coercing whole placeholders', () => {
-    const toml = '[brokers.default]\nprovider = "nats"\nuri = "nats://localhost"\nmax_pending = "${PENDING}"\nclaim_idle_ms = 30000\n';
-    const { config, warnings } = loadConfig({ configPath: tomlFile(toml), env: { PENDING: '64' }, providers: WITH_NATS });
-    expect(config.brokers.default).toEqual({ provider: 'nats', uri: 'nats://localhost', max_pending: 64, claim_idle_ms: 30000 });
+    const toml = '[brokers.default]\nprovider = "pulsar"\nuri = "pulsar://localhost"\nmax_pending = "${PENDING}"\nclaim_idle_ms = 30000\n';
+    const { config, warnings } = loadConfig({ configPath: tomlFile(toml), env: { PENDING: '64' }, providers: WITH_PULSAR });
+    expect(config.brokers.default).toEqual({ provider: 'pulsar', uri: 'pulsar://localhost', max_pending: 64, claim_idle_ms: 30000 });
     expect(warnings).toEqual([]);
-    expect(onlyProblem('[brokers.default]\nprovider = "nats"\nuri = "nats://h"\nmax_pending = 0', { providers: WITH_NATS }))
+    expect(onlyProblem('[brokers.default]\nprovider = "pulsar"\nuri = "pulsar://h"\nmax_pending = 0', { providers: WITH_PULSAR }))
       .toEqual({ path: 'brokers.default.max_pending', message: 'must be an integer between 1 and 1000 (got 0)' });
   });
 });
