@@ -28,6 +28,13 @@ export const REDIS: ServiceCheck = {
   startHint: 'redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no',
 };
 
+export const RABBITMQ: ServiceCheck = {
+  name: 'RabbitMQ',
+  host: '127.0.0.1',
+  port: 5672,
+  startHint: 'rabbitmq-server -detached',
+};
+
 function canConnect(host: string, port: number, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });
