@@ -266,16 +266,22 @@ export class RabbitMQBroker extends BaseBroker {
     const onClose = () => wake();
     channel.once('close', onClose);
     this.blockedReads.add(wake);
+    let returned = false;
     try {
       await channel.basicQos({ prefetchCount: options.count });
       const { consumerTag } = await channel.basicConsume({ queue, noAck: false }, (message) => {
-        got.push(message);
+        // Never dropped: one that comes after the read returned goes back to the queue.
+        if (returned) channel.basicNack({ deliveryTag: message.deliveryTag, requeue: true });
+        else got.push(message);
         wake();
       });
       await woken;
-      // Deliveries already on the wire arrive before cancel-ok and are part of this read.
+      // Deliveries already on the wire arrive before cancel-ok and are part of this read;
+      // rabbitmq-client hands them to the callback with setImmediate, so let those run first.
       if (channel.active) await channel.basicCancel(consumerTag).catch(() => undefined);
+      await new Promise((resolve) => setImmediate(resolve));
     } finally {
+      returned = true;
       clearTimeout(timer);
       channel.off('close', onClose);
       this.blockedReads.delete(wake);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, describe } from 'vitest';
 import { describeBrokerConformance, RABBITMQ, servicesUp } from '@protean-ts/core/testing';
 import { RabbitMQBroker } from '../src/index.js';
 import { createVhost, deleteVhost, rabbitUri } from './rabbitmq-test-support.js';
@@ -8,7 +8,6 @@ const vhost = up ? await createVhost('conformance') : '';
 afterAll(() => (up ? deleteVhost(vhost) : undefined));
 
 describe.skipIf(!up)('rabbitmq broker', () => {
-  beforeAll(() => undefined);
   describeBrokerConformance('rabbitmq', () => new RabbitMQBroker('conformance', { provider: 'rabbitmq', uri: rabbitUri(vhost) }), {
     capabilities: ['PUBLISH', 'CONSUMER_GROUPS', 'ACK_NACK', 'BLOCKING_READ', 'DEAD_LETTER_QUEUE', 'DURABLE', 'DISTRIBUTED'],
   });

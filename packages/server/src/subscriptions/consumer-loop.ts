@@ -243,6 +243,8 @@ export class ConsumerLoop extends SubscriptionLifecycle implements Subscription 
   /** Pending messages of dead consumers; a failure is logged and the loop goes on reading new ones. */
   private async reclaim(): Promise<ReceivedMessage[]> {
     const { broker, stream, group, consumer, batchSize, reclaimIdleMs } = this.options;
+    // A broker without reclaim (RabbitMQ) hands a dead consumer's messages back to the group itself.
+    if (!broker.has('RECLAIM_PENDING')) return [];
     try {
       return await broker.reclaim(stream, group, consumer, reclaimIdleMs, batchSize);
     } catch (err) {
