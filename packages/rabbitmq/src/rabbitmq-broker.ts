@@ -13,6 +13,7 @@ import {
   BaseBroker,
   BrokerBatchError,
   BrokerCapability,
+  BrokerSettingsError,
   getLogger,
   type BrokerSettings,
   type DeadLetter,
@@ -35,7 +36,7 @@ import { RabbitMQTopology } from './rabbitmq-topology.js';
 /** Reconnect back-off bounds: a restarted RabbitMQ is picked up within about a second. */
 const RETRY_LOW_MS = 200;
 const RETRY_HIGH_MS = 1_000;
-const CONNECTION_ERROR_CODES = new Set(['CH_CLOSE', 'CLOSED', 'TIMEOUT', 'CONN_CLOSE', 'CONNECTION_FORCED', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'SOCKET_TIMEOUT', 'CONNECTION_TIMEOUT', 'READ_END', 'CLOSING']);
+const CONNECTION_ERROR_CODES = new Set(['CH_CLOSE', 'CLOSED', 'TIMEOUT', 'CONN_CLOSE', 'CONNECTION_FORCED', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'SOCKET_TIMEOUT', 'CONNECTION_TIMEOUT', 'READ_END', 'CLOSING', 'CONNECT_TIMEOUT']);
 
 type Delivery = SyncMessage | AsyncMessage;
 
@@ -64,6 +65,7 @@ export class RabbitMQBroker extends BaseBroker {
   private readonly instance = randomBytes(4).toString('hex');
   private sequence = 0;
   private down = false;
+  private lastConnectionError: Error | undefined;
 
   constructor(name: string, settings: BrokerSettings) {
     super(name, settings);
@@ -78,7 +80,17 @@ export class RabbitMQBroker extends BaseBroker {
   }
 
   protected async doConnect(): Promise<void> {
-    await this.open().onConnect(this.config.connectTimeoutMs, true);
+    try {
+      await this.open().onConnect(this.config.connectTimeoutMs, true);
+    } catch {
+      const last = this.lastConnectionError;
+      const code = (last as { code?: unknown } | undefined)?.code;
+      // Credentials or a vhost the user may not open: waiting cannot fix it.
+      if (code === 'ACCESS_REFUSED' || code === 'NOT_ALLOWED') {
+        throw new BrokerSettingsError(this.name, 'uri', `RabbitMQ at ${this.config.maskedUri} refused the connection (${this.redact(String(last?.message))}); check the user, password and virtual host (the uri's path) and the user's permissions on it`);
+      }
+      throw Object.assign(new Error(`no connection within connect_timeout_ms (${this.config.connectTimeoutMs} ms)${last ? `: ${last.message}` : ''}`), { code: 'CONNECT_TIMEOUT' });
+    }
   }
 
   protected async doPublish(message: OutgoingMessage): Promise<string> {
@@ -169,7 +181,7 @@ export class RabbitMQBroker extends BaseBroker {
   protected override async doListDeadLetters(stream: string, count: number): Promise<DeadLetter[]> {
     await this.topology.ensureDeadLetterQueue(stream);
     const letters: DeadLetter[] = [];
-    await visitLetters(this.open(), this.names, stream, count, async (letter) => {
+    await visitLetters(this.open(), this.names, stream, count, this.config.deliveryLimit, async (letter) => {
       letters.push(letter);
       return false;
     });
@@ -179,7 +191,7 @@ export class RabbitMQBroker extends BaseBroker {
   protected override async doReplayDeadLetters(stream: string, ids: readonly string[] | undefined): Promise<number> {
     await this.topology.ensureDeadLetterQueue(stream);
     const chosen = ids ? new Set(ids) : null;
-    return visitLetters(this.open(), this.names, stream, Number.MAX_SAFE_INTEGER, async (letter) => {
+    return visitLetters(this.open(), this.names, stream, Number.MAX_SAFE_INTEGER, this.config.deliveryLimit, async (letter) => {
       if (letter.envelope === null || (chosen && !chosen.has(letter.id))) return false;
       await this.doPublish({ stream, envelope: letter.envelope });
       return true;
@@ -244,12 +256,14 @@ export class RabbitMQBroker extends BaseBroker {
       retryHigh: RETRY_HIGH_MS,
     });
     connection.on('error', (err) => {
+      this.lastConnectionError = err instanceof Error ? err : new Error(String(err));
       if (this.state === 'closed') return;
       if (!this.down) this.log.warn('RabbitMQ connection lost; reconnecting', { error: this.redact(String((err as Error)?.message ?? err)) });
       this.down = true;
     });
     connection.on('connection', () => {
       this.topology.forget();
+      this.lastConnectionError = undefined;
       if (this.down) this.log.info('RabbitMQ connection restored');
       this.down = false;
     });

@@ -44,6 +44,7 @@ export async function visitLetters(
   names: RabbitMQNames,
   stream: string,
   limit: number,
+  deliveryLimit: number,
   visit: (letter: DeadLetter, message: SyncMessage) => Promise<boolean>,
 ): Promise<number> {
   const channel = await connection.acquire();
@@ -52,7 +53,7 @@ export async function visitLetters(
     for (let seen = 0; seen < limit; seen += 1) {
       const message = await channel.basicGet({ queue: names.deadLetterQueue(stream) });
       if (!message) break;
-      if (await visit(toDeadLetter(names, stream, message), message)) {
+      if (await visit(toDeadLetter(names, stream, message, deliveryLimit), message)) {
         channel.basicAck({ deliveryTag: message.deliveryTag });
         taken += 1;
       }
@@ -63,7 +64,7 @@ export async function visitLetters(
   return taken;
 }
 
-function toDeadLetter(names: RabbitMQNames, stream: string, message: SyncMessage): DeadLetter {
+function toDeadLetter(names: RabbitMQNames, stream: string, message: SyncMessage, deliveryLimit: number): DeadLetter {
   const headers = (message.headers ?? {}) as Record<string, unknown>;
   const decoded = decodeBody(message.body);
   const id = message.messageId ?? `tag-${message.deliveryTag}`;
@@ -84,7 +85,9 @@ function toDeadLetter(names: RabbitMQNames, stream: string, message: SyncMessage
   const death = Array.isArray(headers['x-death']) ? (headers['x-death'][0] as Record<string, unknown> | undefined) : undefined;
   const queue = String(death?.queue ?? '');
   const groupPrefix = names.groupQueue(stream, '');
-  const deliveryCount = deliveryCountOf(headers, message.redelivered);
+  // RabbitMQ drops x-delivery-count when it dead-letters; past the limit means limit + 1 deliveries.
+  const counted = deliveryCountOf(headers, message.redelivered);
+  const deliveryCount = death?.reason === 'delivery_limit' ? Math.max(counted, deliveryLimit + 1) : counted;
   const time = death?.time;
   return {
     id,

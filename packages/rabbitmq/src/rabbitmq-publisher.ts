@@ -42,6 +42,8 @@ export class ConfirmingPublisher {
       if (id !== undefined) this.returned.delete(id);
       throw err;
     }
+    // rabbitmq-client emits basic.return with setImmediate, after the confirm has resolved us.
+    await new Promise((resolve) => setImmediate(resolve));
     const returned = id === undefined ? undefined : this.returned.get(id);
     if (returned) {
       this.returned.delete(id!);

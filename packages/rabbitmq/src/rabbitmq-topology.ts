@@ -134,7 +134,11 @@ export class RabbitMQTopology {
   }
 
   private async declare(work: (channel: Channel) => Promise<unknown>): Promise<void> {
-    await work(await this.commands.get());
+    try {
+      await work(await this.commands.get());
+    } catch (err) {
+      throw explainPrecondition(err);
+    }
   }
 }
 
@@ -149,4 +153,21 @@ function once(cache: Map<string, Promise<void>>, key: string, make: () => Promis
     cache.set(key, pending);
   }
   return pending;
+}
+
+/**
+ * A queue or exchange that exists with other arguments (delivery_limit or maxlen changed since it
+ * was declared): RabbitMQ refuses to redeclare it, on every call. Says which and how to fix it.
+ */
+function explainPrecondition(err: unknown): unknown {
+  const message = err instanceof Error ? err.message : '';
+  const match = /inequivalent arg '([^']+)' for (?:queue|exchange) '([^']+)'.*received '([^']*)' but current is '([^']*)'/.exec(message);
+  if ((err as { code?: unknown })?.code !== 'PRECONDITION_FAILED' || !match) return err;
+  const [, arg, name, wanted, current] = match;
+  const key = arg === 'x-delivery-limit' ? 'delivery_limit' : arg === 'x-max-length' ? 'maxlen' : arg;
+  return new Error(
+    `RabbitMQ already has "${name}" with ${arg} = ${current}, but this broker's ${key} asks for ${wanted}; ` +
+      `set ${key} back to ${current}, or delete "${name}" (its messages go with it) so it is declared again`,
+    { cause: err },
+  );
 }
