@@ -10,6 +10,7 @@ import { loadConfig, type DomainConfig } from '@protean-ts/core';
 // so the production overlay's adapter keys are checked here too.
 import '@protean-ts/mikro-orm';
 import '@protean-ts/redis';
+import '@protean-ts/rabbitmq';
 
 const shopToml = fileURLToPath(new URL('../domain.toml', import.meta.url));
 const rootToml = fileURLToPath(new URL('../../../domain.toml', import.meta.url));
@@ -49,6 +50,14 @@ describe('domain.toml', () => {
     expect(config.server.health.port).toBe(8080);
   });
 
+  it('switches to PostgreSQL and RabbitMQ with PROTEAN_ENV=rabbitmq, the vhost from RABBITMQ_URL', () => {
+    const config = load(shopToml, { PROTEAN_ENV: 'rabbitmq', RABBITMQ_URL: 'amqp://shop:pw@mq:5672/shop-1' });
+    expect(config.event_processing).toBe('async');
+    expect(config.databases.default).toMatchObject({ provider: 'postgresql', database_uri: 'postgresql://postgres@127.0.0.1:5432/shop' });
+    expect(config.brokers.default).toEqual({ provider: 'rabbitmq', uri: 'amqp://shop:pw@mq:5672/shop-1', delivery_limit: 20 });
+    expect(load(shopToml, { PROTEAN_ENV: 'rabbitmq' }).brokers.default!.uri).toBe('amqp://guest:guest@127.0.0.1:5672');
+  });
+
   it('takes the URIs, the stream prefix and the health port from the environment', () => {
     const config = load(shopToml, {
       PROTEAN_ENV: 'production',
@@ -63,7 +72,7 @@ describe('domain.toml', () => {
   });
 
   it('is mirrored by the repository root domain.toml, which names the shop as its module', () => {
-    for (const env of [{}, { PROTEAN_ENV: 'production' }] as Record<string, string>[]) {
+    for (const env of [{}, { PROTEAN_ENV: 'production' }, { PROTEAN_ENV: 'rabbitmq' }] as Record<string, string>[]) {
       expect(withoutModule(load(rootToml, env))).toEqual(withoutModule(load(shopToml, env)));
     }
     expect(load(rootToml, {}).module).toBe('examples/shop/src/domain.ts');

@@ -1,27 +1,28 @@
 /**
- * The shop as it runs in production (PROTEAN_ENV=production: PostgreSQL and Redis), on a
- * database and a Redis prefix of its own: tables created with the real `protean-ts db setup`,
- * and the domain initialised in this process too, to seed stock and send commands.
+ * The shop as it runs in production (PostgreSQL and Redis with PROTEAN_ENV=production, or
+ * RabbitMQ with PROTEAN_ENV=rabbitmq), on a database and a broker namespace of its own: tables
+ * created with the real `protean-ts db setup`, and the domain initialised in this process too,
+ * to seed stock and send commands.
  */
 import { domain } from '../../src/domain.js';
-import { createRedisNamespace, REDIS_SERVER, type RedisNamespace } from './redis-namespace.js';
+import { createShopBroker, shopBrokerKind, type ShopBroker, type ShopBrokerKind } from './shop-broker.js';
 import { shopCli } from './shop-server.js';
 import { createTempDatabase, type TempDatabase } from './temp-database.js';
 
 export interface ProductionShop {
   db: TempDatabase;
-  redis: RedisNamespace;
+  broker: ShopBroker;
   /** What every `protean-ts` command of this shop runs with. */
   env: Record<string, string>;
-  /** Closes the domain and removes the database and the Redis keys. */
+  /** Closes the domain and removes the database and the broker's namespace. */
   dispose(): Promise<void>;
 }
 
-export async function createProductionShop(): Promise<ProductionShop> {
+export async function createProductionShop(kind: ShopBrokerKind = shopBrokerKind()): Promise<ProductionShop> {
   const db = await createTempDatabase();
-  const redis = await createRedisNamespace();
+  const broker = await createShopBroker(kind);
   // HEALTH_PORT=0: a free port, so runs in parallel never collide on 8080.
-  const env = { PROTEAN_ENV: 'production', DATABASE_URL: db.uri, REDIS_URL: REDIS_SERVER, REDIS_STREAM_PREFIX: redis.prefix, HEALTH_PORT: '0' };
+  const env: Record<string, string> = { ...broker.env, DATABASE_URL: db.uri, HEALTH_PORT: '0' };
   const setup = await shopCli(['db', 'setup'], env);
   if (setup.code !== 0) throw new Error(`protean-ts db setup failed (exit ${setup.code}):\n${setup.stdout}${setup.stderr}`);
 
@@ -33,7 +34,7 @@ export async function createProductionShop(): Promise<ProductionShop> {
 
   return {
     db,
-    redis,
+    broker,
     env,
     async dispose() {
       await domain.close();
@@ -41,7 +42,7 @@ export async function createProductionShop(): Promise<ProductionShop> {
         if (value === undefined) delete process.env[key];
         else process.env[key] = value;
       }
-      await Promise.allSettled([db.drop(), redis.drop()]);
+      await Promise.allSettled([db.drop(), broker.drop()]);
     },
   };
 }
