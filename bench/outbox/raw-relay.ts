@@ -1,12 +1,13 @@
 /**
- * The baseline: what a careful hand-written relay does with `pg` and `ioredis` and nothing else.
- * Its own table (same columns, a plain partial index on pending rows), a claim with SKIP LOCKED in
- * id order, one XADD pipeline per batch, one UPDATE to mark the batch. No per-key ordering, no
+ * The baseline: what a careful hand-written relay does with `pg` and the broker's raw client and
+ * nothing else. Its own table (same columns, a plain partial index on pending rows), a claim with
+ * SKIP LOCKED in id order, one publish of the batch (Redis: one XADD pipeline; RabbitMQ: the batch
+ * on a confirm channel, awaited together), one UPDATE to mark the batch. No per-key ordering, no
  * failure handling, no NOTIFY: an idle loop polls every `idleMs`.
  */
 import pg from 'pg';
-import type { Redis } from 'ioredis';
 import type { BenchRow } from './bench-rows.js';
+import type { RawMessage } from './bench-broker.js';
 
 export const RAW_TABLE = 'raw_outbox';
 
@@ -49,8 +50,7 @@ export class RawRelay {
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly redis: Redis,
-    private readonly prefix: string,
+    private readonly publish: (rows: readonly RawMessage[]) => Promise<void>,
     private readonly batch: number,
     private readonly idleMs: number,
   ) {}
@@ -77,12 +77,7 @@ export class RawRelay {
         await new Promise((resolve) => setTimeout(resolve, this.idleMs));
         continue;
       }
-      const pipeline = this.redis.pipeline();
-      for (const row of rows) {
-        pipeline.xadd(`${this.prefix}${row.stream_name}`, 'MAXLEN', '~', '100000', '*',
-          'envelope', JSON.stringify({ data: row.data, metadata: row.metadata }), 'type', row.message_type, 'id', row.message_id);
-      }
-      await pipeline.exec();
+      await this.publish(rows);
       await this.pool.query(`UPDATE ${RAW_TABLE} SET status = 'published', published_at = now(), locked_until = NULL WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
     }
   }

@@ -1,28 +1,31 @@
 /**
- * bench/outbox: how fast the framework relays the outbox to Redis, next to a raw `pg` + `ioredis`
- * claim/XADD/mark loop in the same run. Throughput from an empty table and with many published
- * rows present (rounds alternate between the two sides; medians compared), then commit-to-publish
- * latency with commits paced at a fixed rate, measured where a Redis consumer sees each message.
+ * bench/outbox: how fast the framework relays the outbox to a broker (Redis, or RabbitMQ with
+ * `--broker rabbitmq`), next to a raw `pg` + broker-client claim/publish/mark loop in the same run.
+ * Throughput from an empty table and with many published rows present (rounds alternate between
+ * the two sides; medians compared), then commit-to-publish latency with commits paced at a fixed
+ * rate, measured where a consumer of the broker sees each message.
  *
- *   npm run bench:outbox   (env: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_MESSAGES, BENCH_KEYS,
- *                           BENCH_ROUNDS, BENCH_BATCH, BENCH_PUBLISHED_ROWS, BENCH_RATE,
- *                           BENCH_LATENCY_SECONDS, BENCH_RAW_IDLE_MS)
+ *   npm run bench:outbox [-- --broker redis|rabbitmq]
+ *     (env: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_RABBITMQ_URL, BENCH_MESSAGES, BENCH_KEYS,
+ *      BENCH_ROUNDS, BENCH_BATCH, BENCH_PUBLISHED_ROWS, BENCH_RATE, BENCH_LATENCY_SECONDS, BENCH_RAW_IDLE_MS)
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { Redis } from 'ioredis';
 import { configureLogging, defaultConfig } from '@protean-ts/core';
 import { PostgresProvider } from '@protean-ts/mikro-orm';
-import { RedisBroker } from '@protean-ts/redis';
 import { OutboxProcessor } from '@protean-ts/outbox';
+import { benchBrokerKind, rabbitmqBenchBroker, redisBenchBroker, type BenchBroker } from './bench-broker.js';
 import { median, percentile } from './latency-stats.js';
 import { BENCH_STREAM, benchRow, type BenchRow } from './bench-rows.js';
 import { producePaced } from './paced-producer.js';
 import { commitRaw, createRawTable, RAW_TABLE, RawRelay } from './raw-relay.js';
-import { StreamWatcher } from './stream-watcher.js';
 
 const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432';
 const REDIS_URI = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const RABBITMQ_URI = process.env.BENCH_RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+const KIND = benchBrokerKind();
+const bench: BenchBroker = KIND === 'rabbitmq' ? rabbitmqBenchBroker(RABBITMQ_URI) : redisBenchBroker(REDIS_URI);
+const RAW_LABEL = `raw pg+${bench.rawClient}`;
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const KEYS = Number(process.env.BENCH_KEYS ?? 2_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -66,7 +69,7 @@ function frameworkSide(provider: PostgresProvider, relayProvider: PostgresProvid
       await tx.commit();
     },
     relay: async (prefix) => {
-      const broker = new RedisBroker(BROKER, { provider: 'redis', uri: REDIS_URI, stream_prefix: prefix });
+      const broker = bench.framework(BROKER, prefix);
       await broker.connect();
       const config = { ...defaultConfig().outbox, broker: BROKER, messages_per_tick: BATCH, tick_interval: 1 };
       const processor = new OutboxProcessor({ name: 'bench', store: relayProvider.outbox, broker, config, workerId: `bench-${process.pid}` });
@@ -79,25 +82,25 @@ function frameworkSide(provider: PostgresProvider, relayProvider: PostgresProvid
   };
 }
 
-function rawSide(pool: pg.Pool, relayPool: pg.Pool, redis: Redis): Side {
+function rawSide(pool: pg.Pool, relayPool: pg.Pool): Side {
   return {
-    label: 'raw pg+ioredis',
+    label: RAW_LABEL,
     commit: (rows) => commitRaw(pool, rows),
     relay: async (prefix) => {
-      const relay = new RawRelay(relayPool, redis, prefix, BATCH, RAW_IDLE_MS);
+      const relay = new RawRelay(relayPool, (rows) => bench.rawPublish(prefix, rows), BATCH, RAW_IDLE_MS);
       relay.start();
       return () => relay.stop();
     },
   };
 }
 
-/** Commits `MESSAGES` rows (500 per commit), then times one relay draining them into Redis. */
-async function throughputRound(side: Side, redis: Redis, tag: string): Promise<number> {
+/** Commits `MESSAGES` rows (500 per commit), then times one relay draining them into the broker. */
+async function throughputRound(side: Side, tag: string): Promise<number> {
   for (let i = 0; i < MESSAGES; i += 500) {
     await side.commit(Array.from({ length: Math.min(500, MESSAGES - i) }, (_, j) => benchRow(i + j, KEYS, BROKER, tag)));
   }
   const prefix = newPrefix();
-  const watcher = new StreamWatcher(REDIS_URI, `${prefix}${BENCH_STREAM}`);
+  const watcher = await bench.watch(prefix);
   const begin = performance.now();
   const stop = await side.relay(prefix);
   await watcher.waitFor(MESSAGES, 300_000);
@@ -105,16 +108,16 @@ async function throughputRound(side: Side, redis: Redis, tag: string): Promise<n
   await stop();
   await watcher.close();
   if (watcher.arrivals.size !== MESSAGES) throw new Error(`${side.label}: ${watcher.arrivals.size} distinct messages arrived, expected ${MESSAGES}`);
-  await redis.del(`${prefix}${BENCH_STREAM}`);
+  await bench.cleanup(prefix);
   return MESSAGES / seconds;
 }
 
-async function throughputPhase(title: string, sides: Side[], redis: Redis): Promise<Map<string, number>> {
+async function throughputPhase(title: string, sides: Side[]): Promise<Map<string, number>> {
   const rates = new Map<string, number[]>(sides.map((s) => [s.label, []]));
   for (let round = 1; round <= ROUNDS; round++) {
     const line: string[] = [];
     for (const side of round % 2 ? sides : [...sides].reverse()) {
-      const rate = await throughputRound(side, redis, `${title.length}-${round}-${randomBytes(2).toString('hex')}`);
+      const rate = await throughputRound(side, `${title.length}-${round}-${randomBytes(2).toString('hex')}`);
       rates.get(side.label)!.push(rate);
       line.push(`${side.label} ${rate.toFixed(0)}/s`);
     }
@@ -123,11 +126,11 @@ async function throughputPhase(title: string, sides: Side[], redis: Redis): Prom
   return new Map([...rates].map(([label, values]) => [label, median(values)]));
 }
 
-/** Commits one row per transaction at `RATE`/s; latency = first sight in Redis − commit returned. */
+/** Commits one row per transaction at `RATE`/s; latency = first sight by a consumer − commit returned. */
 async function latencyRun(side: Side): Promise<number[]> {
   const total = RATE * LATENCY_SECONDS;
   const prefix = newPrefix();
-  const watcher = new StreamWatcher(REDIS_URI, `${prefix}${BENCH_STREAM}`);
+  const watcher = await bench.watch(prefix);
   const stop = await side.relay(prefix);
   await new Promise((resolve) => setTimeout(resolve, 200));
   const tag = `lat-${randomBytes(3).toString('hex')}`;
@@ -139,6 +142,7 @@ async function latencyRun(side: Side): Promise<number[]> {
   await watcher.waitFor(total, 120_000);
   await stop();
   await watcher.close();
+  await bench.cleanup(prefix);
   return [...committed].map(([id, at]) => watcher.arrivals.get(id)! - at);
 }
 
@@ -168,27 +172,26 @@ async function main(): Promise<void> {
   configureLogging({ level: 'warn' });
   const database = `pt_bench_outbox_${randomBytes(4).toString('hex')}`;
   const uri = `${SERVER}/${database}`;
-  console.log(`bench/outbox: database ${database}; ${MESSAGES} messages over ${KEYS} keys per round, batch ${BATCH}, ${ROUNDS} rounds; one relay per side`);
+  console.log(`bench/outbox (${KIND}): database ${database}; ${MESSAGES} messages over ${KEYS} keys per round, batch ${BATCH}, ${ROUNDS} rounds; one relay per side`);
   await admin(`CREATE DATABASE "${database}"`);
   const provider = new PostgresProvider('default', { provider: 'postgresql', database_uri: uri, managed: true, pool_size: 10 });
   const relayProvider = new PostgresProvider('default', { provider: 'postgresql', database_uri: uri, managed: true, pool_size: 5 });
   const pool = new pg.Pool({ connectionString: uri, max: 10 });
   const relayPool = new pg.Pool({ connectionString: uri, max: 5 });
-  const redis = new Redis(REDIS_URI);
   try {
     await provider.setupOutbox();
     await createRawTable(pool);
     // Statistics gathered on empty tables, as after a deploy: the claim must not degrade when rows pour in.
     await pool.query(`ANALYZE protean_outbox; ANALYZE ${RAW_TABLE}`);
-    const sides = [rawSide(pool, relayPool, redis), frameworkSide(provider, relayProvider)];
+    const sides = [rawSide(pool, relayPool), frameworkSide(provider, relayProvider)];
 
     console.log('warming up…');
     for (const side of sides) await latencyRunWarm(side);
 
-    const empty = await throughputPhase('empty table', sides, redis);
+    const empty = await throughputPhase('empty table', sides);
     console.log(`preloading ${PUBLISHED_ROWS} published rows into each table…`);
     await preloadPublished(pool, PUBLISHED_ROWS);
-    const loaded = await throughputPhase(`${PUBLISHED_ROWS} published rows`, sides, redis);
+    const loaded = await throughputPhase(`${PUBLISHED_ROWS} published rows`, sides);
 
     console.log(`latency: one commit per event at ${RATE}/s for ${LATENCY_SECONDS} s (raw loop polls every ${RAW_IDLE_MS} ms when idle)…`);
     const latencies = new Map<string, number[]>();
@@ -197,12 +200,12 @@ async function main(): Promise<void> {
     console.log('');
     console.log(`relayed messages per second (median of ${ROUNDS} rounds, ${MESSAGES} messages each)`);
     for (const [title, rates] of [['empty table', empty], [`with ${PUBLISHED_ROWS} published rows`, loaded]] as const) {
-      const raw = rates.get('raw pg+ioredis')!;
+      const raw = rates.get(RAW_LABEL)!;
       const framework = rates.get('framework')!;
       const ratio = framework / raw;
       console.log(`  ${title.padEnd(32)} raw ${raw.toFixed(0).padStart(6)}/s   framework ${framework.toFixed(0).padStart(6)}/s   ratio ${ratio.toFixed(2)} ${ratio >= TARGET_RATIO ? '(meets' : '(BELOW'} the ${TARGET_RATIO} aim)`);
     }
-    console.log(`commit-to-publish latency at ${RATE} events/s (${RATE * LATENCY_SECONDS} events, seen by a Redis reader)`);
+    console.log(`commit-to-publish latency at ${RATE} events/s (${RATE * LATENCY_SECONDS} events, seen by a ${KIND} consumer)`);
     for (const [label, samples] of latencies) {
       const p99 = percentile(samples, 99);
       const aim = label === 'framework' ? ` ${p99 < TARGET_P99_MS ? '(meets' : '(MISSES'} the p99 < ${TARGET_P99_MS} ms aim)` : '';
@@ -213,7 +216,7 @@ async function main(): Promise<void> {
     await relayProvider.close();
     await pool.end();
     await relayPool.end();
-    redis.disconnect();
+    await bench.close();
     await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
   }
 }
@@ -221,7 +224,7 @@ async function main(): Promise<void> {
 /** A short paced run per side, so JIT, pools and connections are warm before anything is timed. */
 async function latencyRunWarm(side: Side): Promise<void> {
   const prefix = newPrefix();
-  const watcher = new StreamWatcher(REDIS_URI, `${prefix}${BENCH_STREAM}`);
+  const watcher = await bench.watch(prefix);
   const stop = await side.relay(prefix);
   const committed = await producePaced(RATE, RATE, async (i) => {
     const row = benchRow(i, RATE, BROKER, `warm-${randomBytes(3).toString('hex')}`);
@@ -231,6 +234,7 @@ async function latencyRunWarm(side: Side): Promise<void> {
   await watcher.waitFor(committed.size, 60_000);
   await stop();
   await watcher.close();
+  await bench.cleanup(prefix);
 }
 
 await main();

@@ -2,7 +2,7 @@
  * The `[brokers.<name>]` table of a `provider = "rabbitmq"` broker, read and checked once, with
  * the URI kept alongside its masked form for logs and errors.
  */
-import { BrokerSettingsReader, MAX_TIMER_MS, maskUri, type BrokerSettings, type ProviderSettingsSpec } from '@protean-ts/core';
+import { BrokerSettingsError, BrokerSettingsReader, MAX_TIMER_MS, maskUri, type BrokerSettings, type ProviderSettingsSpec } from '@protean-ts/core';
 
 /** Messages a stream holds while it has no consumer group yet (the oldest go first); 0 = no limit. */
 export const RABBITMQ_DEFAULT_MAXLEN = 100_000;
@@ -41,6 +41,14 @@ export interface RabbitMQBrokerSettings {
 export function readRabbitMQBrokerSettings(name: string, settings: BrokerSettings): RabbitMQBrokerSettings {
   const reader = new BrokerSettingsReader(name, settings);
   reader.onlyKeys(RABBITMQ_SETTING_KEYS);
+  if (settings.claim_idle_ms !== undefined) {
+    // Accepted it would do nothing: there is no reclaim to tune.
+    throw new BrokerSettingsError(
+      name,
+      'claim_idle_ms',
+      'has no effect with provider "rabbitmq": RabbitMQ puts a stopped consumer\'s unacked messages back in their queue the moment its connection closes, and the poison limit is delivery_limit; remove the key',
+    );
+  }
   const url = reader.uri('uri', ['amqp', 'amqps']);
   const uri = settings.uri as string;
   const secrets = url.password ? [...new Set([url.password, safeDecode(url.password)])] : [];

@@ -36,6 +36,8 @@ import { RabbitMQTopology } from './rabbitmq-topology.js';
 /** Reconnect back-off bounds: a restarted RabbitMQ is picked up within about a second. */
 const RETRY_LOW_MS = 200;
 const RETRY_HIGH_MS = 1_000;
+/** How long a blocking read goes on collecting after its first delivery (up to its count). */
+const GATHER_MS = 5;
 const CONNECTION_ERROR_CODES = new Set(['CH_CLOSE', 'CLOSED', 'TIMEOUT', 'CONN_CLOSE', 'CONNECTION_FORCED', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'SOCKET_TIMEOUT', 'CONNECTION_TIMEOUT', 'READ_END', 'CLOSING', 'CONNECT_TIMEOUT']);
 
 type Delivery = SyncMessage | AsyncMessage;
@@ -122,14 +124,17 @@ export class RabbitMQBroker extends BaseBroker {
     this.pending.seen(queue, consumer);
     const channel = await this.reads.take();
     try {
+      // A blocking read is one consumer (three round trips) whether messages wait or not; one
+      // that returns at once takes them one basic.get at a time.
       const deliveries: Delivery[] = [];
-      while (deliveries.length < options.count) {
-        const message = await channel.basicGet({ queue });
-        if (!message) break;
-        deliveries.push(message);
-      }
-      if (deliveries.length === 0 && options.blockMs > 0 && this.state !== 'closed') {
-        deliveries.push(...(await this.waitForDeliveries(channel, queue, options)));
+      if (options.blockMs > 0) {
+        if (this.state !== 'closed') deliveries.push(...(await this.waitForDeliveries(channel, queue, options)));
+      } else {
+        while (deliveries.length < options.count) {
+          const message = await channel.basicGet({ queue });
+          if (!message) break;
+          deliveries.push(message);
+        }
       }
       return await this.accept(stream, group, queue, consumer, channel, deliveries);
     } finally {
@@ -285,9 +290,14 @@ export class RabbitMQBroker extends BaseBroker {
       await channel.basicQos({ prefetchCount: options.count });
       const { consumerTag } = await channel.basicConsume({ queue, noAck: false }, (message) => {
         // Never dropped: one that comes after the read returned goes back to the queue.
-        if (returned) channel.basicNack({ deliveryTag: message.deliveryTag, requeue: true });
-        else got.push(message);
-        wake();
+        if (returned) {
+          channel.basicNack({ deliveryTag: message.deliveryTag, requeue: true });
+          return;
+        }
+        got.push(message);
+        // The rest of a backlog follows the first delivery within moments: a batch, not one.
+        if (got.length === 1) setTimeout(wake, GATHER_MS);
+        if (got.length >= options.count) wake();
       });
       await woken;
       // Deliveries already on the wire arrive before cancel-ok and are part of this read;

@@ -27,6 +27,10 @@ describe('rabbitmq broker settings', () => {
     expect(() => make({ delivery_limt: 3 })).toThrow(/did you mean "delivery_limit"/);
   });
 
+  it('refuses claim_idle_ms, which would have no effect, saying why', () => {
+    expect(() => make({ claim_idle_ms: 5000 })).toThrow(/claim_idle_ms: has no effect with provider "rabbitmq".*remove the key/);
+  });
+
   it('rejects values out of bounds, naming the key', () => {
     expect(() => make({ delivery_limit: 0 })).toThrow(/delivery_limit.*between 1 and/);
     expect(() => make({ maxlen: -1 })).toThrow(/maxlen.*between 0 and/);
