@@ -5,13 +5,14 @@
  * Redis, for N = 1, 2, 4. Baseline: the same orders on the same PostgreSQL with the server's
  * Engine in this process and the in-process broker (no Redis, no worker processes).
  *
- *   npm run bench:e2e
+ *   npm run bench:e2e [-- --broker redis|rabbitmq]
  *   env: BENCH_ORDERS (2000, per fast phase), BENCH_WORKERS (1,2,4), BENCH_ROUNDS (1),
  *        BENCH_RATE (10 orders/s), BENCH_RATE_SECONDS (30, length of the fixed-rate phase),
  *        BENCH_CONCURRENCY (32)
  *
- * Needs PostgreSQL on 127.0.0.1:5432 and Redis on 127.0.0.1:6379; every round uses a database
- * and a Redis prefix of its own and removes them. With several rounds, worker counts take turns
+ * Needs PostgreSQL on 127.0.0.1:5432 and Redis on 127.0.0.1:6379 (or RabbitMQ on 5672 with
+ * `--broker rabbitmq`); every round uses a database and a Redis prefix (RabbitMQ virtual host) of
+ * its own and removes them. With several rounds, worker counts take turns
  * (1, 2, 4, 1, 2, 4, …) so background load hits them alike, and medians are reported.
  */
 import { configureLogging } from '@protean-ts/core';
@@ -20,8 +21,18 @@ import { median } from './percentiles.js';
 import type { PhaseResult } from './phase-result.js';
 import { serverRound, type RoundResult } from './server-round.js';
 import { syncBaseline } from './sync-baseline.js';
+import type { ShopBrokerKind } from '../../examples/shop/test/support/shop-broker.js';
+
+/** `--broker redis|rabbitmq` (or BENCH_BROKER): the broker the server rounds run on. */
+function brokerArgument(): ShopBrokerKind {
+  const at = process.argv.indexOf('--broker');
+  const kind = at >= 0 ? process.argv[at + 1] : (process.env.BENCH_BROKER ?? 'redis');
+  if (kind !== 'redis' && kind !== 'rabbitmq') throw new Error(`--broker must be redis or rabbitmq, got ${JSON.stringify(kind)}`);
+  return kind;
+}
 
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 2000);
+const BROKER = brokerArgument();
 const WORKERS = (process.env.BENCH_WORKERS ?? '1,2,4').split(',').map(Number);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 // Below what one worker sustains, so the fixed-rate phase shows latency without a queue.
@@ -48,7 +59,7 @@ function medianPhase(phases: readonly PhaseResult[]): PhaseResult {
 
 async function main(): Promise<void> {
   configureLogging({ level: 'warn' });
-  console.log(`bench/e2e: ${ORDERS} orders as fast as possible (client concurrency ${CONCURRENCY}), then ${RATE * RATE_SECONDS} at ${RATE}/s; workers ${WORKERS.join(', ')}; ${ROUNDS} round(s)`);
+  console.log(`bench/e2e (${BROKER}): ${ORDERS} orders as fast as possible (client concurrency ${CONCURRENCY}), then ${RATE * RATE_SECONDS} at ${RATE}/s; workers ${WORKERS.join(', ')}; ${ROUNDS} round(s)`);
 
   const baseline = await syncBaseline(ORDERS, SKUS, CONCURRENCY);
   console.log(`in-process baseline (Engine in this process, no Redis): ${phase(baseline)}`);
@@ -56,7 +67,7 @@ async function main(): Promise<void> {
   const results = new Map<number, RoundResult[]>(WORKERS.map((w) => [w, []]));
   for (let round = 1; round <= ROUNDS; round++) {
     for (const workers of WORKERS) {
-      const result = await serverRound({ workers, orders: ORDERS, rateOrders: RATE * RATE_SECONDS, skus: SKUS, concurrency: CONCURRENCY, rate: RATE, settleTimeoutMs: 900_000 });
+      const result = await serverRound({ workers, broker: BROKER, orders: ORDERS, rateOrders: RATE * RATE_SECONDS, skus: SKUS, concurrency: CONCURRENCY, rate: RATE, settleTimeoutMs: 900_000 });
       results.get(workers)!.push(result);
       console.log(`round ${round}, server --workers ${workers}: fast ${phase(result.fast)} | ${RATE}/s ${phase(result.fixed)} | ${result.retries} handler retries`);
     }

@@ -1,10 +1,11 @@
 /**
- * One round of the benchmark for N workers: a fresh shop (database, Redis prefix, tables),
+ * One round of the benchmark for N workers: a fresh shop (database, broker namespace, tables),
  * `protean-ts server --workers N`, then two phases of orders followed to their last handler
  * effect: as fast as the client can commit them, then at a fixed rate.
  */
 import { planOrders, seedCatalogue, sendOrders, type PlannedOrder } from '../../examples/shop/test/support/order-load.js';
 import { createProductionShop } from '../../examples/shop/test/support/production-shop.js';
+import type { ShopBrokerKind } from '../../examples/shop/test/support/shop-broker.js';
 import { readProgress, waitUntilSettled } from '../../examples/shop/test/support/shop-effects.js';
 import { startShopServer } from '../../examples/shop/test/support/shop-server.js';
 import type { TempDatabase } from '../../examples/shop/test/support/temp-database.js';
@@ -12,6 +13,8 @@ import { phaseResult, type PhaseResult } from './phase-result.js';
 
 export interface RoundOptions {
   workers: number;
+  /** The shop's broker: Redis (PROTEAN_ENV=production) or RabbitMQ (PROTEAN_ENV=rabbitmq). */
+  broker: ShopBrokerKind;
   /** Orders of the as-fast-as-possible phase. */
   orders: number;
   /** Orders of the fixed-rate phase. */
@@ -33,7 +36,7 @@ export interface RoundResult {
 }
 
 export async function serverRound(options: RoundOptions): Promise<RoundResult> {
-  const shop = await createProductionShop();
+  const shop = await createProductionShop(options.broker);
   try {
     await seedCatalogue(options.skus);
     const server = await startShopServer(options.workers, shop.env);
