@@ -2,7 +2,7 @@
  * The RabbitMQ broker (`provider = "rabbitmq"`): every stream is a durable fanout exchange, every
  * consumer group a durable quorum queue bound to it (competing consumers share it), publishes
  * wait for publisher confirms with `mandatory` set, reads are `basic.get` or, when they block, a
- * short-lived consumer with a prefetch of the read's count, acks go to the delivering channel,
+ * long-lived consumer per group queue whose deliveries wait in a buffer, acks go to the delivering channel,
  * and RabbitMQ's own delivery limit dead-letters a message whose consumers keep dying. A
  * crashed worker's unacked messages return to their queue the moment its connection closes, so
  * this adapter needs no reclaim: it declares neither RECLAIM_PENDING nor LIVENESS.
@@ -31,13 +31,12 @@ import { decodeBody, deliveryCountOf, encodeEnvelope, messageProperties, rawText
 import { RabbitMQNames } from './rabbitmq-names.js';
 import { PendingDeliveries } from './rabbitmq-pending.js';
 import { ConfirmingPublisher } from './rabbitmq-publisher.js';
+import { QueueConsumer } from './rabbitmq-queue-consumer.js';
 import { RabbitMQTopology } from './rabbitmq-topology.js';
 
 /** Reconnect back-off bounds: a restarted RabbitMQ is picked up within about a second. */
 const RETRY_LOW_MS = 200;
 const RETRY_HIGH_MS = 1_000;
-/** How long a blocking read goes on collecting after its first delivery (up to its count). */
-const GATHER_MS = 5;
 const CONNECTION_ERROR_CODES = new Set(['CH_CLOSE', 'CLOSED', 'TIMEOUT', 'CONN_CLOSE', 'CONNECTION_FORCED', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'SOCKET_TIMEOUT', 'CONNECTION_TIMEOUT', 'READ_END', 'CLOSING', 'CONNECT_TIMEOUT']);
 
 type Delivery = SyncMessage | AsyncMessage;
@@ -62,8 +61,8 @@ export class RabbitMQBroker extends BaseBroker {
   private readonly publisher: ConfirmingPublisher;
   private readonly topology: RabbitMQTopology;
   private readonly pending = new PendingDeliveries();
-  /** Wakes reads blocked in a consumer, so close() ends them at once. */
-  private readonly blockedReads = new Set<() => void>();
+  /** The long-lived consumer of each group queue this instance has read blocking. */
+  private readonly queueConsumers = new Map<string, QueueConsumer>();
   private readonly instance = randomBytes(4).toString('hex');
   private sequence = 0;
   private down = false;
@@ -122,19 +121,21 @@ export class RabbitMQBroker extends BaseBroker {
     await this.topology.ensureGroup(stream, group);
     const queue = this.names.groupQueue(stream, group);
     this.pending.seen(queue, consumer);
+    const queueConsumer = this.queueConsumer(queue);
+    if (options.blockMs > 0 && queueConsumer.buffered === 0 && this.state !== 'closed') {
+      await queueConsumer.waitForDeliveries(options.count, options.blockMs);
+    }
+    const buffered = queueConsumer.take(options.count);
+    const received = buffered ? await this.accept(stream, group, queue, consumer, buffered.channel, buffered.deliveries) : [];
+    if (received.length > 0 || options.blockMs > 0) return received;
+    // Nothing buffered and no wait: take what is ready, one basic.get at a time.
     const channel = await this.reads.take();
     try {
-      // A blocking read is one consumer (three round trips) whether messages wait or not; one
-      // that returns at once takes them one basic.get at a time.
       const deliveries: Delivery[] = [];
-      if (options.blockMs > 0) {
-        if (this.state !== 'closed') deliveries.push(...(await this.waitForDeliveries(channel, queue, options)));
-      } else {
-        while (deliveries.length < options.count) {
-          const message = await channel.basicGet({ queue });
-          if (!message) break;
-          deliveries.push(message);
-        }
+      while (deliveries.length < options.count) {
+        const message = await channel.basicGet({ queue });
+        if (!message) break;
+        deliveries.push(message);
       }
       return await this.accept(stream, group, queue, consumer, channel, deliveries);
     } finally {
@@ -168,7 +169,8 @@ export class RabbitMQBroker extends BaseBroker {
     const queue = this.names.groupQueue(stream, group);
     const ready = await this.topology.readyCount(queue);
     if (ready === null) return { pending: 0, lag: 0, exists: false };
-    return { pending: this.pending.count(queue), lag: ready, exists: true };
+    // Buffered deliveries are this instance's as much as read ones: RabbitMQ counts them unacked.
+    return { pending: this.pending.count(queue) + (this.queueConsumers.get(queue)?.buffered ?? 0), lag: ready, exists: true };
   }
 
   /** The letter is confirmed before the original is acked: never acked without its dead letter. */
@@ -218,12 +220,11 @@ export class RabbitMQBroker extends BaseBroker {
   }
 
   protected async doClose(): Promise<void> {
-    for (const wake of this.blockedReads) wake();
-    this.blockedReads.clear();
+    for (const queueConsumer of this.queueConsumers.values()) queueConsumer.wakeAll();
     const connection = this.connection;
     if (!connection) return;
     // Closing the channels hands every unacked delivery back to its queue.
-    await Promise.all([this.reads.closeAll(), this.commands.close(), this.publisher.close()]);
+    await Promise.all([this.reads.closeAll(), this.commands.close(), this.publisher.close(), ...[...this.queueConsumers.values()].map((c) => c.close())]);
     this.pending.clear();
     await connection.close().catch(() => undefined);
   }
@@ -242,6 +243,12 @@ export class RabbitMQBroker extends BaseBroker {
     if (error instanceof AMQPConnectionError) return true;
     const code = (error as { code?: unknown } | null)?.code;
     return typeof code === 'string' && CONNECTION_ERROR_CODES.has(code);
+  }
+
+  private queueConsumer(queue: string): QueueConsumer {
+    let queueConsumer = this.queueConsumers.get(queue);
+    if (!queueConsumer) this.queueConsumers.set(queue, (queueConsumer = new QueueConsumer(() => this.open(), queue)));
+    return queueConsumer;
   }
 
   /** Broker message ids: time-ordered within this instance, unique across instances. */
@@ -274,46 +281,6 @@ export class RabbitMQBroker extends BaseBroker {
     });
     this.connection = connection;
     return connection;
-  }
-
-  /** A consumer with a prefetch of `count` until the first delivery arrives, `blockMs` passes or close() runs. */
-  private async waitForDeliveries(channel: Channel, queue: string, options: ReadOptions): Promise<Delivery[]> {
-    const got: Delivery[] = [];
-    let wake!: () => void;
-    const woken = new Promise<void>((resolve) => (wake = resolve));
-    const timer = setTimeout(wake, options.blockMs);
-    const onClose = () => wake();
-    channel.once('close', onClose);
-    this.blockedReads.add(wake);
-    let returned = false;
-    try {
-      await channel.basicQos({ prefetchCount: options.count });
-      const { consumerTag } = await channel.basicConsume({ queue, noAck: false }, (message) => {
-        // Never dropped: one that comes after the read returned goes back to the queue.
-        if (returned) {
-          channel.basicNack({ deliveryTag: message.deliveryTag, requeue: true });
-          return;
-        }
-        got.push(message);
-        // The rest of a backlog follows the first delivery within moments: a batch, not one.
-        if (got.length === 1) setTimeout(wake, GATHER_MS);
-        if (got.length >= options.count) wake();
-      });
-      await woken;
-      // Deliveries already on the wire arrive before cancel-ok and are part of this read;
-      // rabbitmq-client hands them to the callback with setImmediate, so let those run first.
-      if (channel.active) await channel.basicCancel(consumerTag).catch(() => undefined);
-      await new Promise((resolve) => setImmediate(resolve));
-    } finally {
-      returned = true;
-      clearTimeout(timer);
-      channel.off('close', onClose);
-      this.blockedReads.delete(wake);
-    }
-    if (!channel.active && this.state !== 'closed') {
-      throw Object.assign(new Error('the channel closed while the read was waiting (connection lost)'), { code: 'CH_CLOSE' });
-    }
-    return got;
   }
 
   /** Registers deliveries as pending; one that is not an envelope is dead-lettered alone and acked. */
