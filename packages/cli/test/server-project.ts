@@ -112,6 +112,8 @@ export interface ServerProjectOptions {
   scripts?: Record<string, string>;
   /** `[brokers.default] provider` (a kind the domain module registers), instead of "redis". */
   brokerProvider?: string;
+  /** The lines of `[brokers.default]` instead of the Redis or NATS ones (e.g. a RabbitMQ broker). */
+  brokerLines?: string[];
   /** Workspace packages the domain module imports besides core (e.g. 'redis'). */
   link?: string[];
   /** Further lines of `[server.stream_subscription]` (a TOML table cannot be repeated by `toml`). */
@@ -140,10 +142,12 @@ export async function serverProject(options: ServerProjectOptions = {}): Promise
       'pool_size = 4',
       '',
       '[brokers.default]',
-      `provider = "${options.brokerProvider ?? (nats ? 'nats' : 'redis')}"`,
-      `uri = "${nats ? 'nats://127.0.0.1:4222' : (options.redisUri ?? 'redis://127.0.0.1:6379')}"`,
-      `stream_prefix = "${streamPrefix}"`,
-      'claim_idle_ms = 2000',
+      ...(options.brokerLines ?? [
+        `provider = "${options.brokerProvider ?? (nats ? 'nats' : 'redis')}"`,
+        `uri = "${nats ? 'nats://127.0.0.1:4222' : (options.redisUri ?? 'redis://127.0.0.1:6379')}"`,
+        `stream_prefix = "${streamPrefix}"`,
+        'claim_idle_ms = 2000',
+      ]),
       '',
     ].join('\n');
   }

@@ -3,6 +3,7 @@
  * in the shop's folder, so it loads the shop the way users run it (domain.toml's `module` key).
  * The server's JSON log on stderr tells which workers run under which pid.
  */
+import { appendFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { runCli, startCli, type CliResult } from '@protean-ts/cli/testing';
@@ -40,6 +41,8 @@ export async function startShopServer(workers: number, env: Record<string, strin
     const lines = (partial + chunk).split('\n');
     partial = lines.pop()!;
     for (const line of lines) logs.push(parseLine(line));
+    // SHOP_E2E_LOG=<file>: every log line of the server, for a failed run's post-mortem.
+    if (process.env.SHOP_E2E_LOG && lines.length) appendFileSync(process.env.SHOP_E2E_LOG, lines.join('\n') + '\n');
     for (const wake of waiters) wake();
   });
   const exited = new Promise<void>((resolve) =>

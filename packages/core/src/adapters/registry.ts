@@ -27,7 +27,7 @@ export interface RegisterProviderOptions {
 /** Provider kinds implemented by packages that core loads on demand (they call the register functions). */
 export const LAZY_ADAPTER_PACKAGES: Readonly<Record<Section, Readonly<Record<string, string>>>> = {
   databases: { postgresql: '@protean-ts/mikro-orm' },
-  brokers: { redis: '@protean-ts/redis', nats: '@protean-ts/nats' },
+  brokers: { redis: '@protean-ts/redis', nats: '@protean-ts/nats', rabbitmq: '@protean-ts/rabbitmq' },
 };
 
 /** Makes `provider = "<kind>"` usable in `[databases.<name>]`; a later registration replaces an earlier one. */

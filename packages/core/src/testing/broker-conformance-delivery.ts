@@ -185,6 +185,13 @@ export function deliveryConformance(ctx: ConformanceContext): void {
       await first.read(stream, 'g', 'c', { count: 1, blockMs: 0 });
       await first.close();
       const second = await ctx.open();
+      if (!ctx.claims('RECLAIM_PENDING')) {
+        // Without reclaim (RabbitMQ) the broker itself hands a closed reader's unacked messages
+        // back to the group: read again, first, with the delivery counted.
+        const again = await second.read(stream, 'g', 'c', NOW);
+        expect(again.map((m) => [m.id, m.deliveryCount])).toEqual([[ids[0], 2], [ids[1], 1]]);
+        return;
+      }
       expect(idsOf(await second.read(stream, 'g', 'c', NOW))).toEqual(ids.slice(1));
       if (ctx.claims('ACK_NACK')) await second.ack(stream, 'g', ids.slice(1));
       if (ctx.claims('RECLAIM_PENDING') && ctx.claims('ACK_NACK')) expect(idsOf(await second.reclaim(stream, 'g', 'c2', 0, 10))).toEqual(ids.slice(0, 1));

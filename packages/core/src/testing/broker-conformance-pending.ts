@@ -21,6 +21,12 @@ async function delivered(broker: Broker, stream: string, n: number, consumer = '
 
 export function pendingConformance(ctx: ConformanceContext): void {
   const canReclaim = ctx.claims('CONSUMER_GROUPS') && ctx.claims('RECLAIM_PENDING');
+  /**
+   * Where a given-up message shows up again: through `reclaim` on brokers that keep it pending
+   * (Redis), through the next `read` on brokers that hand it back to the group (RabbitMQ).
+   */
+  const redelivered = (broker: Broker, stream: string, consumer: string, count: number) =>
+    ctx.claims('RECLAIM_PENDING') ? broker.reclaim(stream, 'g', consumer, 0, count) : broker.read(stream, 'g', consumer, { count, blockMs: 0 });
 
   describe.runIf(canReclaim && ctx.claims('ACK_NACK'))('ack and nack', () => {
     afterEach(() => ctx.closeAll());
@@ -85,6 +91,44 @@ export function pendingConformance(ctx: ConformanceContext): void {
     });
   });
 
+  describe.runIf(ctx.claims('CONSUMER_GROUPS') && ctx.claims('ACK_NACK') && !ctx.claims('RECLAIM_PENDING'))('ack and nack without reclaim', () => {
+    afterEach(() => ctx.closeAll());
+
+    it('counts only real acks, and an acked message is gone from the group', async () => {
+      const broker = await ctx.open();
+      const stream = ctx.stream();
+      const [first, second] = await delivered(broker, stream, 2);
+      expect(await broker.ack(stream, 'g', [first!.id])).toBe(1);
+      expect(await broker.ack(stream, 'g', [first!.id])).toBe(0);
+      expect(await broker.ack(stream, 'g', [])).toBe(0);
+      expect(await broker.groupStatus(stream, 'g')).toEqual({ pending: 1, lag: 0, exists: true });
+      expect(await broker.ack(stream, 'g', [second!.id])).toBe(1);
+      expect(await broker.groupStatus(stream, 'g')).toEqual({ pending: 0, lag: 0, exists: true });
+      expect(await broker.read(stream, 'g', 'c2', NOW)).toEqual([]);
+    });
+
+    it('hands a nacked message back to the group: the next read gets it, counting the delivery', async () => {
+      const broker = await ctx.open();
+      const stream = ctx.stream();
+      const [message, other] = await delivered(broker, stream, 2);
+      await broker.nack(stream, 'g', message!.id);
+      const again = await broker.read(stream, 'g', 'c2', NOW);
+      expect(again).toStrictEqual([{ ...message!, deliveryCount: 2 }]);
+      expect(other!.deliveryCount).toBe(1);
+    });
+
+    it('treats a nack of a message no longer pending, or on a missing group, as a no-op', async () => {
+      const broker = await ctx.open();
+      const stream = ctx.stream();
+      await expect(broker.nack(stream, 'no-such-group', '1-0')).resolves.toBeUndefined();
+      const [message] = await delivered(broker, stream, 1);
+      await broker.ack(stream, 'g', [message!.id]);
+      await broker.nack(stream, 'g', message!.id);
+      await broker.nack(stream, 'g', '999-0');
+      expect(await broker.read(stream, 'g', 'c2', NOW)).toEqual([]);
+    });
+  });
+
   describe.runIf(canReclaim)('reclaim', () => {
     afterEach(() => ctx.closeAll());
 
@@ -114,7 +158,7 @@ export function pendingConformance(ctx: ConformanceContext): void {
     });
   });
 
-  describe.runIf(canReclaim && ctx.claims('DEAD_LETTER_QUEUE'))('dead letters', () => {
+  describe.runIf(ctx.claims('CONSUMER_GROUPS') && ctx.claims('ACK_NACK') && ctx.claims('DEAD_LETTER_QUEUE'))('dead letters', () => {
     afterEach(() => ctx.closeAll());
 
     it('moves a message to the dead-letter stream with why, where and how often, and acks it', async () => {
@@ -123,7 +167,8 @@ export function pendingConformance(ctx: ConformanceContext): void {
       const [message] = await delivered(broker, stream, 1);
       const before = Date.now();
       await broker.deadLetter(stream, 'g', message!, 'TypeError: boom');
-      expect(await broker.reclaim(stream, 'g', 'c2', 0, 10)).toEqual([]);
+      expect(await redelivered(broker, stream, 'c2', 10)).toEqual([]);
+      expect((await broker.groupStatus(stream, 'g')).pending).toBe(0);
       const [letter, ...rest] = await broker.listDeadLetters(stream);
       expect(rest).toEqual([]);
       expect(letter).toMatchObject({ originalId: message!.id, stream, group: 'g', error: 'TypeError: boom', deliveryCount: 1 });
@@ -137,7 +182,7 @@ export function pendingConformance(ctx: ConformanceContext): void {
       const stream = ctx.stream();
       const [message] = await delivered(broker, stream, 1);
       await broker.nack(stream, 'g', message!.id);
-      const [retried] = await broker.reclaim(stream, 'g', 'c1', 0, 1);
+      const [retried] = await redelivered(broker, stream, 'c1', 1);
       await broker.deadLetter(stream, 'g', retried!, 'still failing');
       expect((await broker.listDeadLetters(stream))[0]!.deliveryCount).toBe(2);
     });

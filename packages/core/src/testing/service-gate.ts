@@ -35,6 +35,13 @@ export const NATS: ServiceCheck = {
   startHint: 'start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server',
 };
 
+export const RABBITMQ: ServiceCheck = {
+  name: 'RabbitMQ',
+  host: '127.0.0.1',
+  port: 5672,
+  startHint: 'rabbitmq-server -detached',
+};
+
 function canConnect(host: string, port: number, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });

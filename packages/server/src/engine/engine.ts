@@ -106,6 +106,8 @@ export class Engine {
     if (this.stopping.signal.aborted) return;
     await this.startOutcomeJanitor(plan.some((entry) => entry.role === 'commandHandler'));
     if (this.stopping.signal.aborted) return;
+    await this.createGroupsBeforePublishing(plan);
+    if (this.stopping.signal.aborted) return;
 
     const processors = createOutboxProcessors(domain, {
       workerId: this.consumer,
@@ -203,6 +205,23 @@ export class Engine {
     }
     const drain = this.options.drain ?? { intervalMs: 200, quietChecks: 3 };
     return waitUntilDrained({ probes, ...drain, timeoutMs, signal: this.stopping.signal });
+  }
+
+  /**
+   * Every stream subscription's consumer group exists before this process's outbox publishes: a
+   * broker that delivers to a group only what was published after the group existed (RabbitMQ)
+   * must not see a fresh deployment's first events go out before its groups. A failure is left to
+   * the subscription, which creates its group when it starts anyway.
+   */
+  private async createGroupsBeforePublishing(plan: readonly PlannedSubscription[]): Promise<void> {
+    for (const entry of plan) {
+      if (entry.source !== 'stream' || this.stopping.signal.aborted) continue;
+      try {
+        await this.domain.runtime.broker(entry.broker).ensureGroup(entry.stream, entry.group);
+      } catch (err) {
+        this.log.warn('could not create a consumer group before publishing; the subscription creates it when it starts', { stream: entry.stream, group: entry.group, error: err });
+      }
+    }
   }
 
   private subscribe(entry: PlannedSubscription): { sub: Subscription; broker: Broker | null } {

@@ -250,7 +250,7 @@ export class ConsumerLoop extends SubscriptionLifecycle implements Subscription 
   /** Pending messages of dead consumers; a failure is logged and the loop goes on reading new ones. */
   private async reclaim(): Promise<ReceivedMessage[]> {
     const { broker, stream, group, consumer, batchSize, reclaimIdleMs } = this.options;
-    // Brokers without RECLAIM_PENDING (NATS JetStream) redeliver unacked messages themselves, in `read`.
+    // Brokers without RECLAIM_PENDING (NATS JetStream, RabbitMQ) hand a dead consumer's unacked messages back themselves.
     if (!broker.has('RECLAIM_PENDING')) return [];
     try {
       return await broker.reclaim(stream, group, consumer, reclaimIdleMs, batchSize);

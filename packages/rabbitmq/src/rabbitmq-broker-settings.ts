@@ -1,0 +1,72 @@
+/**
+ * The `[brokers.<name>]` table of a `provider = "rabbitmq"` broker, read and checked once, with
+ * the URI kept alongside its masked form for logs and errors.
+ */
+import { BrokerSettingsError, BrokerSettingsReader, MAX_TIMER_MS, maskUri, type BrokerSettings, type ProviderSettingsSpec } from '@protean-ts/core';
+
+/** Messages a stream holds while it has no consumer group yet (the oldest go first); 0 = no limit. */
+export const RABBITMQ_DEFAULT_MAXLEN = 100_000;
+/** Deliveries without an ack after which RabbitMQ itself dead-letters a message (a poison pill). */
+export const RABBITMQ_DEFAULT_DELIVERY_LIMIT = 20;
+export const RABBITMQ_DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+
+const MAX_QUEUE_LENGTH = 1_000_000_000;
+const connectTimeout = { kind: 'integer', min: 1, max: MAX_TIMER_MS } as const;
+
+/** The keys of a rabbitmq `[brokers.<name>]` table, declared to the config loader at registration. */
+export const RABBITMQ_BROKER_SETTINGS: ProviderSettingsSpec = {
+  keys: {
+    uri: { kind: 'string' },
+    name_prefix: { kind: 'string' },
+    maxlen: { kind: 'integer', min: 0, max: MAX_QUEUE_LENGTH },
+    delivery_limit: { kind: 'integer', min: 1, max: 1_000_000 },
+    connect_timeout_ms: connectTimeout,
+  },
+  required: ['uri'],
+};
+
+export const RABBITMQ_SETTING_KEYS = Object.keys(RABBITMQ_BROKER_SETTINGS.keys) as readonly string[];
+
+export interface RabbitMQBrokerSettings {
+  uri: string;
+  maskedUri: string;
+  /** Secrets that must never appear in logs or errors (the password, raw and decoded). */
+  secrets: string[];
+  namePrefix: string;
+  maxlen: number;
+  deliveryLimit: number;
+  connectTimeoutMs: number;
+}
+
+export function readRabbitMQBrokerSettings(name: string, settings: BrokerSettings): RabbitMQBrokerSettings {
+  const reader = new BrokerSettingsReader(name, settings);
+  reader.onlyKeys(RABBITMQ_SETTING_KEYS);
+  if (settings.claim_idle_ms !== undefined) {
+    // Accepted it would do nothing: there is no reclaim to tune.
+    throw new BrokerSettingsError(
+      name,
+      'claim_idle_ms',
+      'has no effect with provider "rabbitmq": RabbitMQ puts a stopped consumer\'s unacked messages back in their queue the moment its connection closes, and the poison limit is delivery_limit; remove the key',
+    );
+  }
+  const url = reader.uri('uri', ['amqp', 'amqps']);
+  const uri = settings.uri as string;
+  const secrets = url.password ? [...new Set([url.password, safeDecode(url.password)])] : [];
+  return {
+    uri,
+    maskedUri: maskUri(uri),
+    secrets,
+    namePrefix: reader.string('name_prefix', ''),
+    maxlen: reader.integer('maxlen', RABBITMQ_DEFAULT_MAXLEN, 0, MAX_QUEUE_LENGTH),
+    deliveryLimit: reader.integer('delivery_limit', RABBITMQ_DEFAULT_DELIVERY_LIMIT, 1, 1_000_000),
+    connectTimeoutMs: reader.integer('connect_timeout_ms', RABBITMQ_DEFAULT_CONNECT_TIMEOUT_MS, connectTimeout.min, connectTimeout.max),
+  };
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
