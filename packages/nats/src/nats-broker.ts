@@ -345,11 +345,19 @@ export class NatsBroker extends BaseBroker {
   }
 
   protected async doClose(): Promise<void> {
-    this.held.stop();
+    const left = this.held.stop();
     this.puller.closeAll();
     const nc = this.nc;
     this.nc = null;
-    if (nc && !nc.isClosed()) await nc.close().catch(() => undefined);
+    if (!nc || nc.isClosed()) return;
+    // Give back what this instance read and did not ack (read ahead, or a handler cut off), so
+    // the group gets it again at once, as RabbitMQ does for a closed connection, instead of after
+    // ack_wait. A crashed process cannot do this: then JetStream redelivers after ack_wait.
+    if (!this.down && left.length > 0) {
+      for (const held of left) nc.publish(held.delivery.reply, '-NAK');
+      await nc.flush().catch(() => undefined);
+    }
+    await nc.close().catch(() => undefined);
   }
 
   private async refreshMembers(): Promise<void> {

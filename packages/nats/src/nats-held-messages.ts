@@ -68,11 +68,14 @@ export class NatsHeldMessages {
     return [...seen.values()];
   }
 
-  stop(): void {
+  /** Stops the heartbeat and hands back every delivery still held (for `close()` to give back). */
+  stop(): HeldDelivery[] {
+    const left = [...this.held.values()];
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.held.clear();
     this.lastAck.clear();
+    return left;
   }
 
   private beat(): void {
