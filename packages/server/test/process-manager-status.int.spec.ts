@@ -12,6 +12,8 @@ import { processManagerStream } from '@protean-ts/core';
 import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
 import { Engine } from '../src/engine/engine.js';
 import { collectStatus } from '../src/status/collect-status.js';
+import { installProcessMeterProvider } from '../src/metrics/process-meter-provider.js';
+import { prometheusText } from '../src/metrics/prometheus-text.js';
 import { eventually } from './support/eventually.js';
 import { captureLogs } from './support/log-capture.js';
 import { makeFulfilment, type Fulfil } from '../../core/test/support/fulfilment-domain.js';
@@ -58,6 +60,8 @@ describe.skipIf(!up)('process managers in collectStatus on PostgreSQL', () => {
       { processManager: 'Fulfilment', category: 'pms::fulfilment', instances: 0, ended: 0, transitionsCapped: false, dueTimeouts: 0, pastDueTimeouts: 0, timeoutsCapped: false },
     ]);
 
+    const processMetrics = installProcessMeterProvider();
+    expect(processMetrics).not.toBeNull();
     const engine = new Engine(f.domain, { health: false, drain: { intervalMs: 50, quietChecks: 3 } });
     await engine.start();
     try {
@@ -86,6 +90,13 @@ describe.skipIf(!up)('process managers in collectStatus on PostgreSQL', () => {
       // A bound below the manager's transitions gives no count rather than a wrong one.
       const capped = await collectStatus(f.domain, { maxTransitions: 2 });
       expect(capped.processManagers[0]).toMatchObject({ instances: null, ended: null, transitionsCapped: true, dueTimeouts: 2 });
+
+      // The same numbers as gauges, at a scrape of the process's metrics.
+      const text = prometheusText((await processMetrics!.collect()).resourceMetrics);
+      expect(text).toContain('protean_process_manager_instances{protean_process_manager="Fulfilment",protean_state="open",otel_scope_name="@protean-ts/server"} 2');
+      expect(text).toContain('protean_process_manager_instances{protean_process_manager="Fulfilment",protean_state="ended",otel_scope_name="@protean-ts/server"} 1');
+      expect(text).toContain('protean_process_manager_due_timeouts{protean_process_manager="Fulfilment",protean_timeout_past_due="false",otel_scope_name="@protean-ts/server"} 2');
+      expect(text).toContain('protean_process_manager_due_timeouts{protean_process_manager="Fulfilment",protean_timeout_past_due="true",otel_scope_name="@protean-ts/server"} 0');
     } finally {
       await engine.stop();
     }
