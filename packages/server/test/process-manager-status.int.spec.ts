@@ -1,13 +1,15 @@
 /**
  * collectStatus on a domain with a process manager, on PostgreSQL and Redis: open and ended
  * instances counted from the transition streams, scheduled timeouts from the outbox (a completed
- * instance's timeout is cancelled, so it is not counted).
+ * instance's timeout is cancelled, so it is not counted; one whose time has come is past due),
+ * and the same numbers as gauges at a scrape.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { processManagerStream } from '@protean-ts/core';
 import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
 import { Engine } from '../src/engine/engine.js';
@@ -99,6 +101,26 @@ describe.skipIf(!up)('process managers in collectStatus on PostgreSQL', () => {
       expect(text).toContain('protean_process_manager_due_timeouts{protean_process_manager="Fulfilment",protean_timeout_past_due="true",otel_scope_name="@protean-ts/server"} 0');
     } finally {
       await engine.stop();
+    }
+
+    // A timeout whose time has come while no outbox processor runs is past due. (The stopped
+    // engine closed the first domain: read with a fresh one on the same database.)
+    const client = new pg.Client({ connectionString: db.uri });
+    await client.connect();
+    try {
+      const moved = await client.query(
+        "UPDATE protean_outbox SET deliver_at = now() - interval '1 minute' WHERE id = (SELECT min(id) FROM protean_outbox WHERE status = 'scheduled')",
+      );
+      expect(moved.rowCount).toBe(1);
+    } finally {
+      await client.end();
+    }
+    const later = fulfilment();
+    await later.domain.init();
+    try {
+      expect((await collectStatus(later.domain)).processManagers[0]).toMatchObject({ instances: 2, ended: 1, dueTimeouts: 2, pastDueTimeouts: 1 });
+    } finally {
+      await later.domain.close();
     }
   }, 60_000);
 });
