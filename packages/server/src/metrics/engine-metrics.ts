@@ -1,7 +1,8 @@
 /**
  * The Engine's metrics, observed at each collection: what its subscriptions and outbox
  * processors counted since they started (the counters they keep for logs and health), and the
- * backlog read through the status collector (outbox rows, lag, pending, consumers, dead letters).
+ * backlog read through the status collector (outbox rows, lag, pending, consumers, dead letters,
+ * process managers' instances and timeouts).
  * The backlog is the same from every worker; a supervisor reports one worker's (see merge).
  */
 import { metrics, ValueType, type Attributes, type BatchObservableCallback, type BatchObservableResult, type Meter, type Observable } from '@opentelemetry/api';
@@ -41,7 +42,9 @@ export class EngineMetrics {
     const pending = gauge(METRICS.subscriptionPending);
     const consumers = gauge(METRICS.subscriptionConsumers);
     const deadLetters = gauge(METRICS.subscriptionDeadLetters);
-    this.observables = [consumed, retries, published, failures, abandoned, rows, oldest, lag, pending, consumers, deadLetters];
+    const instances = gauge(METRICS.processManagerInstances);
+    const timeouts = gauge(METRICS.processManagerTimeouts);
+    this.observables = [consumed, retries, published, failures, abandoned, rows, oldest, lag, pending, consumers, deadLetters, instances, timeouts];
 
     this.callback = async (result: BatchObservableResult) => {
       for (const status of this.sources.subscriptions()) {
@@ -58,7 +61,7 @@ export class EngineMetrics {
         result.observe(abandoned, totals.abandoned, attributes);
       }
       const status = await collectStatus(this.sources.domain, { maxBehind: MAX_BEHIND });
-      observeBacklog(result, status, { rows, oldest, lag, pending, consumers, deadLetters });
+      observeBacklog(result, status, { rows, oldest, lag, pending, consumers, deadLetters, instances, timeouts });
     };
     this.meter.addBatchObservableCallback(this.callback, this.observables);
   }
@@ -85,6 +88,8 @@ interface BacklogGauges {
   pending: Observable;
   consumers: Observable;
   deadLetters: Observable;
+  instances: Observable;
+  timeouts: Observable;
 }
 
 function observeBacklog(result: BatchObservableResult, status: SystemStatus, gauges: BacklogGauges): void {
@@ -112,5 +117,13 @@ function observeBacklog(result: BatchObservableResult, status: SystemStatus, gau
       result.observe(gauges.lag, backlog.behind, attributes);
       result.observe(gauges.deadLetters, backlog.deadLetters, attributes);
     }
+  }
+  for (const manager of status.processManagers) {
+    if (manager.error !== undefined) continue;
+    const attributes = { [ATTR.processManager]: manager.processManager };
+    if (manager.instances !== null) result.observe(gauges.instances, manager.instances, { ...attributes, [ATTR.state]: 'open' });
+    if (manager.ended !== null) result.observe(gauges.instances, manager.ended, { ...attributes, [ATTR.state]: 'ended' });
+    result.observe(gauges.timeouts, manager.dueTimeouts - manager.pastDueTimeouts, { ...attributes, [ATTR.pastDue]: false });
+    result.observe(gauges.timeouts, manager.pastDueTimeouts, { ...attributes, [ATTR.pastDue]: true });
   }
 }

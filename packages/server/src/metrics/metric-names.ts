@@ -28,6 +28,8 @@ export const METRICS = {
   subscriptionLag: spec('protean.subscription.lag', '{message}', 'Messages not yet delivered to the subscription\'s consumer group (for an event-store subscription: events after its cursor, counted up to 10,000)'),
   subscriptionPending: spec('protean.subscription.pending', '{message}', 'Messages delivered to a consumer of the group and not acknowledged yet'),
   subscriptionConsumers: spec('protean.subscription.consumers', '{consumer}', 'Consumers registered in the group'),
+  processManagerInstances: spec('protean.process_manager.instances', '{instance}', 'Process manager instances by protean.state: open (started, not completed) or ended'),
+  processManagerTimeouts: spec('protean.process_manager.due_timeouts', '{timeout}', 'Process manager timeouts scheduled and not yet sent; protean.timeout.past_due = true for those whose time has come'),
   subscriptionDeadLetters: spec('protean.subscription.dead_letters', '{message}', 'Dead letters the subscription set aside (dead-letter queue depth)'),
 } as const;
 
@@ -44,6 +46,9 @@ export const ATTR = {
   outboxStatus: 'protean.outbox.status',
   processor: 'protean.outbox.processor',
   broker: 'protean.broker',
+  processManager: 'protean.process_manager',
+  state: 'protean.state',
+  pastDue: 'protean.timeout.past_due',
 } as const;
 
 /** The instrumentation scope every protean-ts instrument belongs to. */

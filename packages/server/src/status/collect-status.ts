@@ -8,6 +8,7 @@
 import { maskText, maskUri, type Broker, type DatabaseProvider, type DeadLetter, type Domain, type EventStore } from '@protean-ts/core';
 import { planSubscriptions, type PlannedSubscription } from '../subscriptions/subscription-plan.js';
 import { eventsBehind } from './events-behind.js';
+import { collectProcessManagers } from './process-manager-report.js';
 import type { EventStoreSubscriptionBacklog, OutboxReport, StreamSubscriptionBacklog, SubscriptionBacklog, SystemStatus } from './system-status.js';
 
 /** Dead letters read per stream to count them; a DLQ waits for an operator, so it stays far below this. */
@@ -16,20 +17,25 @@ const DEAD_LETTER_READ_LIMIT = 100_000;
 export interface CollectStatusOptions {
   /** Events counted behind an event-store subscription's cursor before reporting "at least" (default 10,000). */
   maxBehind?: number;
+  /** A process manager's transitions read to count its instances; beyond it they are not counted (default 100,000). */
+  maxTransitions?: number;
 }
+
+export const DEFAULT_MAX_TRANSITIONS = 100_000;
 
 export const DEFAULT_MAX_BEHIND = 10_000;
 
 export async function collectStatus(domain: Domain, options: CollectStatusOptions = {}): Promise<SystemStatus> {
   const takenAt = new Date().toISOString();
   const plan = planSubscriptions(domain);
-  const [outboxes, streamBacklogs, storeBacklogs] = await Promise.all([
+  const [outboxes, streamBacklogs, storeBacklogs, processManagers] = await Promise.all([
     collectOutboxes(domain),
     collectStreamBacklogs(domain, plan.filter((p) => p.source === 'stream')),
     collectEventStoreBacklogs(domain, plan.filter((p) => p.source === 'event_store'), options.maxBehind ?? DEFAULT_MAX_BEHIND),
+    collectProcessManagers(domain, options.maxTransitions ?? DEFAULT_MAX_TRANSITIONS, problem),
   ]);
   const subscriptions: SubscriptionBacklog[] = [...streamBacklogs, ...storeBacklogs];
-  return { takenAt, outboxes, subscriptions };
+  return { takenAt, outboxes, subscriptions, processManagers };
 }
 
 /** The managed databases, each with a label safe to print (the URI's secrets masked). */

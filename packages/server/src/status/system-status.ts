@@ -11,6 +11,30 @@ export interface SystemStatus {
   takenAt: string;
   outboxes: OutboxReport[];
   subscriptions: SubscriptionBacklog[];
+  /** One per process manager of the domain (empty when it has none). */
+  processManagers: ProcessManagerReport[];
+}
+
+/** A process manager's instances (from its transition streams) and timeouts (from the outbox). */
+export interface ProcessManagerReport {
+  /** The manager's name. */
+  processManager: string;
+  /** The event-store category of its transition streams. */
+  category: string;
+  /** Instances started and not completed; null when not counted (`transitionsCapped`, or an error). */
+  instances: number | null;
+  /** Instances completed; null when not counted. */
+  ended: number | null;
+  /** True when the manager has more transitions than a status call reads: the counts are then null. */
+  transitionsCapped: boolean;
+  /** Timeouts scheduled and not yet sent (`scheduled` outbox rows). */
+  dueTimeouts: number;
+  /** Of those, the ones whose time has come (the outbox processor has not sent them yet). */
+  pastDueTimeouts: number;
+  /** True when the outbox held more scheduled rows than a status call reads (the timeout counts are then "at least"). */
+  timeoutsCapped: boolean;
+  /** Set when the stores could not be read. */
+  error?: string;
 }
 
 /** One managed database's outbox: rows by status and the age of the oldest pending or failed row. */
