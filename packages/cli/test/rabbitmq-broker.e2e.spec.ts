@@ -22,7 +22,8 @@ const WORKERS = 3;
 const KILLED = 1;
 
 /** The tally domain without its lossy Redis broker: the broker here is plain RabbitMQ. */
-const RABBIT_TALLY_DOMAIN = TALLY_DOMAIN.replace(/import \{ RedisBroker \}[\s\S]*?registerBroker\([^\n]*\n/, '');
+const RABBIT_TALLY_DOMAIN = TALLY_DOMAIN.replace(/import \{ \w+ as AdapterBroker \}[\s\S]*?registerBroker\([^\n]*\n/, '');
+if (RABBIT_TALLY_DOMAIN.includes('AdapterBroker')) throw new Error('rabbitmq e2e: the tally domain changed shape; update RABBIT_TALLY_DOMAIN');
 
 const rabbitBroker = (vhost: string) => ['provider = "rabbitmq"', `uri = "${rabbitmqUri(vhost)}"`];
 
