@@ -11,6 +11,7 @@ import { loadConfig, type DomainConfig } from '@protean-ts/core';
 import '@protean-ts/mikro-orm';
 import '@protean-ts/redis';
 import '@protean-ts/nats';
+import '@protean-ts/rabbitmq';
 
 const shopToml = fileURLToPath(new URL('../domain.toml', import.meta.url));
 const rootToml = fileURLToPath(new URL('../../../domain.toml', import.meta.url));
@@ -50,6 +51,14 @@ describe('domain.toml', () => {
     expect(config.server.health.port).toBe(8080);
   });
 
+  it('switches to PostgreSQL and RabbitMQ with PROTEAN_ENV=rabbitmq, the vhost from RABBITMQ_URL', () => {
+    const config = load(shopToml, { PROTEAN_ENV: 'rabbitmq', RABBITMQ_URL: 'amqp://shop:pw@mq:5672/shop-1' });
+    expect(config.event_processing).toBe('async');
+    expect(config.databases.default).toMatchObject({ provider: 'postgresql', database_uri: 'postgresql://postgres@127.0.0.1:5432/shop' });
+    expect(config.brokers.default).toEqual({ provider: 'rabbitmq', uri: 'amqp://shop:pw@mq:5672/shop-1', delivery_limit: 20 });
+    expect(load(shopToml, { PROTEAN_ENV: 'rabbitmq' }).brokers.default!.uri).toBe('amqp://guest:guest@127.0.0.1:5672');
+  });
+
   it('switches to PostgreSQL and NATS JetStream with PROTEAN_ENV=nats, with local defaults', () => {
     const config = load(shopToml, { PROTEAN_ENV: 'nats', NATS_URL: 'nats://bus:4223', NATS_STREAM_PREFIX: 'test-1-' });
     expect(config.event_processing).toBe('async');
@@ -72,7 +81,7 @@ describe('domain.toml', () => {
   });
 
   it('is mirrored by the repository root domain.toml, which names the shop as its module', () => {
-    for (const env of [{}, { PROTEAN_ENV: 'production' }, { PROTEAN_ENV: 'nats' }] as Record<string, string>[]) {
+    for (const env of [{}, { PROTEAN_ENV: 'production' }, { PROTEAN_ENV: 'nats' }, { PROTEAN_ENV: 'rabbitmq' }] as Record<string, string>[]) {
       expect(withoutModule(load(rootToml, env))).toEqual(withoutModule(load(shopToml, env)));
     }
     expect(load(rootToml, {}).module).toBe('examples/shop/src/domain.ts');
