@@ -3,6 +3,8 @@
  * by its channel and delivery tag, and the port acks by message id, so each read delivery is kept
  * here until it is acked, nacked or dead-lettered. When its channel closes (connection lost, the
  * process stops) RabbitMQ puts the message back in its queue and the entry is forgotten.
+ * Entries are kept per queue: a stream's exchange copies each message, message id and all, into
+ * every group's queue, and one process often holds several groups' copies at once.
  * Consumer names are remembered per group the same way, for `removeIdleConsumers`.
  */
 import type { Channel, MessageBody } from 'rabbitmq-client';
@@ -21,32 +23,33 @@ interface ConsumerState {
 }
 
 export class PendingDeliveries {
-  private readonly byId = new Map<string, PendingDelivery>();
+  private readonly deliveries = new Map<string, PendingDelivery>();
   private readonly consumers = new Map<string, Map<string, ConsumerState>>();
 
   add(id: string, delivery: PendingDelivery): void {
-    this.byId.set(id, delivery);
+    this.deliveries.set(entryKey(delivery.queue, id), delivery);
     this.seen(delivery.queue, delivery.consumer);
   }
 
   /** The live delivery of `id` in `queue`, or undefined when it was settled or its channel closed. */
   take(queue: string, id: string): PendingDelivery | undefined {
-    const delivery = this.byId.get(id);
-    if (!delivery || delivery.queue !== queue) return undefined;
-    this.byId.delete(id);
+    const key = entryKey(queue, id);
+    const delivery = this.deliveries.get(key);
+    if (!delivery) return undefined;
+    this.deliveries.delete(key);
     return delivery.channel.active ? delivery : undefined;
   }
 
   peek(queue: string, id: string): PendingDelivery | undefined {
-    const delivery = this.byId.get(id);
-    return delivery && delivery.queue === queue && delivery.channel.active ? delivery : undefined;
+    const delivery = this.deliveries.get(entryKey(queue, id));
+    return delivery?.channel.active ? delivery : undefined;
   }
 
   /** Unacked deliveries of `queue` this instance holds. */
   count(queue: string): number {
     this.forgetClosed();
     let n = 0;
-    for (const delivery of this.byId.values()) if (delivery.queue === queue) n += 1;
+    for (const delivery of this.deliveries.values()) if (delivery.queue === queue) n += 1;
     return n;
   }
 
@@ -61,7 +64,7 @@ export class PendingDeliveries {
     this.forgetClosed();
     const group = this.consumers.get(queue);
     if (!group) return [];
-    const busy = new Set([...this.byId.values()].filter((d) => d.queue === queue).map((d) => d.consumer));
+    const busy = new Set([...this.deliveries.values()].filter((d) => d.queue === queue).map((d) => d.consumer));
     const now = Date.now();
     const removed: string[] = [];
     for (const [consumer, state] of group) {
@@ -74,10 +77,15 @@ export class PendingDeliveries {
   }
 
   clear(): void {
-    this.byId.clear();
+    this.deliveries.clear();
   }
 
   private forgetClosed(): void {
-    for (const [id, delivery] of this.byId) if (!delivery.channel.active) this.byId.delete(id);
+    for (const [id, delivery] of this.deliveries) if (!delivery.channel.active) this.deliveries.delete(id);
   }
+}
+
+/** Queue names cannot hold a NUL, so the pair cannot collide. */
+function entryKey(queue: string, id: string): string {
+  return `${queue}\u0000${id}`;
 }

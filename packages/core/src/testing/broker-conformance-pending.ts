@@ -129,6 +129,32 @@ export function pendingConformance(ctx: ConformanceContext): void {
     });
   });
 
+  describe.runIf(ctx.claims('CONSUMER_GROUPS') && ctx.claims('ACK_NACK'))('one message in several groups', () => {
+    afterEach(() => ctx.closeAll());
+
+    // A process running two handlers of one stream holds both groups' copies of a message, under
+    // one message id; an ack of one copy must neither miss nor settle the other (a RabbitMQ adapter
+    // that kept its deliveries by id alone lost the first group's ack, and its prefetch filled up).
+    it("acks each group's copy on its own while one instance holds both", async () => {
+      const broker = await ctx.open();
+      const stream = ctx.stream();
+      await broker.ensureGroup(stream, 'a');
+      await broker.ensureGroup(stream, 'b');
+      await broker.publish({ stream, envelope: sampleBrokerEnvelope(stream, 0) });
+      const inA = await broker.read(stream, 'a', 'c1', NOW);
+      const inB = await broker.read(stream, 'b', 'c1', NOW);
+      expect([inA.length, inB.length]).toEqual([1, 1]);
+      expect(await broker.ack(stream, 'a', [inA[0]!.id])).toBe(1);
+      expect(await broker.groupStatus(stream, 'b')).toMatchObject({ pending: 1, exists: true });
+      expect(await broker.ack(stream, 'b', [inB[0]!.id])).toBe(1);
+      for (const group of ['a', 'b']) expect(await broker.groupStatus(stream, group)).toEqual({ pending: 0, lag: 0, exists: true });
+      await broker.close();
+      // Settled for good: nothing comes back to either group once the instance is gone.
+      const other = await ctx.open();
+      for (const group of ['a', 'b']) expect(await other.read(stream, group, 'c2', NOW)).toEqual([]);
+    });
+  });
+
   describe.runIf(canReclaim)('reclaim', () => {
     afterEach(() => ctx.closeAll());
 
