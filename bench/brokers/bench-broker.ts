@@ -1,7 +1,8 @@
 /**
- * The broker a bench runs against, chosen with `--broker <redis|nats>` (default redis): how the
- * framework's adapter is built, how a raw client publishes a batch (the baseline), how a plain
- * consumer sees messages arrive (where latency is measured), and how a run's streams are removed.
+ * The broker a bench runs against, chosen with `--broker <redis|nats|rabbitmq>` (default redis):
+ * how the framework's adapter is built, how a raw client publishes a batch (the baseline), how a
+ * plain consumer sees messages arrive (where latency is measured), and how a run's streams are
+ * removed.
  */
 import type { Broker } from '@protean-ts/core';
 
@@ -27,7 +28,7 @@ export interface ArrivalWatcher {
 }
 
 export interface BenchBroker {
-  kind: 'redis' | 'nats';
+  kind: 'redis' | 'nats' | 'rabbitmq';
   /** The raw client, e.g. `ioredis`, for labels. */
   rawClient: string;
   /** A namespace (stream prefix) no other run uses. */
@@ -37,7 +38,7 @@ export interface BenchBroker {
   rawPublisher(): Promise<RawPublisher>;
   /** Starts watching one stream of the namespace before anything is published to it. */
   watch(prefix: string, stream: string): Promise<ArrivalWatcher>;
-  /** Removes the namespace's streams. */
+  /** Removes the namespace's streams (on RabbitMQ: the exchanges and queues behind them). */
   drop(prefix: string): Promise<void>;
 }
 
@@ -53,12 +54,13 @@ export async function waitForArrivals(arrivals: Map<string, number>, count: numb
 export function brokerArgument(argv: readonly string[] = process.argv.slice(2)): BenchBroker['kind'] {
   const at = argv.findIndex((a) => a === '--broker' || a.startsWith('--broker='));
   const name = at < 0 ? 'redis' : argv[at]!.includes('=') ? argv[at]!.split('=')[1] : argv[at + 1];
-  if (name === 'redis' || name === 'nats') return name;
-  throw new Error(`--broker must be redis or nats, got ${JSON.stringify(name)}`);
+  if (name === 'redis' || name === 'nats' || name === 'rabbitmq') return name;
+  throw new Error(`--broker must be redis, nats or rabbitmq, got ${JSON.stringify(name)}`);
 }
 
 export async function selectBenchBroker(argv: readonly string[] = process.argv.slice(2)): Promise<BenchBroker> {
   const kind = brokerArgument(argv);
   if (kind === 'nats') return (await import('./nats-bench-broker.js')).natsBenchBroker();
+  if (kind === 'rabbitmq') return (await import('./rabbitmq-bench-broker.js')).rabbitmqBenchBroker();
   return (await import('./redis-bench-broker.js')).redisBenchBroker();
 }

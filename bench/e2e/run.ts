@@ -2,18 +2,21 @@
  * bench/e2e: the example shop end to end, from a committed PlaceOrder to its last handler
  * effect (the order's timeline recording it paid: reserve stock, confirm, charge, pay and
  * project, five handlers in a row), through `protean-ts server --workers N` on PostgreSQL and
- * Redis (or NATS JetStream with `--broker nats`: the shop's PROTEAN_ENV=nats overlay), for
- * N = 1, 2, 4. Baseline: the same orders on the same PostgreSQL with the server's Engine in this
- * process and the in-process broker (no broker server, no worker processes).
+ * Redis (or NATS JetStream with `--broker nats`, RabbitMQ with `--broker rabbitmq`: the shop's
+ * PROTEAN_ENV=nats / rabbitmq overlays, chosen through SHOP_BROKER), for N = 1, 2, 4. Baseline:
+ * the same orders on the same PostgreSQL with the server's Engine in this process and the
+ * in-process broker (no broker server, no worker processes).
  *
- *   npm run bench:e2e [-- --broker nats]
+ *   npm run bench:e2e [-- --broker nats|rabbitmq]
  *   env: BENCH_ORDERS (2000, per fast phase), BENCH_WORKERS (1,2,4), BENCH_ROUNDS (1),
  *        BENCH_RATE (10 orders/s), BENCH_RATE_SECONDS (30, length of the fixed-rate phase),
  *        BENCH_CONCURRENCY (32)
  *
- * Needs PostgreSQL on 127.0.0.1:5432 and Redis on 127.0.0.1:6379; every round uses a database
- * and a Redis prefix of its own and removes them. With several rounds, worker counts take turns
- * (1, 2, 4, 1, 2, 4, …) so background load hits them alike, and medians are reported.
+ * Needs PostgreSQL on 127.0.0.1:5432 and the broker's server (Redis on 6379, NATS on 4222, or
+ * RabbitMQ on 5672 with `rabbitmqctl` on this machine); every round uses a database and a broker
+ * namespace of its own (Redis prefix, JetStream stream prefix, RabbitMQ virtual host) and removes
+ * them. With several rounds, worker counts take turns (1, 2, 4, 1, 2, 4, …) so background load
+ * hits them alike, and medians are reported.
  */
 import { configureLogging } from '@protean-ts/core';
 import { brokerArgument } from '../brokers/bench-broker.js';
@@ -56,7 +59,7 @@ async function main(): Promise<void> {
   console.log(`bench/e2e: broker ${broker}; ${ORDERS} orders as fast as possible (client concurrency ${CONCURRENCY}), then ${RATE * RATE_SECONDS} at ${RATE}/s; workers ${WORKERS.join(', ')}; ${ROUNDS} round(s)`);
 
   const baseline = await syncBaseline(ORDERS, SKUS, CONCURRENCY);
-  console.log(`in-process baseline (Engine in this process, no Redis): ${phase(baseline)}`);
+  console.log(`in-process baseline (Engine in this process, no broker server): ${phase(baseline)}`);
 
   const results = new Map<number, RoundResult[]>(WORKERS.map((w) => [w, []]));
   for (let round = 1; round <= ROUNDS; round++) {

@@ -1,5 +1,5 @@
 /**
- * One round of the benchmark for N workers: a fresh shop (database, Redis prefix, tables),
+ * One round of the benchmark for N workers: a fresh shop (database, broker namespace, tables),
  * `protean-ts server --workers N`, then two phases of orders followed to their last handler
  * effect: as fast as the client can commit them, then at a fixed rate.
  */

@@ -1,9 +1,9 @@
 /**
- * The baseline: the same orders on the same PostgreSQL, but with no Redis and no server
+ * The baseline: the same orders on the same PostgreSQL, but with no broker server and no server
  * process. Each `domain.process(PlaceOrder)` commits the order in this process, and the server's
  * Engine runs here too (the shop's EmbeddedServer) with the in-process broker: it relays the
  * outbox and runs the order-fulfilment process manager, the commands it sends and the timeline,
- * so the figures show what Redis and worker processes cost. (Before the shop's flow was driven by
+ * so the figures show what the broker and worker processes cost. (Before the shop's flow was driven by
  * a process manager this baseline used event_processing = "sync", handling the whole flow inside
  * domain.process; a manager's commands and timeouts always go through the outbox, so that no
  * longer runs the flow.)

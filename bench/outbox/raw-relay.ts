@@ -2,8 +2,8 @@
  * The baseline: what a careful hand-written relay does with `pg` and the broker's own client and
  * nothing else. Its own table (same columns, a plain partial index on pending rows), a claim with
  * SKIP LOCKED in id order, one raw publish per batch (Redis: one XADD pipeline; NATS: concurrent
- * JetStream publishes), one UPDATE to mark the batch. No per-key ordering, no failure handling,
- * no NOTIFY: an idle loop polls every `idleMs`.
+ * JetStream publishes; RabbitMQ: the whole batch on one confirm channel), one UPDATE to mark the
+ * batch. No per-key ordering, no failure handling, no NOTIFY: an idle loop polls every `idleMs`.
  */
 import pg from 'pg';
 import type { RawPublisher } from '../brokers/bench-broker.js';

@@ -1,12 +1,14 @@
 /**
- * bench/outbox: how fast the framework relays the outbox to the broker (`--broker redis|nats`,
- * default redis), next to a raw `pg` + broker-client claim/publish/mark loop in the same run.
- * Throughput from an empty table and with many published rows present (rounds alternate between the two sides; medians compared), then commit-to-publish
- * latency with commits paced at a fixed rate, measured where a plain consumer sees each message.
+ * bench/outbox: how fast the framework relays the outbox to the broker (`--broker
+ * redis|nats|rabbitmq`, default redis), next to a raw `pg` + broker-client claim/publish/mark loop
+ * in the same run. Throughput from an empty table and with many published rows present (rounds
+ * alternate between the two sides; medians compared), then commit-to-publish latency with commits
+ * paced at a fixed rate, measured where a plain consumer sees each message.
  *
- *   npm run bench:outbox [-- --broker nats]   (env: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_NATS_URL, BENCH_MESSAGES, BENCH_KEYS,
- *                           BENCH_ROUNDS, BENCH_BATCH, BENCH_PUBLISHED_ROWS, BENCH_RATE,
- *                           BENCH_LATENCY_SECONDS, BENCH_RAW_IDLE_MS)
+ *   npm run bench:outbox [-- --broker nats|rabbitmq]
+ *   env: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_NATS_URL, BENCH_RABBITMQ_URL, BENCH_MESSAGES,
+ *        BENCH_KEYS, BENCH_ROUNDS, BENCH_BATCH, BENCH_PUBLISHED_ROWS, BENCH_RATE,
+ *        BENCH_LATENCY_SECONDS, BENCH_RAW_IDLE_MS
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
