@@ -67,7 +67,7 @@ export function SubscriptionsView({ snapshot }) {
             <td class="num" data-col="pending">${s.source === 'stream' ? show(s.pending) : '—'}</td>
             <td class="num" data-col="lag">${s.source === 'stream' ? show(s.lag) : `${s.behind}${s.behindCapped ? '+' : ''}`}</td>
             <td class="num" data-col="consumers">${s.source === 'stream' ? show(s.consumers) : s.owner ?? 'none'}</td>
-            <td class=${`num ${s.deadLetters > 0 ? 'error-text' : ''}`} data-col="dead-letters">${show(s.deadLetters)}</td>
+            <td class=${`num ${s.deadLetters > 0 ? 'error' : ''}`} data-col="dead-letters">${show(s.deadLetters)}</td>
             <td>${s.source === 'stream' && s.deadLetters !== null && html`<button data-testid=${`inspect-${s.subscription}`} onClick=${() => setOpen({ subscription: s.subscription, stream: s.stream })}>Dead letters</button>`}</td>
           </tr>`)}
         </tbody>
