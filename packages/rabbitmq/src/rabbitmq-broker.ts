@@ -266,6 +266,9 @@ export class RabbitMQBroker extends BaseBroker {
       acquireTimeout: this.config.connectTimeoutMs,
       retryLow: RETRY_LOW_MS,
       retryHigh: RETRY_HIGH_MS,
+      // Without it Nagle's algorithm holds a publish back while an earlier small frame (an ack,
+      // which RabbitMQ answers with nothing) waits for the server's delayed TCP ACK: 40 ms a hop.
+      noDelay: true,
     });
     connection.on('error', (err) => {
       this.lastConnectionError = err instanceof Error ? err : new Error(String(err));

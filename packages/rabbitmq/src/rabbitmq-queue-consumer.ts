@@ -7,9 +7,6 @@
  */
 import type { AsyncMessage, Channel, Connection } from 'rabbitmq-client';
 
-/** How long a woken read waits for the rest of a burst after its first delivery. */
-const GATHER_MS = 5;
-
 export class QueueConsumer {
   private channel: Channel | null = null;
   private starting: Promise<Channel> | null = null;
@@ -79,8 +76,9 @@ export class QueueConsumer {
       await channel.basicConsume({ queue: this.queue, noAck: false }, (message) => {
         if (this.channel !== channel) return;
         this.buffer.push(message);
-        // The rest of a burst follows the first delivery within moments: read it as one batch.
-        if (this.buffer.length === 1) setTimeout(() => this.wakeAll(), GATHER_MS);
+        // rabbitmq-client hands over each delivery with setImmediate: by the time this one runs,
+        // the rest of the same socket read is in the buffer, and the read takes them as one batch.
+        if (this.buffer.length === 1) setImmediate(() => this.wakeAll());
         if (this.buffer.length >= prefetch) this.wakeAll();
       });
       return channel;
