@@ -17,6 +17,7 @@ import {
   getLogger,
   type BrokerSettings,
   type DeadLetter,
+  type GroupProgress,
   type GroupStatus,
   type Logger,
   type OutgoingMessage,
@@ -27,6 +28,8 @@ import {
 import { LazyChannel, ReadChannelPool } from './rabbitmq-channels.js';
 import { readRabbitMQBrokerSettings, type RabbitMQBrokerSettings } from './rabbitmq-broker-settings.js';
 import { letterHeaders, visitLetters } from './rabbitmq-dead-letters.js';
+import { RabbitMQGroupBacklog } from './rabbitmq-group-backlog.js';
+import { RabbitMQManagementApi } from './rabbitmq-management.js';
 import { decodeBody, deliveryCountOf, encodeEnvelope, messageProperties, rawText } from './rabbitmq-message-codec.js';
 import { RabbitMQNames } from './rabbitmq-names.js';
 import { PendingDeliveries } from './rabbitmq-pending.js';
@@ -60,6 +63,7 @@ export class RabbitMQBroker extends BaseBroker {
   private readonly reads: ReadChannelPool;
   private readonly publisher: ConfirmingPublisher;
   private readonly topology: RabbitMQTopology;
+  private readonly backlog: RabbitMQGroupBacklog;
   private readonly pending = new PendingDeliveries();
   /** The long-lived consumer of each group queue this instance has read blocking. */
   private readonly queueConsumers = new Map<string, QueueConsumer>();
@@ -78,6 +82,10 @@ export class RabbitMQBroker extends BaseBroker {
     this.reads = new ReadChannelPool(connection);
     this.publisher = new ConfirmingPublisher(connection);
     this.topology = new RabbitMQTopology(this.names, this.commands, connection, this.publisher, this.config);
+    const management = this.config.management ? new RabbitMQManagementApi(name, this.config.management, this.config.vhost, this.config.connectTimeoutMs) : null;
+    // Buffered deliveries are this instance's as much as read ones: RabbitMQ counts them unacked.
+    const heldHere = (queue: string) => this.pending.count(queue) + (this.queueConsumers.get(queue)?.buffered ?? 0);
+    this.backlog = new RabbitMQGroupBacklog(name, this.names, this.topology, management, heldHere);
   }
 
   protected async doConnect(): Promise<void> {
@@ -165,12 +173,12 @@ export class RabbitMQBroker extends BaseBroker {
     return this.pending.removeIdle(this.names.groupQueue(stream, group), idleMs);
   }
 
-  protected override async doGroupStatus(stream: string, group: string): Promise<GroupStatus> {
-    const queue = this.names.groupQueue(stream, group);
-    const ready = await this.topology.readyCount(queue);
-    if (ready === null) return { pending: 0, lag: 0, exists: false };
-    // Buffered deliveries are this instance's as much as read ones: RabbitMQ counts them unacked.
-    return { pending: this.pending.count(queue) + (this.queueConsumers.get(queue)?.buffered ?? 0), lag: ready, exists: true };
+  protected override doGroupStatus(stream: string, group: string): Promise<GroupStatus> {
+    return this.backlog.status(stream, group);
+  }
+
+  protected override doGroupProgress(stream: string, group: string, through: string | undefined): Promise<GroupProgress> {
+    return this.backlog.progress(stream, group, through);
   }
 
   /** The letter is confirmed before the original is acked: never acked without its dead letter. */
@@ -216,7 +224,8 @@ export class RabbitMQBroker extends BaseBroker {
   }
 
   protected async doInfo(): Promise<Record<string, unknown>> {
-    return { uri: this.config.maskedUri, namePrefix: this.config.namePrefix, deliveryLimit: this.config.deliveryLimit, maxlen: this.config.maxlen };
+    const management = this.config.management ? { managementUri: this.config.management.maskedUri, managementStatsIntervalMs: this.config.management.statsIntervalMs } : {};
+    return { uri: this.config.maskedUri, namePrefix: this.config.namePrefix, deliveryLimit: this.config.deliveryLimit, maxlen: this.config.maxlen, ...management };
   }
 
   protected async doClose(): Promise<void> {

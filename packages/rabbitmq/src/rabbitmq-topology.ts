@@ -79,12 +79,15 @@ export class RabbitMQTopology {
     });
   }
 
-  /** Ready-message count of a queue, or null when it does not exist (checked on a throwaway channel). */
-  async readyCount(queue: string): Promise<number | null> {
+  /**
+   * A queue's ready messages and consumers now, or null when it does not exist (checked on a
+   * throwaway channel: a passive declare of a missing queue closes its channel).
+   */
+  async queueCounts(queue: string): Promise<{ ready: number; consumers: number } | null> {
     const channel = await this.connection().acquire();
     try {
       const ok = await channel.queueDeclare({ queue, passive: true });
-      return ok.messageCount;
+      return { ready: ok.messageCount, consumers: ok.consumerCount };
     } catch (err) {
       if ((err as { code?: string }).code === 'NOT_FOUND') return null;
       throw err;

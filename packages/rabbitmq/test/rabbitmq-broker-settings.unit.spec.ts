@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BrokerSettingsError } from '@protean-ts/core';
-import { RabbitMQBroker, RABBITMQ_DEFAULT_DELIVERY_LIMIT, RABBITMQ_DEFAULT_MAXLEN } from '../src/index.js';
+import { RabbitMQBroker, RABBITMQ_DEFAULT_DELIVERY_LIMIT, RABBITMQ_DEFAULT_MANAGEMENT_STATS_INTERVAL_MS, RABBITMQ_DEFAULT_MAXLEN } from '../src/index.js';
+import { readRabbitMQBrokerSettings } from '../src/rabbitmq-broker-settings.js';
 
 const make = (settings: Record<string, unknown>) => new RabbitMQBroker('events', { provider: 'rabbitmq', uri: 'amqp://guest:guest@127.0.0.1:5672', ...settings });
 
@@ -50,5 +51,56 @@ describe('rabbitmq broker settings', () => {
     })();
     expect(wrong.message).toMatch(/scheme "redis" is not supported; use amqp:\/\/ or amqps:\/\//);
     expect(wrong.message).not.toContain('s3cret');
+  });
+
+  describe('management_uri', () => {
+    const read = (settings: Record<string, unknown>) => readRabbitMQBrokerSettings('events', { provider: 'rabbitmq', uri: 'amqp://app:amqp-pw@127.0.0.1:5672/shop%2Fprod', ...settings });
+    const failure = (settings: Record<string, unknown>) => {
+      try {
+        read(settings);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      throw new Error('accepted the settings');
+    };
+
+    it('is optional: without it pending is read over AMQP only', () => {
+      expect(read({}).management).toBeNull();
+    });
+
+    it('keeps the credentials out of the address and the masked form, and takes the vhost from the uri', () => {
+      const settings = read({ management_uri: 'http://monitor:p%40ss@127.0.0.1:15672/' });
+      expect(settings.management).toEqual({
+        baseUrl: 'http://127.0.0.1:15672',
+        maskedUri: 'http://monitor:***@127.0.0.1:15672/',
+        username: 'monitor',
+        password: 'p@ss',
+        statsIntervalMs: RABBITMQ_DEFAULT_MANAGEMENT_STATS_INTERVAL_MS,
+      });
+      expect(settings.vhost).toBe('shop/prod');
+      expect(settings.secrets).toEqual(expect.arrayContaining(['amqp-pw', 'p%40ss', 'p@ss']));
+      expect(read({ management_uri: 'https://127.0.0.1/rabbitmq/' }).management?.baseUrl).toBe('https://127.0.0.1/rabbitmq');
+      expect(readRabbitMQBrokerSettings('events', { provider: 'rabbitmq', uri: 'amqp://127.0.0.1' }).vhost).toBe('/');
+    });
+
+    it('shows it masked in info()', async () => {
+      const info = await make({ management_uri: 'http://guest:s3cret@127.0.0.1:15672', connect_timeout_ms: 100 }).info();
+      expect(info.details).toMatchObject({ managementUri: 'http://guest:***@127.0.0.1:15672', managementStatsIntervalMs: 5_000 });
+      expect(JSON.stringify(info)).not.toContain('s3cret');
+    });
+
+    it('must be an http(s) URI, named in the error with its password masked', () => {
+      const wrong = failure({ management_uri: 'amqp://guest:s3cret@127.0.0.1:15672' });
+      expect(wrong).toMatch(/\[brokers\.events\] management_uri: scheme "amqp" is not supported; use http:\/\/ or https:\/\//);
+      expect(wrong).not.toContain('s3cret');
+      expect(failure({ management_uri: 15672 })).toMatch(/management_uri: is required as a string/);
+    });
+
+    it('takes management_stats_interval_ms, an integer of at least 1 ms, only alongside it', () => {
+      expect(read({ management_uri: 'http://127.0.0.1:15672', management_stats_interval_ms: 10_000 }).management?.statsIntervalMs).toBe(10_000);
+      expect(failure({ management_uri: 'http://127.0.0.1:15672', management_stats_interval_ms: 0 })).toMatch(/management_stats_interval_ms: must be an integer between 1 and/);
+      expect(failure({ management_uri: 'http://127.0.0.1:15672', management_stats_interval_ms: '5s' })).toMatch(/management_stats_interval_ms: must be an integer/);
+      expect(failure({ management_stats_interval_ms: 5_000 })).toMatch(/management_stats_interval_ms: has no effect without management_uri; set management_uri .* or remove the key/);
+    });
   });
 });

@@ -115,7 +115,7 @@ describe.skipIf(!up)('rabbitmq broker deliveries', () => {
     for (let i = 0; i < total; i += 20) await publisher.publishBatch(Array.from({ length: 20 }, (_, j) => ({ stream, envelope: sampleBrokerEnvelope(stream, i + j) })));
     await Promise.race([Promise.all(readers), new Promise((_, reject) => setTimeout(() => reject(new Error(`only ${seen.length} of ${total} read`)), 20_000))]);
     expect(new Set(seen).size).toBe(total);
-    expect(await broker.groupStatus(stream, 'g')).toEqual({ pending: 0, lag: 0, exists: true });
+    expect(await broker.groupStatus(stream, 'g')).toEqual({ pending: 0, lag: 0, exists: true, pendingLocalOnly: true });
   });
 
   it('fails fast with BrokerUnavailableError naming the masked URI when nothing listens, and logs no password', async () => {

@@ -75,6 +75,12 @@ export interface DeadLetter {
 export interface GroupStatus {
   /** Delivered to the group's consumers and not yet acked. */
   pending: number;
+  /**
+   * True when `pending` counts only the deliveries this process holds: the broker cannot report
+   * what other connections hold unacked (RabbitMQ without `management_uri`). From a process
+   * that does not consume, such as the CLI, the group's pending count is then unknown.
+   */
+  pendingLocalOnly?: boolean;
   /** Not yet delivered to the group; null when the broker cannot tell (then compare ids yourself). */
   lag: number | null;
   /** False when the stream or the group does not exist yet (pending and lag are then 0). */

@@ -1,6 +1,6 @@
 /** Test helpers for protean-ts packages and for users' own tests (`@protean-ts/core/testing`). */
-export { servicesUp, POSTGRES, REDIS, NATS, RABBITMQ, type ServiceCheck } from './service-gate.js';
-export { createRabbitmqVhost, deleteRabbitmqVhost, rabbitmqUri, RABBITMQ_HOST_URI } from './rabbitmq-vhost.js';
+export { servicesUp, POSTGRES, REDIS, NATS, RABBITMQ, RABBITMQ_MANAGEMENT, type ServiceCheck } from './service-gate.js';
+export { createRabbitmqVhost, deleteRabbitmqVhost, rabbitmqUri, RABBITMQ_HOST_URI, RABBITMQ_MANAGEMENT_URI } from './rabbitmq-vhost.js';
 export { describeBrokerConformance, type BrokerConformanceOptions, type MakeBroker } from './broker-conformance.js';
 // The conformance suites import vitest: only import them from test files.
 export { describeOutboxStoreConformance, type OutboxConformanceHarness } from './outbox-store-conformance.js';

@@ -9,6 +9,8 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 export const RABBITMQ_HOST_URI = 'amqp://guest:guest@127.0.0.1:5672';
+/** The management API of the same RabbitMQ, for a broker's `management_uri`. */
+export const RABBITMQ_MANAGEMENT_URI = 'http://guest:guest@127.0.0.1:15672';
 
 /** The URI of `vhost` on the shared RabbitMQ, as guest. */
 export function rabbitmqUri(vhost: string, hostUri = RABBITMQ_HOST_URI): string {

@@ -42,6 +42,14 @@ export const RABBITMQ: ServiceCheck = {
   startHint: 'rabbitmq-server -detached',
 };
 
+/** The management plugin's HTTP API, which `management_uri` points at (status of other connections' unacked messages). */
+export const RABBITMQ_MANAGEMENT: ServiceCheck = {
+  name: 'RabbitMQ management API',
+  host: '127.0.0.1',
+  port: 15672,
+  startHint: 'rabbitmq-plugins enable rabbitmq_management',
+};
+
 function canConnect(host: string, port: number, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });
