@@ -113,8 +113,15 @@ function subscriptionTable(subscriptions: readonly SubscriptionBacklog[]): strin
   const table = plainTable(['SUBSCRIPTION', 'SOURCE', 'STREAM', 'LAG', 'PENDING', 'CONSUMERS', 'DEAD LETTERS', 'NOTE']);
   for (const s of subscriptions) {
     if (s.source === 'stream') {
-      const note = s.error !== undefined ? `error: ${s.error}` : !s.exists ? 'no consumer group yet (no server started it)' : s.lostToTrimming > 0 ? `${s.lostToTrimming} lost to trimming` : '';
-      table.push([s.subscription, 'stream', `${s.broker}:${s.stream}`, s.lag ?? '?', s.pending, s.consumers ?? '?', s.deadLetters ?? '-', note].map(String));
+      const note =
+        s.error !== undefined ? `error: ${s.error}`
+        : !s.exists ? 'no consumer group yet (no server started it)'
+        : s.lostToTrimming > 0 ? `${s.lostToTrimming} lost to trimming`
+        : s.pendingLocalOnly ? `pending unknown: the broker shows only this process's unacked messages; set brokers.${s.broker}.management_uri`
+        : '';
+      // This process holds no deliveries: its own count (0) would read as "nothing in flight".
+      const pending = s.pendingLocalOnly ? '?' : s.pending;
+      table.push([s.subscription, 'stream', `${s.broker}:${s.stream}`, s.lag ?? '?', pending, s.consumers ?? '?', s.deadLetters ?? '-', note].map(String));
     } else {
       const note = s.error !== undefined ? `error: ${s.error}` : s.owner ? `lease held by ${s.owner}` : 'no worker holds the lease';
       table.push([s.subscription, 'event store', s.category, `${s.behindCapped ? '≥' : ''}${s.behind}`, '-', s.owner ? 1 : 0, s.deadLetters, note].map(String));
@@ -129,7 +136,8 @@ function summary(status: SystemStatus): string {
   const behind = status.subscriptions.filter((s) => (s.source === 'stream' ? (s.lag ?? 1) + s.pending > 0 : s.behind > 0));
   const dead = status.subscriptions.reduce((n, s) => n + (s.deadLetters ?? 0), 0);
   const errors = status.outboxes.filter((o) => o.error).length + status.subscriptions.filter((s) => s.error).length;
-  return `status: ${open} open outbox ${open === 1 ? 'row' : 'rows'}, ${abandoned} abandoned; ${behind.length} of ${status.subscriptions.length} subscriptions behind; ${dead} dead ${dead === 1 ? 'letter' : 'letters'}${errors ? `; ${errors} could not be read` : ''}`;
+  const unknownPending = status.subscriptions.filter((s) => s.source === 'stream' && s.pendingLocalOnly).length;
+  return `status: ${open} open outbox ${open === 1 ? 'row' : 'rows'}, ${abandoned} abandoned; ${behind.length} of ${status.subscriptions.length} subscriptions behind${unknownPending ? ` (pending unknown for ${unknownPending})` : ''}; ${dead} dead ${dead === 1 ? 'letter' : 'letters'}${errors ? `; ${errors} could not be read` : ''}`;
 }
 
 /** A table without borders, two spaces between columns: reads like `ps` or `kubectl get`. */

@@ -84,6 +84,7 @@ async function collectStreamBacklogs(domain: Domain, planned: readonly PlannedSu
           exists: status.exists,
           lag: status.lag,
           pending: status.pending,
+          ...(status.pendingLocalOnly ? { pendingLocalOnly: true as const } : {}),
           consumers: progress.consumers,
           deadLetters: dead === null ? null : dead.filter((l) => l.group === entry.group).length,
           lostToTrimming: status.lostToTrimming ?? 0,

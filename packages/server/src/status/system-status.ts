@@ -69,6 +69,12 @@ export interface StreamSubscriptionBacklog extends BacklogBase {
   lag: number | null;
   /** Delivered to a consumer of the group and not acked yet. */
   pending: number;
+  /**
+   * Present (true) when the broker reports only the unacked deliveries of the process asking
+   * (RabbitMQ without `management_uri`): `pending` then counts this process's, and the group's
+   * true count is unknown.
+   */
+  pendingLocalOnly?: true;
   /** Consumers registered in the group; null when the broker cannot tell. */
   consumers: number | null;
   /** The group's dead letters; null when the broker keeps none. */
