@@ -64,7 +64,7 @@ export function SubscriptionsView({ snapshot }) {
           <tr data-subscription=${s.subscription} data-source=${s.source}>
             <td>${s.subscription}${s.error && html`<div class="error-text">${s.error}</div>`}</td><td>${s.role}</td>
             <td>${s.source === 'event_store' ? `event store ${s.category}` : `${s.broker}:${s.stream}`}${s.source === 'stream' && !s.exists ? html` <span class="note">(no group yet)</span>` : ''}</td>
-            <td class="num" data-col="pending">${s.source === 'stream' ? show(s.pending) : '—'}</td>
+            <td class="num" data-col="pending" title=${s.pendingLocalOnly ? `unknown: the broker shows only this process's unacked messages; set brokers.${s.broker}.management_uri` : ''}>${s.source === 'stream' ? (s.pendingLocalOnly ? '?' : show(s.pending)) : '—'}</td>
             <td class="num" data-col="lag">${s.source === 'stream' ? show(s.lag) : `${s.behind}${s.behindCapped ? '+' : ''}`}</td>
             <td class="num" data-col="consumers">${s.source === 'stream' ? show(s.consumers) : s.owner ?? 'none'}</td>
             <td class=${`num ${s.deadLetters > 0 ? 'error' : ''}`} data-col="dead-letters">${show(s.deadLetters)}</td>

@@ -81,7 +81,7 @@ export class EngineMetrics {
   }
 }
 
-interface BacklogGauges {
+export interface BacklogGauges {
   rows: Observable;
   oldest: Observable;
   lag: Observable;
@@ -92,7 +92,7 @@ interface BacklogGauges {
   timeouts: Observable;
 }
 
-function observeBacklog(result: BatchObservableResult, status: SystemStatus, gauges: BacklogGauges): void {
+export function observeBacklog(result: BatchObservableResult, status: SystemStatus, gauges: BacklogGauges): void {
   for (const outbox of status.outboxes) {
     if (outbox.error !== undefined) continue;
     const database = { [ATTR.database]: outbox.database };
@@ -110,7 +110,8 @@ function observeBacklog(result: BatchObservableResult, status: SystemStatus, gau
     };
     if (backlog.source === 'stream') {
       if (backlog.lag !== null) result.observe(gauges.lag, backlog.lag, attributes);
-      result.observe(gauges.pending, backlog.pending, attributes);
+      // A count of this process's own deliveries only (RabbitMQ without management_uri) would mislead: left out.
+      if (!backlog.pendingLocalOnly) result.observe(gauges.pending, backlog.pending, attributes);
       if (backlog.consumers !== null) result.observe(gauges.consumers, backlog.consumers, attributes);
       if (backlog.deadLetters !== null) result.observe(gauges.deadLetters, backlog.deadLetters, attributes);
     } else {
