@@ -137,5 +137,7 @@ async function streamLag(domain: Domain, category: string, group: string): Promi
   // Without its group the stream's entries cannot be told read from unread.
   if (!found.exists) return { position: null, lag: 'unknown (no consumer group yet: the server has not subscribed)' };
   if (found.lag === null) return { position: null, lag: found.pending === 0 ? 'unknown' : `${found.pending} pending` };
+  // The broker shows this process only its own unacked entries (RabbitMQ without management_uri).
+  if (found.pendingLocalOnly) return { position: null, lag: `${found.lag} undelivered, pending unknown (set brokers.${domain.config.outbox.broker}.management_uri)` };
   return { position: null, lag: found.pending + found.lag };
 }
