@@ -6,6 +6,7 @@ import { eventually } from './eventually.js';
 import { LogWatcher } from './log-watcher.js';
 import { runCli, startCli } from './run-cli.js';
 import { serverProject, type ServerProject } from './server-project.js';
+import { stopServer } from './stop-server.js';
 
 const up = await servicesUp(POSTGRES, REDIS);
 
@@ -29,11 +30,7 @@ describe.skipIf(!up)('/metrics of protean-ts server --workers 2 (PostgreSQL, Red
     for (const id of [1, 2]) await logs.waitFor((r) => r.msg === 'worker ready' && r.workerId === id, 90_000, `worker ${id} ready`);
   }, 120_000);
   afterAll(async () => {
-    if (server && server.exitCode === null) {
-      const exited = new Promise((resolve) => server!.once('exit', resolve));
-      server.kill('SIGTERM');
-      await exited;
-    }
+    await stopServer(server);
     await project?.drop();
   }, 60_000);
 

@@ -6,6 +6,7 @@ import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
 import { LogWatcher } from './log-watcher.js';
 import { runCli, startCli } from './run-cli.js';
 import { serverProject, SHOP_DOMAIN, type ServerProject } from './server-project.js';
+import { stopServer } from './stop-server.js';
 
 const up = await servicesUp(POSTGRES, REDIS);
 
@@ -33,11 +34,7 @@ describe.skipIf(!up)('protean-ts status [--json] [--wait-drained]', () => {
     expect(setup.code, setup.stderr).toBe(0);
   }, 90_000);
   afterAll(async () => {
-    if (server && server.exitCode === null) {
-      const exited = new Promise((resolve) => server!.once('exit', resolve));
-      server.kill('SIGTERM');
-      await exited;
-    }
+    await stopServer(server);
     await project?.drop();
   }, 60_000);
 

@@ -10,6 +10,7 @@ import { LEDGER_DOMAIN, LEDGER_SEED, LEDGER_SUBSCRIPTION } from './ledger-projec
 import { LogWatcher } from './log-watcher.js';
 import { runCli, startCli } from './run-cli.js';
 import { serverProject, type ServerProject } from './server-project.js';
+import { stopServer } from './stop-server.js';
 
 const up = await servicesUp(POSTGRES);
 
@@ -31,11 +32,7 @@ describe.skipIf(!up)('protean-ts status with an event-store subscription', () =>
     expect(setup.code, setup.stderr).toBe(0);
   }, 120_000);
   afterAll(async () => {
-    if (server && server.exitCode === null) {
-      const exited = new Promise((resolve) => server!.once('exit', resolve));
-      server.kill('SIGTERM');
-      await exited;
-    }
+    await stopServer(server);
     await project?.drop();
   }, 60_000);
 

@@ -13,6 +13,7 @@ import { RabbitMQBroker } from '@protean-ts/rabbitmq';
 import { LogWatcher } from './log-watcher.js';
 import { runCli, startCli } from './run-cli.js';
 import { serverProject, SHOP_DOMAIN, type ServerProject } from './server-project.js';
+import { stopServer } from './stop-server.js';
 
 const up = await servicesUp(POSTGRES, RABBITMQ, RABBITMQ_MANAGEMENT);
 
@@ -51,11 +52,7 @@ describe.skipIf(!up)('protean-ts status --wait-drained on RabbitMQ with manageme
     expect(setup.code, setup.stderr).toBe(0);
   }, 120_000);
   afterAll(async () => {
-    if (server && server.exitCode === null) {
-      const exited = new Promise((resolve) => server!.once('exit', resolve));
-      server.kill('SIGTERM');
-      await exited;
-    }
+    await stopServer(server);
     await project?.drop();
     if (vhost) await deleteRabbitmqVhost(vhost);
   }, 60_000);
