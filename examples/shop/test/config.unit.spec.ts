@@ -51,12 +51,12 @@ describe('domain.toml', () => {
     expect(config.server.health.port).toBe(8080);
   });
 
-  it('switches to PostgreSQL and RabbitMQ with PROTEAN_ENV=rabbitmq, the vhost from RABBITMQ_URL', () => {
-    const config = load(shopToml, { PROTEAN_ENV: 'rabbitmq', RABBITMQ_URL: 'amqp://shop:pw@mq:5672/shop-1' });
+  it('switches to PostgreSQL and RabbitMQ with PROTEAN_ENV=rabbitmq, the vhost from RABBITMQ_URL, its management API from RABBITMQ_MANAGEMENT_URL', () => {
+    const config = load(shopToml, { PROTEAN_ENV: 'rabbitmq', RABBITMQ_URL: 'amqp://shop:pw@mq:5672/shop-1', RABBITMQ_MANAGEMENT_URL: 'https://shop:pw@mq:15671' });
     expect(config.event_processing).toBe('async');
     expect(config.databases.default).toMatchObject({ provider: 'postgresql', database_uri: 'postgresql://postgres@127.0.0.1:5432/shop' });
-    expect(config.brokers.default).toEqual({ provider: 'rabbitmq', uri: 'amqp://shop:pw@mq:5672/shop-1', delivery_limit: 20 });
-    expect(load(shopToml, { PROTEAN_ENV: 'rabbitmq' }).brokers.default!.uri).toBe('amqp://guest:guest@127.0.0.1:5672');
+    expect(config.brokers.default).toEqual({ provider: 'rabbitmq', uri: 'amqp://shop:pw@mq:5672/shop-1', delivery_limit: 20, management_uri: 'https://shop:pw@mq:15671' });
+    expect(load(shopToml, { PROTEAN_ENV: 'rabbitmq' }).brokers.default).toMatchObject({ uri: 'amqp://guest:guest@127.0.0.1:5672', management_uri: 'http://guest:guest@127.0.0.1:15672' });
   });
 
   it('switches to PostgreSQL and NATS JetStream with PROTEAN_ENV=nats, with local defaults', () => {

@@ -14,8 +14,8 @@
  * order's timeout fired exactly once (one published row, one handling, cancelled "payment timed
  * out", stock given back), and no other order's timeout fired or is left waiting. Stock items
  * are loaded from snapshots that match their events, and the catalogue read model counts every
- * delivery. The killed worker must come back, and SIGTERM must end the server with nothing
- * pending and no error logged.
+ * delivery. The killed worker must come back, `protean-ts status --wait-drained` must report the
+ * running server drained, and SIGTERM must end the server with nothing pending and no error logged.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES, servicesUp } from '@protean-ts/core/testing';
@@ -145,7 +145,16 @@ describe.skipIf(!(await servicesUp(POSTGRES, shopBrokerService(BROKER))))(`the s
     console.log(`shop e2e: stock streams of ${Math.min(...skus.map((sku) => effects.stock.get(sku)!.version + 1))}–${Math.max(...skus.map((sku) => effects.stock.get(sku)!.version + 1))} events, snapshots ${Math.min(...behind)}–${Math.max(...behind)} behind the head`);
   }, 780_000);
 
-  it('stops on SIGTERM with exit 0, leaving nothing pending in any consumer group', async () => {
+  it('reports drained to an operator asking the running server, then stops on SIGTERM with exit 0, leaving nothing pending in any consumer group', async () => {
+    // What an operator runs before a deploy: every outbox and consumer group read from the
+    // database and the broker (on RabbitMQ through its management API, where every worker's
+    // unacked messages show).
+    const drained = await shopCli(['status', '--wait-drained', '--timeout', '120', '--json'], shop.env, 180_000);
+    expect(drained.code, `${drained.stdout}${drained.stderr}`).toBe(0);
+    expect(JSON.parse(drained.stdout)).toMatchObject({ drained: true, left: [] });
+    const backlogs = JSON.parse((await shopCli(['status', '--json'], shop.env)).stdout) as { subscriptions: { pendingLocalOnly?: boolean; error?: string }[] };
+    expect(backlogs.subscriptions.filter((s) => s.pendingLocalOnly || s.error)).toEqual([]);
+
     const exit = await server.stop('SIGTERM');
 
     expect(exit).toEqual({ code: 0, signal: null });
@@ -176,5 +185,5 @@ describe.skipIf(!(await servicesUp(POSTGRES, shopBrokerService(BROKER))))(`the s
     expect(snapshots.stdout).toMatch(/snapshot create: \d+ snapshots? written, \d+ already current/);
     const again = await shopCli(['snapshot', 'create', '--aggregate', 'StockItem'], shop.env);
     expect(again.stdout).toContain(`snapshot create: 0 snapshots written, ${skus.length + 2} already current`);
-  }, 120_000);
+  }, 300_000);
 });
