@@ -143,7 +143,8 @@ function entryArbitrary(counter: Counter): fc.Arbitrary<Entry> {
     fc.record({ where: fc.constantFrom('', '"data":{', '"metadata":{', '"headers":{'), name: fc.constantFrom(...PROTOTYPE_KEYS), value: anyJson, resign: fc.boolean() })
       .map(({ where, name, value, resign }) => {
         const text = JSON.stringify(valid('').envelope);
-        const injected = where === '' ? `{${JSON.stringify(name)}:${JSON.stringify(value)},${text.slice(1)}` : text.replace(where, `${where}${JSON.stringify(name)}:${JSON.stringify(value)},`);
+        // A function replacement: a generated value may hold `$\`` or `$'`, which a string replacement would expand.
+        const injected = where === '' ? `{${JSON.stringify(name)}:${JSON.stringify(value)},${text.slice(1)}` : text.replace(where, () => `${where}${JSON.stringify(name)}:${JSON.stringify(value)},`);
         const envelope = JSON.parse(injected) as Record<string, unknown>;
         if (resign) tryToSign(envelope);
         return ends(`prototype key ${name}`, ['envelope', resign ? JSON.stringify(envelope) : injected]);
