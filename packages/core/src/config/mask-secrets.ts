@@ -57,11 +57,44 @@ export function maskSecrets<T = DomainConfig>(config: T): T {
   return walk(config, false) as T;
 }
 
+/**
+ * Keys of key/value connection strings and query strings whose values are never secret; an error
+ * echoing a rejected value keeps these and hides every other one (see `maskLoosely`).
+ */
+const PLAIN_KEYS = new Set(['host', 'hostaddr', 'port', 'dbname', 'database', 'user', 'username', 'sslmode', 'application_name', 'connect_timeout', 'schema', 'service', 'target_session_attrs']);
+// `key=value` with any key, even an empty or mistyped one (`pasword=`, `p[assword=`).
+const ANY_KEY_VALUE = /([^\s=&?#;,'"]*)(\s*=\s*)('(?:\\.|[^'\\])*'?|"(?:\\.|[^"\\])*"?|[^\s&#;,'"]+)/g;
+// `"key": value` with any key.
+const ANY_JSON_PAIR = /("([^"\\]*)"\s*:\s*)("(?:\\.|[^"\\])*"?|[^\s,}\]]+)/g;
+
+/**
+ * For a value echoed in an error or warning, which is often the value that was wrong: a mistyped
+ * key (`pasword=`), a damaged URI scheme (`postgresql:[//app:pw@db`) or a JSON pair under a
+ * misspelt name no longer looks like a secret to `maskText`. So in a rejected value, every
+ * key/value and JSON pair value is hidden unless its key is known to be plain, and a `:…@` before
+ * a host is hidden whatever precedes it. Printed configuration keeps `maskText`'s exact rules.
+ */
+function maskLoosely(text: string): string {
+  const pairsHidden = maskText(text)
+    .replace(ANY_KEY_VALUE, (match, key: string, eq: string) => (PLAIN_KEYS.has(key.toLowerCase()) ? match : `${key}${eq}${MASK}`))
+    .replace(ANY_JSON_PAIR, (match, head: string, key: string) => (PLAIN_KEYS.has(key.toLowerCase()) ? match : `${head}"${MASK}"`));
+  return pairsHidden.split(/(\s+)/).map(hideUserinfo).join('');
+}
+
+/** In one whitespace-free token, `…:secret@host` → `…:***@host`; the last '@' ends the userinfo. */
+function hideUserinfo(token: string): string {
+  const first = token.indexOf('@');
+  if (first < 0) return token;
+  const colon = token.lastIndexOf(':', first);
+  if (colon < 0) return token;
+  return `${token.slice(0, colon + 1)}${MASK}${token.slice(token.lastIndexOf('@'))}`;
+}
+
 /** A value as it may appear inside an error or warning: masked, then rendered compactly. */
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   const masked = maskSecrets(value);
-  if (typeof masked === 'string') return JSON.stringify(masked);
+  if (typeof masked === 'string') return JSON.stringify(maskLoosely(masked));
   if (isPlainObject(masked)) return 'a table';
   let text: string;
   try {
@@ -69,5 +102,5 @@ export function describeValue(value: unknown): string {
   } catch {
     text = String(masked);
   }
-  return maskText(text);
+  return maskLoosely(text);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatConfig, loadConfig, maskSecrets, maskUri } from '../../src/index.js';
+import { describeValue, formatConfig, loadConfig, maskSecrets, maskUri } from '../../src/index.js';
 import { tomlFile } from './config-fixture.js';
 
 describe('maskUri', () => {
@@ -38,5 +38,27 @@ describe('maskSecrets', () => {
     expect(toml).not.toContain('s3cret');
     const json = JSON.parse(formatConfig(config, 'json'));
     expect(json.databases.default.database_uri).toBe('postgresql://app:***@db/shop');
+  });
+});
+
+// A rejected value is often a mistyped one: the random seed 1958462179 of the broken-configs
+// property found `host=db p[assword='…'` echoed whole in "must be a table (got …)".
+describe('describeValue (values echoed in errors)', () => {
+  it('hides the values of mistyped or unknown keys, keeping the plain ones', () => {
+    expect(describeValue("host=db p[assword='hunter2 x\\'y' user=app")).toBe('"host=db p[assword=*** user=app"');
+    expect(describeValue('host=db pass=word=hunter2')).toBe('"host=db pass=***"');
+    expect(describeValue('postgresql://db/shop?sslmode=require&pasword=hunter2')).toBe('"postgresql://db/shop?sslmode=require&pasword=***"');
+    expect(describeValue('{"pass[word": "hunter2"}')).toBe('"{\\"pass[word\\": \\"***\\"}"');
+  });
+
+  it('hides a `:…@` before a host even when the scheme is damaged, to the last @', () => {
+    expect(describeValue('postgresql:[//app:p@hunter2@db/shop')).toBe('"postgresql:[//app:***@db/shop"');
+    expect(describeValue(['redis:/[/:hunter2@cache'])).toBe('["redis:/[/:***@cache"]');
+  });
+
+  it('still shows what was wrong where nothing looks secret', () => {
+    expect(describeValue('postgresql://app:hunter2@db/shop')).toBe('"postgresql://app:***@db/shop"');
+    expect(describeValue('asynch')).toBe('"asynch"');
+    expect(describeValue('host=db port=5432 dbname=shop user=app')).toBe('"host=db port=5432 dbname=shop user=app"');
   });
 });
