@@ -3,6 +3,13 @@
  * runs `shutdown`, a watchdog forces the process out when it overruns, and a second signal
  * exits at once. `exited` resolves with the exit code when the shutdown finished in time.
  */
+
+/**
+ * A repeat of the same signal this soon after the first is one request delivered twice, not an
+ * operator insisting: a supervised worker gets SIGTERM from a signal sent to its whole process
+ * group (systemd's control-group kill, `kill -TERM -<pgid>`) and again from its supervisor.
+ */
+export const DUPLICATE_SIGNAL_MS = 1_000;
 import type { Logger } from '@protean-ts/core';
 
 export type ShutdownSignal = 'SIGINT' | 'SIGTERM';
@@ -34,6 +41,7 @@ export function installShutdown(options: ShutdownOptions): ShutdownHandle {
   const forceExit = options.forceExit ?? ((code: number) => process.exit(code));
   const timeoutExitCode = options.timeoutExitCode ?? 1;
   let running: Promise<number> | null = null;
+  let first: { signal: ShutdownSignal; at: number } | null = null;
   let resolveExited!: (code: number) => void;
   const exited = new Promise<number>((resolve) => (resolveExited = resolve));
 
@@ -61,11 +69,16 @@ export function installShutdown(options: ShutdownOptions): ShutdownHandle {
   };
 
   const onSignal = (signal: ShutdownSignal) => {
+    if (running && first?.signal === signal && Date.now() - first.at < DUPLICATE_SIGNAL_MS) {
+      options.logger.info('same signal again during shutdown; still shutting down gracefully', { signal });
+      return;
+    }
     if (running) {
       options.logger.error('second signal during shutdown; exiting now', { signal });
       forceExit(130);
       return;
     }
+    first = { signal, at: Date.now() };
     void trigger(signal);
   };
   const listeners = signals.map((signal) => {
