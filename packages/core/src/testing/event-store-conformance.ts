@@ -203,6 +203,25 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
         for (let i = 1; i < all.length; i++) expect(all[i]!.transactionId > all[i - 1]!.transactionId || all[i]!.globalPosition > all[i - 1]!.globalPosition).toBe(true);
       });
 
+      it('a stream continued by an older transaction after a younger one committed to it reads in stream order', async () => {
+        // Found by the reader property (seed 1687691687): on PostgreSQL, A's id is older than B's,
+        // and A's append waits for B's commit, then takes position 1 after B's position 0.
+        const other = new EventFactory();
+        const shared = f.stream('shared');
+        const older = await provider.begin();
+        try {
+          await store.append(older, other.stream(), other.events(1));
+          await inTransaction(() => provider.begin(), (younger) => store.append(younger, shared, f.events(1)));
+          await store.append(older, shared, f.events(1));
+          await older.commit();
+        } catch (error) {
+          await older.rollback();
+          throw error;
+        }
+        const events = await readAtLeast(store, f.category, 2);
+        expect(events.map((e) => `${e.streamName}:${e.position}`)).toEqual([`${shared}:0`, `${shared}:1`]);
+      });
+
       it('$all reads every stream, from a cursor', async () => {
         const head = (await readToHead(store, ALL_STREAMS)).cursor;
         const other = new EventFactory();

@@ -5,6 +5,14 @@
  * committed version: exactly one of two writers expecting the same version gets a row back.
  * No row back means the expected version did not hold: the store reads the actual one and raises.
  *
+ * Each event's `transaction_id` (its reader order, see read-events.sql.ts) is the greater of this
+ * transaction's id and the one the stream's previous events were stored under, kept on the stream
+ * row. A transaction with an older id can continue a stream after a younger one committed events
+ * to it (it waited for that commit on the stream row); with its own id its events would sort
+ * before the earlier positions and a category reader would get the stream out of order. The
+ * stream row's value is read after the lock wait (the UPDATE and ON CONFLICT re-read the
+ * committed row), so it is the last committer's.
+ *
  * Event times are taken after the lock (clock_timestamp, to the millisecond JS dates carry), so
  * they follow stream order and as-of reads cut a stream at a consistent point.
  */
@@ -35,12 +43,16 @@ export function appendEventsSql(t: EventStoreTableNames, stream: string, categor
 function bumpText(t: EventStoreTableNames, mode: Mode): string {
   switch (mode) {
     case 'exact':
-      return `UPDATE ${t.streams} SET version = version + ?::bigint WHERE stream_name = ? AND version = ?::bigint RETURNING version`;
+      return `UPDATE ${t.streams} SET version = version + ?::bigint, reader_transaction_id = greatest(reader_transaction_id, pg_current_xact_id())
+  WHERE stream_name = ? AND version = ?::bigint RETURNING version, reader_transaction_id`;
     case 'new':
-      return `INSERT INTO ${t.streams} (stream_name, version) VALUES (?, ?::bigint - 1) ON CONFLICT (stream_name) DO NOTHING RETURNING version`;
+      return `INSERT INTO ${t.streams} (stream_name, version, reader_transaction_id) VALUES (?, ?::bigint - 1, pg_current_xact_id())
+  ON CONFLICT (stream_name) DO NOTHING RETURNING version, reader_transaction_id`;
     case 'any':
-      return `INSERT INTO ${t.streams} AS s (stream_name, version) VALUES (?, ?::bigint - 1)
-  ON CONFLICT (stream_name) DO UPDATE SET version = s.version + excluded.version + 1 RETURNING s.version`;
+      return `INSERT INTO ${t.streams} AS s (stream_name, version, reader_transaction_id) VALUES (?, ?::bigint - 1, pg_current_xact_id())
+  ON CONFLICT (stream_name) DO UPDATE SET version = s.version + excluded.version + 1,
+    reader_transaction_id = greatest(s.reader_transaction_id, excluded.reader_transaction_id)
+  RETURNING s.version, s.reader_transaction_id`;
   }
 }
 
@@ -54,8 +66,8 @@ bumped AS (
   ${bumpText(t, mode)}
 ),
 stored AS (
-  INSERT INTO ${t.events} (stream_name, category, position, message_id, type, data, metadata, time)
-  SELECT s.stream_name, s.category, b.version - s.n + i.ord, i.message_id, i.type, i.data, i.metadata,
+  INSERT INTO ${t.events} (transaction_id, stream_name, category, position, message_id, type, data, metadata, time)
+  SELECT b.reader_transaction_id, s.stream_name, s.category, b.version - s.n + i.ord, i.message_id, i.type, i.data, i.metadata,
     date_trunc('milliseconds', clock_timestamp())
   FROM bumped b CROSS JOIN (SELECT ?::bigint AS n, ?::text AS stream_name, ?::text AS category) s CROSS JOIN input i
   ORDER BY i.ord

@@ -1,12 +1,14 @@
 /**
  * The event store's tables and their DDL, idempotent, created with the outbox and inbox
  * (`db setup`, `db setup-outbox`):
- * - `protean_events`: one row per event. `transaction_id` is the writing transaction's xid8;
- *   readers order by (transaction_id, global_position) and read only transactions that have
- *   ended (see read-events.sql.ts). The primary key (stream_name, position) keeps streams gapless
+ * - `protean_events`: one row per event. `transaction_id` is the writing transaction's xid8, or
+ *   the stream's previous events' when that is greater (see append-events.sql.ts); readers order
+ *   by (transaction_id, global_position) and read only rows below the oldest open transaction
+ *   (see read-events.sql.ts). The primary key (stream_name, position) keeps streams gapless
  *   and serves stream reads.
- * - `protean_event_streams`: one row per stream holding its version. Appends lock it, so the
- *   expected-version check and the write are one atomic step under concurrency.
+ * - `protean_event_streams`: one row per stream holding its version and the transaction id its
+ *   last events were stored under. Appends lock it, so the expected-version check and the write
+ *   are one atomic step under concurrency.
  * - `protean_snapshots`: the latest snapshot per stream.
  * - the leases, cursors and dead letters of event-store subscriptions (subscription-tables.ts).
  */
@@ -56,8 +58,11 @@ export function eventStoreDdl(t: EventStoreTableNames): string[] {
     `CREATE INDEX IF NOT EXISTS ${EVENTS_TABLE}_category_idx ON ${t.events} (category, transaction_id, global_position)`,
     `CREATE TABLE IF NOT EXISTS ${t.streams} (
   stream_name text COLLATE "C" PRIMARY KEY,
-  version bigint NOT NULL
+  version bigint NOT NULL,
+  reader_transaction_id xid8 NOT NULL DEFAULT '0'
 )`,
+    // Databases set up before the column existed: their streams start from 0, i.e. the appender's own id.
+    `ALTER TABLE ${t.streams} ADD COLUMN IF NOT EXISTS reader_transaction_id xid8 NOT NULL DEFAULT '0'`,
     `CREATE TABLE IF NOT EXISTS ${t.snapshots} (
   stream_name text COLLATE "C" PRIMARY KEY,
   version bigint NOT NULL,

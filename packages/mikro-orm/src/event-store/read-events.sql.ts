@@ -4,9 +4,10 @@
  * Category and `$all` reads must never skip a committed event. Global positions come from an
  * identity sequence when a row is inserted, not when it commits, so a transaction holding 41 can
  * commit after one holding 42. Readers therefore order by (transaction_id, global_position) and
- * take only rows whose transaction id is below `pg_snapshot_xmin(pg_current_snapshot())`: every
- * transaction below that horizon has ended (committed or rolled back), so no row can appear later
- * before the reader's cursor. The price: a reader waits for the oldest open transaction of the
+ * take only rows whose transaction_id is below `pg_snapshot_xmin(pg_current_snapshot())`. A row's
+ * transaction_id is never below its writer's own id (append-events.sql.ts may raise it to keep a
+ * stream in order), and every transaction still open, or yet to start, has an id at or above that
+ * horizon: so every row below it is final, and no row can appear later before the reader's cursor. The price: a reader waits for the oldest open transaction of the
  * whole server (xids are cluster-wide), so long transactions delay subscriptions, never lose
  * events for them.
  */
