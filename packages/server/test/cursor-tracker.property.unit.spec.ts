@@ -52,6 +52,7 @@ describe('CursorTracker', () => {
         }),
         { seed, numRuns: 60, verbose: 1 },
       );
-    });
+      // About 1.5 s alone; a machine running the whole suite beside other work took 36 s once.
+    }, 120_000);
   }
 });
