@@ -27,6 +27,18 @@ describe.skipIf(!up)('protean-ts events read | history | stats', () => {
     await project?.drop();
   });
 
+  it('info shows where each aggregate is kept: an event-sourced one in event streams, with no table', async () => {
+    const { code, stdout, stderr } = await cli('info');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/ {2}aggregate Account → event-sourced, streams bank::account-<id> in the event store of default: /);
+    const json = JSON.parse((await cli('info', '--json')).stdout) as { aggregates: Array<Record<string, unknown>> };
+    const account = json.aggregates.find((a) => a.name === 'Account');
+    expect(account).toMatchObject({ provider: 'default', table: null, eventSourced: true, streamCategory: 'bank::account' });
+    // A stored aggregate keeps its table.
+    expect(json.aggregates.find((a) => a.name !== 'Account')).toMatchObject({ provider: 'default', table: expect.any(String) });
+    expect(json.aggregates.find((a) => a.name !== 'Account')!.eventSourced).toBeUndefined();
+  });
+
   it('read an entity stream: one line per event (position, global position, time, type, id), from a position', async () => {
     const all = await cli('events', 'read', `bank::account-${ann}`);
     expect(all.code, all.stderr).toBe(0);

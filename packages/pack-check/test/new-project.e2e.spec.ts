@@ -16,6 +16,38 @@ import { isolatedServices, type Isolation } from './support/services.js';
 
 const up = await servicesUp(POSTGRES, REDIS);
 
+// Compiles only if the installed typings keep each query's answer type; an unused
+// @ts-expect-error is itself an error, so the wrong @read must be refused too.
+const TYPINGS_PROBE = `import { BaseQuery, BaseQueryHandler, field, read } from '@protean-ts/core';
+import { domain, Order } from './domain.js';
+
+export interface DrinkCount { drinks: number }
+
+@domain.query({ partOf: Order })
+export class DrinksOf extends BaseQuery<DrinkCount> {
+  @field.string({ required: true }) customer!: string;
+}
+
+@domain.queryHandler({ partOf: Order })
+export class DrinkQueries extends BaseQueryHandler {
+  @read(DrinksOf)
+  async drinksOf(query: DrinksOf): Promise<DrinkCount> {
+    return { drinks: query.customer.length };
+  }
+
+  // @ts-expect-error the answer of DrinksOf is a DrinkCount, not a string
+  @read(DrinksOf)
+  wrong(_query: DrinksOf): string {
+    return 'no';
+  }
+}
+
+export async function drinks(customer: string): Promise<number> {
+  const answer = await domain.dispatch(DrinksOf.create({ customer }));
+  return answer.drinks;
+}
+`;
+
 describe.skipIf(!up)('a project made by protean-ts new', () => {
   let launcher: string;
   let project: string;
@@ -49,6 +81,16 @@ describe.skipIf(!up)('a project made by protean-ts new', () => {
   it('installs the tarballs, typechecks and passes its own npm test', async () => {
     await installTarballs(project);
     await run('npm', ['run', 'typecheck'], { cwd: project });
+    // The published declaration files carry what the docs promise the compiler checks: a
+    // query's answer type reaches dispatch() and @read (they once lost it: `private` members'
+    // types are dropped from .d.ts files, and dispatch() answered unknown).
+    const probe = path.join(project, 'src/typings-probe.ts');
+    fs.writeFileSync(probe, TYPINGS_PROBE);
+    try {
+      await run('npm', ['run', 'typecheck'], { cwd: project });
+    } finally {
+      fs.rmSync(probe);
+    }
     // Its test runs on the embedded default, whatever PROTEAN_ENV this run was given.
     const { stdout } = await run('npm', ['test'], { cwd: project, env: { ...process.env, PROTEAN_ENV: undefined } });
     expect(stdout).toMatch(/Tests\s+.*2 passed/);

@@ -48,8 +48,8 @@ export function MapView() {
       ${map.aggregates.length > 0 && html`
         <h2>Aggregates and their tables</h2>
         <table>
-          <thead><tr><th>Aggregate</th><th>Database</th><th>Table</th><th>Fields</th></tr></thead>
-          <tbody>${map.aggregates.map((a) => html`<tr><td>${a.name}</td><td>${a.provider}</td><td>${a.table}</td><td class="types">${a.fields.join(', ')}</td></tr>`)}</tbody>
+          <thead><tr><th>Aggregate</th><th>Database</th><th>Table or streams</th><th>Fields</th></tr></thead>
+          <tbody>${map.aggregates.map((a) => html`<tr><td>${a.name}</td><td>${a.provider}</td><td>${a.eventSourced ? html`<em>event-sourced: streams ${a.streamCategory}-&lt;id&gt;</em>` : a.table}</td><td class="types">${a.fields.join(', ')}</td></tr>`)}</tbody>
         </table>`}
     </section>`;
 }

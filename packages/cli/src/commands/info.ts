@@ -18,12 +18,17 @@ const KINDS = Object.keys(KIND_ORDER) as ElementKind[];
 export interface DomainSummary {
   name: string;
   module: string;
-  aggregates: Array<{ name: string; provider: string; table: string; fields: string[] }>;
+  /**
+   * Where each aggregate is kept: a table of a database, or, when event-sourced, the streams of
+   * its category in the event store's database (`table` null: it has no table).
+   */
+  aggregates: Array<{ name: string; provider: string; table: string | null; eventSourced?: true; streamCategory?: string; fields: string[] }>;
   elements: Partial<Record<ElementKind, string[]>>;
   problems: string[];
 }
 
-export function summarizeDomain(domain: Domain, module: string): DomainSummary {
+/** `eventStoreDatabase`: `event_store.database` of the configuration, when it loads. */
+export function summarizeDomain(domain: Domain, module: string, eventStoreDatabase = 'default'): DomainSummary {
   const elements: Partial<Record<ElementKind, string[]>> = {};
   for (const kind of KINDS) {
     const names = domain.recordsOf(kind).map((record) => record.name);
@@ -34,7 +39,9 @@ export function summarizeDomain(domain: Domain, module: string): DomainSummary {
     ? []
     : domain.recordsOf('aggregate').map((record) => {
         const schema = domain.aggregateSchemaFor(record.cls as ClassRef<BaseAggregate>);
-        return { name: schema.name, provider: schema.provider, table: schema.tableName, fields: schema.fields.map((f) => f.name) };
+        const fields = schema.fields.map((f) => f.name);
+        if (!domain.registry.isEventSourced(record.cls)) return { name: schema.name, provider: schema.provider, table: schema.tableName, fields };
+        return { name: schema.name, provider: eventStoreDatabase, table: null, eventSourced: true as const, streamCategory: domain.registry.streamCategoryOf(record.cls), fields };
       });
   return { name: domain.name, module, aggregates, elements, problems };
 }
@@ -46,7 +53,9 @@ export const registerInfoCommands: CommandGroup = (program, context) => {
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
       const domain = await context.loadDomain();
-      const summary = summarizeDomain(domain, context.locateDomain().file);
+      // info works without a valid configuration (the model is what it shows); the event store's database comes from it when it loads.
+      const eventStoreDatabase = await context.loadConfig().then((loaded) => loaded.config.event_store.database, () => undefined);
+      const summary = summarizeDomain(domain, context.locateDomain().file, eventStoreDatabase);
       const { io } = context;
       if (options.json) io.stdout(`${JSON.stringify(summary, null, 2)}\n`);
       else io.stdout(renderSummary(summary));
@@ -60,7 +69,10 @@ export const registerInfoCommands: CommandGroup = (program, context) => {
 function renderSummary(summary: DomainSummary): string {
   const lines = [`Domain ${summary.name} (${summary.module})`];
   for (const aggregate of summary.aggregates) {
-    lines.push(`  aggregate ${aggregate.name} → ${aggregate.provider}.${aggregate.table}: ${aggregate.fields.join(', ')}`);
+    const kept = aggregate.eventSourced
+      ? `event-sourced, streams ${aggregate.streamCategory}-<id> in the event store of ${aggregate.provider}`
+      : `${aggregate.provider}.${aggregate.table}`;
+    lines.push(`  aggregate ${aggregate.name} → ${kept}: ${aggregate.fields.join(', ')}`);
   }
   for (const [kind, names] of Object.entries(summary.elements)) {
     if (kind !== 'aggregate' || summary.aggregates.length === 0) lines.push(`  ${kind}: ${names.join(', ')}`);

@@ -24,7 +24,7 @@ export interface DomainMap extends DomainSummary {
 }
 
 export function domainMap(domain: Domain, module: string): DomainMap {
-  const summary = summarizeDomain(domain, module);
+  const summary = summarizeDomain(domain, module, domain.runtime.isReady ? domain.config.event_store.database : undefined);
   const subscriptions = planSubscriptions(domain).map((entry) => ({
     group: entry.group,
     handler: domain.registry.requireRecord(entry.cls).name,

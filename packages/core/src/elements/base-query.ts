@@ -13,7 +13,9 @@ import { plainEquals } from './element-plain.js';
 export abstract class BaseQuery<R = unknown> extends BaseDataElement {
   // Type-only: carries the answer's type for dispatch and @read, and keeps queries distinct
   // from commands and value objects for the decorators. Never set at runtime.
-  declare private readonly queryResult: R;
+  // Protected, not private: declaration files drop the types of private members, so the
+  // published typings would lose R and `dispatch` would answer `unknown`.
+  declare protected readonly queryResult: R;
 
   /** Same class and same data. */
   equals(other: unknown): boolean {
