@@ -4,15 +4,26 @@
  * server` does, started on the first `drain(domain)` and kept until `stopHandlers(domain)`.
  * `drain` resolves once every outbox and subscription has been empty for a few checks in a row,
  * i.e. every handler has run on everything committed so far, including what the handlers
- * themselves committed. Commands and timeouts due later do not count until they are due.
+ * themselves committed. Commands and timeouts due later do not count until they are due, unless
+ * `dueWithin` brings them forward.
  */
-import type { Domain } from '@protean-ts/core';
+import { parseDuration, type Domain } from '@protean-ts/core';
 import { Engine } from '@protean-ts/server';
 
 export interface DrainOptions {
   /** Give up (with an error naming what is still busy) after this long. Default 30 s. */
   timeoutMs?: number;
+  /**
+   * Timeouts and commands scheduled to be due within this long from the call (`'15m'`, `'2h'`, or
+   * milliseconds) are made due at once, then drained: a process manager's 15-minute timeout is
+   * tested without waiting 15 minutes. Taken once, when drain is called; what the handlers
+   * schedule meanwhile waits for its own time (or the next drain).
+   */
+  dueWithin?: number | string;
 }
+
+/** How many rows one promotion takes; repeated until fewer come back. */
+const PROMOTION_BATCH = 1000;
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** Quick polling: tests wait for the end of a flow, not for a production server's pace. */
@@ -36,10 +47,23 @@ export async function startHandlers(domain: Domain): Promise<void> {
 
 /** Runs the domain's handlers until nothing is left to handle. */
 export async function drain(domain: Domain, options: DrainOptions = {}): Promise<void> {
+  const dueBy = options.dueWithin === undefined ? undefined : new Date(Date.now() + parseDuration(options.dueWithin, 'drain(…, { dueWithin })'));
   await startHandlers(domain);
+  if (dueBy) await bringForward(domain, dueBy);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const result = await engines.get(domain)!.waitUntilDrained(timeoutMs);
   if (!result.drained) throw new Error(`drain(${domain.name}): still busy after ${timeoutMs} ms: ${result.busy.join('; ')}`);
+}
+
+/** Makes every scheduled outbox row due by `dueBy` pending now, wherever a relay takes rows from (as createOutboxProcessors). */
+async function bringForward(domain: Domain, dueBy: Date): Promise<void> {
+  const { broker: main, external_brokers: external } = domain.config.outbox;
+  for (const provider of domain.providers.values()) {
+    if (!provider.managed) continue;
+    for (const broker of new Set([main, ...external])) {
+      while ((await provider.outbox.promoteDue(broker, PROMOTION_BATCH, { dueBy })).promoted === PROMOTION_BATCH);
+    }
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 /** A delay given as something other than milliseconds or `<n>ms|s|m|h`. */
 export class InvalidDurationError extends Error {
   constructor(what: string, value: unknown) {
-    super(`${what}: ${JSON.stringify(value) ?? String(value)} is not a duration; give a number of milliseconds (>= 0) or a string like '500ms', '30s', '15m' or '2h'`);
+    super(`${what}: ${JSON.stringify(value) ?? String(value)} is not a duration; give a number of milliseconds (>= 0) or a string like '500ms', '30s', '15m', '2h' or '14d'`);
     this.name = 'InvalidDurationError';
   }
 }

@@ -131,9 +131,11 @@ export interface OutboxStore {
   /**
    * Makes `scheduled` rows of `targetBroker` whose due time has come `pending` (at most `limit`),
    * so the next claim takes them. Returns how many it promoted and the earliest due time still
-   * ahead (null when none), for the processor to wake up then.
+   * ahead (null when none), for the processor to wake up then. `dueBy` moves "now" forward: rows
+   * due by then count as due (a later time than the database's clock only; tests use it to fire
+   * timeouts early, see @protean-ts/testing's `drain(domain, { dueWithin })`).
    */
-  promoteDue(targetBroker: string, limit: number): Promise<{ promoted: number; nextDueAt: Date | null }>;
+  promoteDue(targetBroker: string, limit: number, options?: { dueBy?: Date }): Promise<{ promoted: number; nextDueAt: Date | null }>;
   /**
    * Deletes, inside `tx`, the `scheduled` rows whose partition key starts with `keyPrefix`
    * (a completed process manager's pending timeouts). Returns how many (the memory store counts at commit).

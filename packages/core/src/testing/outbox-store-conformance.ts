@@ -450,6 +450,18 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
         expect(await store.list({ status: 'scheduled', limit: 100 }).then((all) => all.filter((row) => row.targetBroker === `${rows.broker}-other`))).toHaveLength(1);
       });
 
+      it('promoteDue with dueBy counts rows due by then as due (tests fire timeouts early); a dueBy in the past is now', async () => {
+        const inTenMinutes = new Date(Date.now() + 10 * 60_000);
+        await append(rows.row('in-ten', 1, { deliverAt: inTenMinutes }), rows.row('in-an-hour', 1, { deliverAt: inAnHour() }));
+        expect((await store.promoteDue(rows.broker, 100, { dueBy: new Date(Date.now() - 60_000) })).promoted).toBe(0);
+        const promotion = await store.promoteDue(rows.broker, 100, { dueBy: new Date(Date.now() + 15 * 60_000) });
+        expect(promotion.promoted).toBe(1);
+        // The next due time is the hour's row: the ten minutes' one is pending now.
+        expect(promotion.nextDueAt!.getTime()).toBeGreaterThan(inTenMinutes.getTime());
+        expect((await mine('pending')).map((row) => row.partitionKey)).toEqual([rows.key('in-ten')]);
+        expect((await mine('scheduled')).map((row) => row.partitionKey)).toEqual([rows.key('in-an-hour')]);
+      });
+
       it('cancelScheduled deletes the scheduled rows of a key prefix when its transaction commits, not on rollback', async () => {
         await append(
           rows.row('pm/timeout/1', 1, { deliverAt: inAnHour() }),

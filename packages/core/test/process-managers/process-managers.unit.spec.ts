@@ -324,18 +324,19 @@ describe('process managers (memory)', () => {
 });
 
 describe('parseDuration', () => {
-  it('reads milliseconds and ms/s/m/h strings', () => {
+  it('reads milliseconds and ms/s/m/h/d strings', () => {
     expect(parseDuration(250)).toBe(250);
     expect(parseDuration('500ms')).toBe(500);
     expect(parseDuration('30s')).toBe(30_000);
     expect(parseDuration('15m')).toBe(900_000);
     expect(parseDuration('2h')).toBe(7_200_000);
     expect(parseDuration('1.5h')).toBe(5_400_000);
+    expect(parseDuration('14d')).toBe(14 * 86_400_000);
   });
 
-  it.each([['15 minutes'], ['-1s'], [''], ['10'], [-5], [Number.NaN], [null], [{}]])('refuses %j with the accepted forms named', (value) => {
+  it.each([['15 minutes'], ['2 weeks'], ['1w'], ['-1s'], [''], ['10'], [-5], [Number.NaN], [null], [{}]])('refuses %j with the accepted forms named', (value) => {
     expect(() => parseDuration(value, 'after')).toThrow(InvalidDurationError);
-    expect(() => parseDuration(value, 'after')).toThrow(/after: .* is not a duration; give a number of milliseconds \(>= 0\) or a string like '500ms', '30s', '15m' or '2h'/);
+    expect(() => parseDuration(value, 'after')).toThrow(/after: .* is not a duration; give a number of milliseconds \(>= 0\) or a string like '500ms', '30s', '15m', '2h' or '14d'/);
   });
 });
 

@@ -81,12 +81,15 @@ RETURNING t.id`;
  * the earliest due time still ahead. Both parts read one snapshot, so a row promoted here is not
  * also reported as ahead.
  */
-export function promoteDueSql(table: string, targetBroker: string, limit: number): Statement {
+export function promoteDueSql(table: string, targetBroker: string, limit: number, dueBy: Date | null = null): Statement {
   const p = new SqlParams();
   const broker = p.add(targetBroker);
+  // greatest() skips a null: without dueBy, "now" is the database's clock. A function, called where
+  // the text uses it: placeholders are positional, so each use adds its value in text order.
+  const cutoff = () => `greatest(now(), ${p.add(dueBy === null ? null : dueBy.toISOString())}::timestamptz)`;
   const sql = `WITH due AS (
   SELECT id FROM ${table}
-  WHERE status = 'scheduled' AND target_broker = ${broker}::text AND deliver_at <= now()
+  WHERE status = 'scheduled' AND target_broker = ${broker}::text AND deliver_at <= ${cutoff()}
   ORDER BY deliver_at
   LIMIT ${p.add(limit)}::integer
   FOR UPDATE SKIP LOCKED
@@ -97,7 +100,7 @@ export function promoteDueSql(table: string, targetBroker: string, limit: number
 )
 SELECT (SELECT count(*) FROM promoted)::integer AS promoted,
   (extract(epoch FROM (SELECT min(deliver_at) FROM ${table}
-    WHERE status = 'scheduled' AND target_broker = ${p.add(targetBroker)}::text AND deliver_at > now())) * 1000)::float8 AS next_due_ms`;
+    WHERE status = 'scheduled' AND target_broker = ${p.add(targetBroker)}::text AND deliver_at > ${cutoff()})) * 1000)::float8 AS next_due_ms`;
   return { sql, params: p.values };
 }
 

@@ -147,9 +147,13 @@ export class PostgresOutboxStore implements OutboxStore {
     return (await this.db.execute(sql, params)).rows.length;
   }
 
-  async promoteDue(targetBroker: string, limit: number): Promise<{ promoted: number; nextDueAt: Date | null }> {
+  async promoteDue(targetBroker: string, limit: number, options: { dueBy?: Date } = {}): Promise<{ promoted: number; nextDueAt: Date | null }> {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new InvalidOutboxRequestError('promoteDue', 'limit', `must be a positive integer, got ${String(limit)}`);
-    const { sql, params } = promoteDueSql(this.table, targetBroker, limit);
+    const { dueBy } = options;
+    if (dueBy !== undefined && !(dueBy instanceof Date && Number.isFinite(dueBy.getTime()))) {
+      throw new InvalidOutboxRequestError('promoteDue', 'dueBy', `must be a valid Date, got ${String(dueBy)}`);
+    }
+    const { sql, params } = promoteDueSql(this.table, targetBroker, limit, dueBy ?? null);
     const [row] = (await this.db.execute<{ promoted: number; next_due_ms: number | null }>(sql, params)).rows;
     const next = row?.next_due_ms ?? null;
     return { promoted: Number(row?.promoted ?? 0), nextDueAt: next === null ? null : new Date(Number(next)) };

@@ -108,8 +108,8 @@ export class MemoryOutboxStore implements OutboxStore {
     return sequence;
   }
 
-  async promoteDue(targetBroker: string, limit: number): Promise<{ promoted: number; nextDueAt: Date | null }> {
-    const now = this.now();
+  async promoteDue(targetBroker: string, limit: number, options: { dueBy?: Date } = {}): Promise<{ promoted: number; nextDueAt: Date | null }> {
+    const now = Math.max(this.now(), options.dueBy?.getTime() ?? 0);
     let promoted = 0;
     let nextDue: number | null = null;
     for (const row of [...this.scheduled].sort((a, b) => a.deliverAt!.getTime() - b.deliverAt!.getTime())) {
