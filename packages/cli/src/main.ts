@@ -10,6 +10,13 @@ import { COMMAND_GROUPS } from './commands/index.js';
 import { ExitCode, reportError } from './errors.js';
 import { cliVersion } from './version.js';
 
+/**
+ * Commands that run until stopped: their info logs (started, ready, stopped) are what an operator
+ * watches. Every other command answers and exits; its answer is on stdout and its progress lines
+ * on stderr, and the domain's own info logs (initialized, closed) would only bury them.
+ */
+const LONG_RUNNING_COMMANDS = new Set(['server', 'observatory']);
+
 export interface MainOptions {
   cwd?: string;
   env?: Record<string, string | undefined>;
@@ -31,12 +38,20 @@ export function buildProgram(options: MainOptions = {}): Command {
     .showHelpAfterError('(run protean-ts --help for usage)')
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .exitOverride()
-    .hook('preAction', () => {
+    .hook('preAction', (_program, action) => {
       if (program.opts<GlobalOptions>().verbose) configureLogging({ level: 'debug' });
+      else if (!(options.env ?? process.env).PROTEAN_LOG_LEVEL && !LONG_RUNNING_COMMANDS.has(topLevelName(action))) configureLogging({ level: 'warn' });
     });
   const context = createCliContext({ globals: () => program.opts<GlobalOptions>(), cwd: options.cwd, env: options.env, io });
   for (const register of COMMAND_GROUPS) register(program, context);
   return program;
+}
+
+/** `dlq` for `protean-ts dlq list`: the command under the program. */
+function topLevelName(command: Command): string {
+  let current = command;
+  while (current.parent?.parent) current = current.parent;
+  return current.name();
 }
 
 /** Runs the program on `argv` (process.argv shape: node, script, args…) and resolves to the exit code. */

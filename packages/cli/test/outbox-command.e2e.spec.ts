@@ -37,6 +37,15 @@ describe.skipIf(!up)('protean-ts outbox status | list | retry', () => {
     expect(json).toEqual([expect.objectContaining({ database: 'default', pending: 1, abandoned: 1, published: 0 })]);
   });
 
+  it("a one-shot command keeps the domain's info logs off stderr unless PROTEAN_LOG_LEVEL asks for them", async () => {
+    const quiet = await runCli(['outbox', 'status'], { cwd: project.cwd, env: { PROTEAN_LOG_LEVEL: undefined } });
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stderr).not.toContain('"msg":"domain initialized"');
+    const chatty = await runCli(['outbox', 'status'], { cwd: project.cwd, env: { PROTEAN_LOG_LEVEL: 'info' } });
+    expect(chatty.stderr).toContain('"msg":"domain initialized"');
+    expect(chatty.stdout).toContain('outbox status: 1 database');
+  });
+
   it('list --status abandoned shows the row with its error', async () => {
     const { code, stdout } = await cli('outbox', 'list', '--status', 'abandoned');
     expect(code).toBe(0);

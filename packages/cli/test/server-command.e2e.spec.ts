@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
 import { eventually } from './eventually.js';
@@ -37,6 +38,20 @@ describe('protean-ts server (memory database, inline broker)', () => {
     expect(stderr).toContain('[databases.default] provider = "memory" lives inside one process; set provider = "postgresql"');
     expect(stderr).toContain('[brokers.default] provider = "inline" lives inside one process; set provider = "redis"');
     expect(stderr).not.toContain('--verbose');
+    expect(stderr).not.toContain('PROTEAN_ENV');
+  });
+
+  it('says PROTEAN_ENV is not set when domain.toml has an environment table that would select shared infrastructure', async () => {
+    const toml = path.join(project.cwd, 'domain.toml');
+    const original = fs.readFileSync(toml, 'utf8');
+    fs.writeFileSync(toml, `${original}\n[production.brokers.default]\nprovider = "redis"\nuri = "redis://127.0.0.1:6379"\n`);
+    try {
+      const { code, stderr } = await runCli(['server', '--workers', '2'], { cwd: project.cwd, env: { PROTEAN_ENV: undefined } });
+      expect(code).toBe(1);
+      expect(stderr).toContain("PROTEAN_ENV is not set, so domain.toml's environment tables ([production]) are not in effect; PROTEAN_ENV=production selects one.");
+    } finally {
+      fs.writeFileSync(toml, original);
+    }
   });
 
   it('--test-mode starts every subscription, logs them by name and exits 0 once drained', async () => {

@@ -4,6 +4,7 @@
  * becomes the supervisor and forks N workers running this same command line, each marked by
  * PROTEAN_WORKER_ID; a worker sees that variable and runs one Engine.
  */
+import path from 'node:path';
 import { getLogger } from '@protean-ts/core';
 import {
   assertDistributable,
@@ -91,7 +92,7 @@ async function supervise(context: CliContext, options: ServerOptions): Promise<n
     metricsPath = metrics ? path : null;
   } catch (error) {
     // A configuration mistake with a complete message: no stack trace hint.
-    if (error instanceof NotDistributableError) throw new CliError(error.message, ExitCode.FAILURE, { cause: error });
+    if (error instanceof NotDistributableError) throw new CliError(`${error.message}${await environmentHint(context)}`, ExitCode.FAILURE, { cause: error });
     throw error;
   } finally {
     await domain.close();
@@ -128,4 +129,15 @@ function number(flag: string): (value: string) => number {
     if (!Number.isFinite(n) || n <= 0) throw new CliError(`${flag} must be a positive number of seconds, got "${value}"`, ExitCode.USAGE);
     return n;
   };
+}
+
+/**
+ * The likely mistake behind in-process infrastructure with several workers: the file has a
+ * production-like environment table, and PROTEAN_ENV was not set to select it.
+ */
+async function environmentHint(context: CliContext): Promise<string> {
+  const loaded = await context.loadConfig().catch(() => null);
+  if (!loaded || loaded.environment !== null || loaded.environments.length === 0) return '';
+  const tables = loaded.environments.map((name) => `[${name}]`).join(', ');
+  return `\nPROTEAN_ENV is not set, so ${path.basename(loaded.file ?? 'domain.toml')}'s environment tables (${tables}) are not in effect; PROTEAN_ENV=${loaded.environments[0]} selects one.`;
 }

@@ -41,6 +41,8 @@ export interface LoadedConfig {
   warnings: string[];
   /** The PROTEAN_ENV in effect, or null. */
   environment: string | null;
+  /** The environment tables the file defines (`[production]`, `[staging]`), whether in effect or not. */
+  environments: string[];
 }
 
 export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
@@ -63,7 +65,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
     const overridden = Object.keys(options.overrides ?? {}).length > 0;
     throw new ConfigError(result.problems, file, { withOverrides: overridden });
   }
-  return { config: result.config, file, warnings, environment };
+  return { config: result.config, file, warnings, environment, environments: read?.environments ?? [] };
 }
 
 /**
@@ -95,6 +97,8 @@ export interface ConfigFileValues {
   coercible: Set<string>;
   warnings: string[];
   environment: string | null;
+  /** Names of the environment tables the file defines. */
+  environments: string[];
 }
 
 /**
@@ -112,6 +116,7 @@ export function readConfigFile(file: string, options: { env?: Record<string, str
     coercible: substituted.wholeValuePaths,
     warnings: overlay.warnings,
     environment,
+    environments: overlay.environments,
   };
 }
 
