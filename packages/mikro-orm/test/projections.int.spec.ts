@@ -1,10 +1,12 @@
 /**
  * Projections on PostgreSQL: `db setup` tables (the projection's and protean_projections), reads
  * through domain.viewFor, projectors after commit, the rebuild barrier (a mark waits for a
- * projector transaction in flight), and a rebuild of 50,000 events seeded through the store.
+ * projector transaction in flight), a rebuild that reads only its projectors' categories, and a
+ * rebuild of 50,000 events seeded through the store.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configureLogging, rebuildProjection, serializeMessage, START_CURSOR, type BaseEvent, type NewEvent, type RebuildProgress } from '@protean-ts/core';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { configureLogging, rebuildProjection, serializeMessage, START_CURSOR, type BaseEvent, type NewEvent, type RebuildProgress, type RebuildSummary } from '@protean-ts/core';
 import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
 import { projectionLedger } from '../../core/test/support/projection-ledger.js';
 import type { PostgresProvider } from '../src/index.js';
@@ -20,7 +22,7 @@ const recordOf = (event: BaseEvent): NewEvent => {
 describe.skipIf(!up)('projections on PostgreSQL', () => {
   let db: TempDatabase;
   const ledger = projectionLedger({ eventSourced: true, projector: { subscriptionType: 'event_store' } });
-  const { domain, Account, AccountSummary, AccountSummaryProjector } = ledger;
+  const { domain, Account, AccountSummary, AccountSummaryProjector, Transfer } = ledger;
   const provider = () => domain.providers.get('default') as PostgresProvider;
   const rows = <R extends Record<string, unknown>>(sql: string, params: unknown[] = []) => queryDatabase<R>(db.uri, sql, params);
   let restoreLogging: ReturnType<typeof configureLogging>;
@@ -77,6 +79,47 @@ describe.skipIf(!up)('projections on PostgreSQL', () => {
     expect(marked).toBe(true);
     await expect(domain.runtime.freshUnitOfWork(() => domain.runtime.projectionBarrier.enter({ cls: AccountSummaryProjector } as never))).rejects.toThrow('AccountSummary is being rebuilt, so AccountSummaryProjector waits');
     await status.markRebuilt('AccountSummary', 0, START_CURSOR);
+  });
+
+  it('a rebuild reads only the categories its projectors follow, in reader order: a process manager\'s and another aggregate\'s events are neither read nor counted', async () => {
+    await rows('TRUNCATE protean_events, protean_event_streams, account_summary');
+    const other = async (stream: string, type: string, count: number) => {
+      const tx = await provider().begin();
+      await provider().eventStore.append(tx, stream, Array.from({ length: count }, () => ({ messageId: randomUUID(), type, data: {} })));
+      await tx.commit();
+    };
+    await other('ledger::account_opening-1', 'Ledger.AccountOpening.Transitioned.v1', 5);
+    const ann = Account.open('Ann');
+    ann.deposit(10);
+    await domain.repositoryFor(Account).add(ann);
+    await other('ledger::account_opening-2', 'Ledger.AccountOpening.Transitioned.v1', 6);
+    // One transaction writing both followed categories and a third: the rebuild keeps its order.
+    const tx = await provider().begin();
+    await provider().eventStore.append(tx, `ledger::transfer-${randomUUID()}`, [recordOf(Transfer.send(ann.id, 3).pendingEvents()[0]!)]);
+    await provider().eventStore.append(tx, 'ledger::audit-1', [{ messageId: randomUUID(), type: 'Ledger.Audited.v1', data: {} }]);
+    const later = await domain.repositoryFor(Account).get(ann.id);
+    later.deposit(1);
+    await provider().eventStore.append(tx, `ledger::account-${ann.id}`, later.pendingEvents().map(recordOf), { expectedVersion: 1 });
+    await tx.commit();
+    await other('ledger::audit-1', 'Ledger.Audited.v1', 8);
+
+    const spies = (['opened', 'deposited', 'sent'] as const).map((method) => ({ method, spy: vi.spyOn(AccountSummaryProjector.prototype, method) }));
+    const progress: RebuildProgress[] = [];
+    let summary: RebuildSummary;
+    let applied: string[];
+    try {
+      summary = await rebuildProjection(domain, 'AccountSummary', { batchSize: 2, onProgress: (p) => progress.push(p) });
+      applied = spies.flatMap(({ method, spy }) => spy.mock.invocationCallOrder.map((order) => ({ method, order }))).sort((a, b) => a.order - b.order).map((call) => call.method);
+    } finally {
+      for (const { spy } of spies) spy.mockRestore();
+    }
+    expect([summary.read, summary.applied, summary.skipped]).toEqual([4, 4, 0]);
+    // Reader order across the two categories: the transfer came before the second deposit in its transaction.
+    expect(applied).toEqual(['opened', 'deposited', 'sent', 'deposited']);
+    expect(progress.map((p) => p.read)).toEqual([2, 4]);
+    const [followed] = await rows<{ last: string }>("SELECT max(global_position)::text AS last FROM protean_events WHERE category IN ('ledger::account', 'ledger::transfer')");
+    expect(summary.position).toBe(Number(followed!.last));
+    expect(await domain.viewFor(AccountSummary).get(ann.id)).toMatchObject({ balance: 8, movements: 3 });
   });
 
   it('rebuilds a projection of 50,000 events, in batches, with progress', async () => {

@@ -6,7 +6,7 @@
 import { InvalidEventStoreRequestError } from '../errors/invalid-event-store-request.error.js';
 import { InvalidStreamNameError } from '../errors/invalid-stream-name.error.js';
 import { MAX_PAGE_SIZE, type NewEvent, type NewSnapshot, type ReaderCursor } from './event-store-records.js';
-import { isCategory, isEntityStream } from './stream-names.js';
+import { ALL_STREAMS, isCategory, isEntityStream } from './stream-names.js';
 
 /** `<Domain>.<Class>.v<N>`: dotted name parts without whitespace, then the version. */
 const EVENT_TYPE = /^[^\s.]+(\.[^\s.]+)+\.v[0-9]+$/;
@@ -22,6 +22,16 @@ export class EventStoreChecks {
     if (!isCategory(value)) {
       throw new InvalidStreamNameError(String(value), `${method}() takes a category named <domain>::<category>, or "$all"`);
     }
+  }
+
+  /** One or more categories named <domain>::<category> (not `$all`); returns them without repeats. */
+  categories(method: string, value: unknown): string[] {
+    if (!Array.isArray(value) || value.length === 0) this.fail(method, 'categories', `must be a non-empty array of categories named <domain>::<category>, got ${describe(value)}`);
+    for (const category of value as unknown[]) {
+      if (category === ALL_STREAMS) throw new InvalidStreamNameError(category, `${method}() takes categories named <domain>::<category>; read every stream with readCategory("$all")`);
+      this.category(method, category);
+    }
+    return [...new Set(value as string[])];
   }
 
   integer(method: string, argument: string, value: unknown, min: number): void {

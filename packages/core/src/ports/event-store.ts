@@ -23,6 +23,7 @@ import {
   type CategoryReadOptions,
   type NewEvent,
   type NewSnapshot,
+  type ReaderCursor,
   type Snapshot,
   type StoredEvent,
   type StreamReadOptions,
@@ -82,9 +83,23 @@ export abstract class EventStore {
     const after = options.after ?? START_CURSOR;
     this.check.cursor('readCategory', after);
     const limit = this.check.limit('readCategory', options.limit ?? DEFAULT_PAGE_SIZE);
-    const events = await this._readCategory(category, { after: { transactionId: after.transactionId, globalPosition: after.globalPosition }, limit });
-    const last = events[events.length - 1];
-    return { events, cursor: last ? { transactionId: last.transactionId, globalPosition: last.globalPosition } : after };
+    return pageOf(await this._readCategory(category, { after: { transactionId: after.transactionId, globalPosition: after.globalPosition }, limit }), after);
+  }
+
+  /**
+   * Events of several categories after one cursor, in reader order: the events `$all` would
+   * return, less those of other categories. Read in one go, so they are in the order a single
+   * reader sees; per-category reads merged by the caller would each see the store at another
+   * moment (on PostgreSQL, another horizon of ended transactions), and an event seen later in
+   * one category could sort before events already taken from another.
+   */
+  async readCategories(categories: readonly string[], options: CategoryReadOptions = {}): Promise<CategoryPage> {
+    const distinct = this.check.categories('readCategories', categories);
+    const after = options.after ?? START_CURSOR;
+    this.check.cursor('readCategories', after);
+    const limit = this.check.limit('readCategories', options.limit ?? DEFAULT_PAGE_SIZE);
+    const read = { after: { transactionId: after.transactionId, globalPosition: after.globalPosition }, limit };
+    return pageOf(distinct.length === 1 ? await this._readCategory(distinct[0]!, read) : await this._readCategories(distinct, read), after);
   }
 
   /** The position of the stream's last event; -1 when it has none. */
@@ -112,7 +127,14 @@ export abstract class EventStore {
   protected abstract _readStream(stream: string, read: StreamRead, tx: ProviderTransaction | undefined): Promise<StoredEvent[]>;
   /** Events after `read.after` in (transactionId, globalPosition) order, only of ended transactions. */
   protected abstract _readCategory(category: string, read: CategoryRead): Promise<StoredEvent[]>;
+  /** The same over two or more distinct categories (never `$all`), as one read. */
+  protected abstract _readCategories(categories: readonly string[], read: CategoryRead): Promise<StoredEvent[]>;
   protected abstract _streamVersion(stream: string, tx: ProviderTransaction | undefined): Promise<number>;
   protected abstract _saveSnapshot(snapshot: NewSnapshot, tx: ProviderTransaction | undefined): Promise<void>;
   protected abstract _latestSnapshot(stream: string, tx: ProviderTransaction | undefined): Promise<Snapshot | null>;
+}
+
+function pageOf(events: StoredEvent[], after: ReaderCursor): CategoryPage {
+  const last = events[events.length - 1];
+  return { events, cursor: last ? { transactionId: last.transactionId, globalPosition: last.globalPosition } : after };
 }

@@ -1,6 +1,7 @@
 /**
  * `protean-ts projection rebuild <P>`: empties a projection and replays its projectors' events
- * from the event store, in global (reader) order, `batchSize` events per unit of work.
+ * from the event store, in global (reader) order, `batchSize` events per unit of work. It reads
+ * only the categories its projectors follow, never the rest of the store.
  *
  * 1. Marks the projection as being rebuilt (its status row, projection-status-store.ts): the mark
  *    waits for projector transactions in flight, and the projector subscriptions of the server
@@ -26,7 +27,7 @@ import { invokeHandler } from './handler-invocation.js';
 
 export interface RebuildProgress {
   projection: string;
-  /** Events read from the store so far (all categories). */
+  /** Events of the followed categories read so far: `applied` + `skipped`. */
   read: number;
   applied: number;
   skipped: number;
@@ -111,10 +112,14 @@ export async function rebuildProjection(domain: Domain, projection: ClassRef | s
   await status.truncate(domain.aggregateSchemaFor(record.cls as never));
   for (const target of targets) await inbox?.forget(target.inbox);
 
+  // One read of all followed categories, not a read per category merged here: the store reads
+  // them in one go (one horizon of ended transactions on PostgreSQL), so events of different
+  // categories come in the reader order a single reader sees, as `$all` gave them before.
+  const categories = [...new Set(targets.map((target) => target.category))];
   const progress: RebuildProgress = { projection: record.name, read: 0, applied: 0, skipped: 0, position: 0 };
   let cursor: ReaderCursor = START_CURSOR;
   for (;;) {
-    const page = await store.readCategory('$all', { after: cursor, limit: batchSize });
+    const page = await store.readCategories(categories, { after: cursor, limit: batchSize });
     if (page.events.length === 0) break;
     const counted = await runtime.freshUnitOfWork(() => replayBatch(domain, targets, page.events, inbox !== null));
     progress.read += page.events.length;
@@ -143,29 +148,36 @@ function replayTargets(domain: Domain, projection: ProjectionRecord): ReplayTarg
   });
 }
 
-/** Applies one page of events in the active unit of work, through each target's inbox. */
+/**
+ * Applies one page of events in the active unit of work, through each target's inbox. Counts
+ * events, not applications: an event is applied when one of the projection's projectors applied
+ * it (several may follow its category), skipped otherwise, so applied + skipped = read.
+ */
 async function replayBatch(domain: Domain, targets: readonly ReplayTarget[], events: readonly StoredEvent[], useInbox: boolean): Promise<{ applied: number; skipped: number }> {
   let applied = 0;
-  let skipped = 0;
   for (const event of events) {
-    const category = categoryOf(event.streamName);
-    for (const target of targets) {
-      if (target.category !== category) continue;
-      // Matched without the version, so an older stored version is upcast on the way (as subscriptions do).
-      const handled = target.handles.has(event.type.replace(VERSION_SUFFIX, ''));
-      const message = handled ? deserializeMessage<{ _metadata?: { headers: { type: string } } }>(domain, envelopeOf(event), { requireChecksum: true }) : undefined;
-      const methods = message ? target.methods.get(message._metadata?.headers.type ?? event.type) ?? [] : [];
-      // Recorded even when not applied, so the key's next event is next for the subscription too.
-      const verdict = useInbox
-        ? await domain.runtime.enterInbox({ subscription: target.inbox, position: { key: event.streamName, sequence: event.position + 1 }, messageId: event.messageId, brokerMessageId: `rebuild:${event.globalPosition}` })
-        : { kind: 'next' as const };
-      if (methods.length === 0 || (verdict.kind !== 'next' && verdict.kind !== 'late')) {
-        skipped += 1;
-        continue;
-      }
-      for (const method of methods) await invokeHandler(target.projector.cls, method, message);
-      applied += 1;
-    }
+    if (await replayEvent(domain, targets, event, useInbox)) applied += 1;
   }
-  return { applied, skipped };
+  return { applied, skipped: events.length - applied };
+}
+
+/** True when one of the targets applied `event`. */
+async function replayEvent(domain: Domain, targets: readonly ReplayTarget[], event: StoredEvent, useInbox: boolean): Promise<boolean> {
+  const category = categoryOf(event.streamName);
+  let applied = false;
+  for (const target of targets) {
+    if (target.category !== category) continue;
+    // Matched without the version, so an older stored version is upcast on the way (as subscriptions do).
+    const handled = target.handles.has(event.type.replace(VERSION_SUFFIX, ''));
+    const message = handled ? deserializeMessage<{ _metadata?: { headers: { type: string } } }>(domain, envelopeOf(event), { requireChecksum: true }) : undefined;
+    const methods = message ? target.methods.get(message._metadata?.headers.type ?? event.type) ?? [] : [];
+    // Recorded even when not applied, so the key's next event is next for the subscription too.
+    const verdict = useInbox
+      ? await domain.runtime.enterInbox({ subscription: target.inbox, position: { key: event.streamName, sequence: event.position + 1 }, messageId: event.messageId, brokerMessageId: `rebuild:${event.globalPosition}` })
+      : { kind: 'next' as const };
+    if (methods.length === 0 || (verdict.kind !== 'next' && verdict.kind !== 'late')) continue;
+    for (const method of methods) await invokeHandler(target.projector.cls, method, message);
+    applied = true;
+  }
+  return applied;
 }

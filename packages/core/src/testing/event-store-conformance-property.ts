@@ -2,14 +2,15 @@
  * A property of every event store: whatever the interleaving of transactions that append, commit
  * or roll back, and of category readers reading pages in between, each reader ends up with every
  * committed event of its category exactly once, none of a rolled-back transaction, in strictly
- * increasing reader order, and each stream's events in stream order. fast-check drives it with
- * a fixed seed and a random one per run (printed on failure). Imports vitest and fast-check.
+ * increasing reader order, and each stream's events in stream order. So does a reader of both
+ * categories (`readCategories`), reading a page whenever one of them does. fast-check drives it
+ * with a fixed seed and a random one per run (printed on failure). Imports vitest and fast-check.
  */
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import type { DatabaseProvider, ProviderTransaction } from '../ports/database-provider.js';
-import { cursorOf } from '../ports/event-store-records.js';
-import { before, eventually, EventFactory, readToHead } from './event-store-conformance-fixtures.js';
+import { cursorOf, START_CURSOR, type ReaderCursor } from '../ports/event-store-records.js';
+import { before, eventually, EventFactory } from './event-store-conformance-fixtures.js';
 
 const SLOTS = 4;
 const FIXED_SEED = 20_261_124;
@@ -27,6 +28,13 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ op: fc.constant('read' as const), category: fc.nat(1), limit: fc.integer({ min: 1, max: 4 }) }),
 );
 
+interface Reader {
+  categories: string[];
+  cursor: ReaderCursor;
+  seen: ReaderCursor[];
+  events: { id: string; stream: string; position: number }[];
+}
+
 interface OpenTransaction {
   tx: ProviderTransaction;
   streams: Set<string>;
@@ -41,7 +49,11 @@ export function itKeepsReadersExactlyOnce(open: () => Promise<DatabaseProvider>,
       await fc.assert(
         fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), async (steps) => {
           const factories = [new EventFactory(), new EventFactory()];
-          const readers = await Promise.all(factories.map(async (f) => ({ f, cursor: (await readToHead(store, f.category)).cursor, seen: [] as ReturnType<typeof cursorOf>[], events: [] as { id: string; stream: string; position: number }[] })));
+          // The categories are new: every reader starts from the beginning.
+          const reader = (categories: string[]): Reader => ({ categories, cursor: START_CURSOR, seen: [], events: [] });
+          const readers = factories.map((f) => reader([f.category]));
+          // Not a step of its own, so the seeds above still make the sequences they were kept for.
+          const both = reader(factories.map((f) => f.category));
           const slots: (OpenTransaction | undefined)[] = Array(SLOTS).fill(undefined);
           const committed = [new Set<string>(), new Set<string>()];
           const rolledBack = new Set<string>();
@@ -54,14 +66,18 @@ export function itKeepsReadersExactlyOnce(open: () => Promise<DatabaseProvider>,
             await (commit ? open.tx.commit() : open.tx.rollback());
             for (const id of open.messageIds) (commit ? committed[categoryOfId.get(id)!]! : rolledBack).add(id);
           };
-          const read = async (category: number, limit: number) => {
-            const reader = readers[category]!;
-            const page = await store.readCategory(reader.f.category, { after: reader.cursor, limit });
+          const readPage = async (reader: Reader, limit: number) => {
+            const [only, ...more] = reader.categories;
+            const page = more.length === 0 ? await store.readCategory(only!, { after: reader.cursor, limit }) : await store.readCategories(reader.categories, { after: reader.cursor, limit });
             reader.cursor = page.cursor;
             for (const e of page.events) {
               reader.seen.push(cursorOf(e));
               reader.events.push({ id: e.messageId, stream: e.streamName, position: e.position });
             }
+          };
+          const read = async (category: number, limit: number) => {
+            await readPage(readers[category]!, limit);
+            await readPage(both, limit);
           };
 
           try {
@@ -87,14 +103,15 @@ export function itKeepsReadersExactlyOnce(open: () => Promise<DatabaseProvider>,
             for (let slot = 0; slot < SLOTS; slot++) await end(slot, slot % 2 === 0);
           }
 
-          for (const [c, reader] of readers.entries()) {
-            await eventually(`every committed event of ${reader.f.category}`, async () => {
-              await read(c, 5);
-              return reader.events.length >= committed[c]!.size;
+          const everyCommitted = [...readers.map((reader, c) => ({ reader, committed: committed[c]! })), { reader: both, committed: new Set([...committed[0]!, ...committed[1]!]) }];
+          for (const { reader, committed: expected } of everyCommitted) {
+            await eventually(`every committed event of ${reader.categories.join(' and ')}`, async () => {
+              await readPage(reader, 5);
+              return reader.events.length >= expected.size;
             });
             const ids = reader.events.map((e) => e.id);
             expect(new Set(ids).size).toBe(ids.length);
-            expect(new Set(ids)).toEqual(committed[c]);
+            expect(new Set(ids)).toEqual(expected);
             expect(ids.some((id) => rolledBack.has(id))).toBe(false);
             for (let i = 1; i < reader.seen.length; i++) expect(before(reader.seen[i - 1]!, reader.seen[i]!)).toBe(true);
             const positions = new Map<string, number>();

@@ -1,8 +1,8 @@
 /**
  * The behaviour every `EventStore` must show, as vitest suites adapters run against their own
  * store (memory in core, PostgreSQL in @protean-ts/mikro-orm): appends with and without an
- * expected version, stream and category reads in pages, as-of reads, rollback, snapshots and
- * argument checks here; concurrent writers and the never-skip rule of readers in
+ * expected version, stream, category and multi-category reads in pages, as-of reads, rollback,
+ * snapshots and argument checks here; concurrent writers and the never-skip rule of readers in
  * event-store-conformance-concurrency.ts. Imports vitest: test files only.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ import { ALL_STREAMS } from '../ports/stream-names.js';
 import { describeEventStoreConcurrency } from './event-store-conformance-concurrency.js';
 import { describeSubscriptionStore } from './event-store-conformance-subscriptions.js';
 import { itKeepsReadersExactlyOnce } from './event-store-conformance-property.js';
-import { eventually, EventFactory, inTransaction, readAtLeast, readToHead, sleep } from './event-store-conformance-fixtures.js';
+import { before, eventually, EventFactory, inTransaction, readAtLeast, readToHead, sleep } from './event-store-conformance-fixtures.js';
 
 export interface EventStoreConformanceHarness {
   /** A connected provider whose event store tables exist. Called before each test. */
@@ -222,6 +222,38 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
         expect(events.map((e) => `${e.streamName}:${e.position}`)).toEqual([`${shared}:0`, `${shared}:1`]);
       });
 
+      it('a reader of several categories gets their events only, in reader order, in pages, with a cursor that resumes', async () => {
+        const second = new EventFactory();
+        const unread = new EventFactory();
+        const mine = f.stream();
+        const theirs = second.stream();
+        await append(mine, f.events(2), -1);
+        await append(unread.stream(), unread.events(2), -1);
+        await inTransaction(() => provider.begin(), async (tx) => {
+          await store.append(tx, theirs, second.events(1), { expectedVersion: -1 });
+          await store.append(tx, mine, f.events(1), { expectedVersion: 1 });
+        });
+        await append(theirs, second.events(2), 0);
+        await append(`${f.category}x-one`, f.events(1), -1);
+        await readAtLeast(store, f.category, 3);
+        await readAtLeast(store, second.category, 3);
+
+        const expected = [...(await readToHead(store, f.category)).events, ...(await readToHead(store, second.category)).events]
+          .sort((a, b) => (before(cursorOf(a), cursorOf(b)) ? -1 : 1))
+          .map((e) => e.messageId);
+        const categories = [second.category, f.category, second.category];
+        const page1 = await store.readCategories(categories, { limit: 4 });
+        expect(page1.events.length).toBe(4);
+        expect(page1.cursor).toEqual(cursorOf(page1.events[3]!));
+        const page2 = await store.readCategories(categories, { after: page1.cursor, limit: 4 });
+        expect(page2.events.length).toBe(2);
+        expect(await store.readCategories(categories, { after: page2.cursor, limit: 4 })).toEqual({ events: [], cursor: page2.cursor });
+        const read = [...page1.events, ...page2.events];
+        expect(read.map((e) => e.messageId)).toEqual(expected);
+        expect(read.map((e) => `${e.streamName === mine ? 'mine' : 'theirs'}:${e.position}`)).toEqual(['mine:0', 'mine:1', 'theirs:0', 'mine:2', 'theirs:1', 'theirs:2']);
+        expect((await store.readCategories([f.category], { limit: 10 })).events.map((e) => e.messageId)).toEqual((await readToHead(store, f.category)).events.map((e) => e.messageId));
+      });
+
       it('$all reads every stream, from a cursor', async () => {
         const head = (await readToHead(store, ALL_STREAMS)).cursor;
         const other = new EventFactory();
@@ -272,7 +304,9 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
         }
         for (const bad of ['', 'order', 'shop::order-1', '$any', 'shop::']) {
           await expect(store.readCategory(bad)).rejects.toThrow(InvalidStreamNameError);
+          await expect(store.readCategories([f.category, bad])).rejects.toThrow(InvalidStreamNameError);
         }
+        await expect(store.readCategories([f.category, ALL_STREAMS])).rejects.toThrow('readCategories() takes categories named <domain>::<category>; read every stream with readCategory("$all")');
       });
 
       it('refuses bad versions, pages, cursors and events with InvalidEventStoreRequestError, before any I/O', async () => {
@@ -293,6 +327,8 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
         await expect(store.readStream(stream, { from: -1 })).rejects.toThrow(InvalidEventStoreRequestError);
         await expect(store.readStream(stream, { until: new Date('nonsense') })).rejects.toThrow(InvalidEventStoreRequestError);
         await expect(store.readCategory(f.category, { after: { transactionId: -1, globalPosition: 0 } })).rejects.toThrow(InvalidEventStoreRequestError);
+        await expect(store.readCategories([])).rejects.toThrow('categories must be a non-empty array');
+        await expect(store.readCategories([f.category], { limit: 0 })).rejects.toThrow(InvalidEventStoreRequestError);
         await expect(store.saveSnapshot({ streamName: stream, version: -1, type: 'T.v1', data: {} })).rejects.toThrow(InvalidEventStoreRequestError);
         expect(await store.streamVersion(stream)).toBe(-1);
       });

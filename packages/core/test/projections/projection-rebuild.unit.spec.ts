@@ -1,14 +1,17 @@
 /**
  * Rebuilding a projection on the memory database: emptied and replayed from the event store in
- * global order, recorded in the projector subscriptions' inboxes so they do not apply the
- * replayed events again; projectors wait while the projection is marked; projections of
+ * global order, reading only the categories its projectors follow, recorded in the projector
+ * subscriptions' inboxes so they do not apply the replayed events again; projectors wait while the projection is marked; projections of
  * aggregates stored as rows cannot be rebuilt, and the refusal says why.
  */
+import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  BaseProjector,
   configureLogging,
   eventStoreInboxName,
   envelopeOf,
+  on,
   ProjectionRebuildError,
   ProjectionRebuildingError,
   rebuildProjection,
@@ -65,6 +68,51 @@ describe('projection rebuild (memory)', () => {
     expect([(await view.get(ann!)).balance, (await view.get(ann!)).movements]).toEqual([12, 3]);
     expect((await view.get(bob!)).balance).toBe(15);
     expect(await l.domain.providers.get('default')!.projections.state('AccountSummary')).toMatchObject({ rebuilding: false, eventsApplied: 7 });
+  });
+
+  it('reads only the categories its projectors follow: a process manager\'s and another aggregate\'s events are neither read nor counted', async () => {
+    const l = await start(true, { event_processing: 'sync' });
+    const provider = l.domain.providers.get('default')!;
+    const other = async (stream: string, type: string, count: number) => {
+      const tx = await provider.begin();
+      await provider.eventStore.append(tx, stream, Array.from({ length: count }, () => ({ messageId: randomUUID(), type, data: {} })));
+      await tx.commit();
+    };
+    // Before, between and after the followed events, as a busy store has them.
+    await other('ledger::account_opening-1', 'Ledger.AccountOpening.Transitioned.v1', 5);
+    const [ann] = await seed(l);
+    await other('ledger::account_opening-2', 'Ledger.AccountOpening.Transitioned.v1', 6);
+    await l.domain.repositoryFor(l.Transfer).add(l.Transfer.send(ann!, 1));
+    await other('ledger::audit-1', 'Ledger.Audited.v1', 9);
+    const followed = (await provider.eventStore.readCategories(['ledger::account', 'ledger::transfer'])).events;
+    expect(followed).toHaveLength(8);
+
+    const progress: RebuildProgress[] = [];
+    const summary = await rebuildProjection(l.domain, 'AccountSummary', { batchSize: 3, onProgress: (p) => progress.push(p) });
+    expect([summary.read, summary.applied, summary.skipped]).toEqual([8, 8, 0]);
+    expect(progress.map((p) => [p.read, p.applied + p.skipped])).toEqual([[3, 3], [6, 6], [8, 8]]);
+    expect(summary.position).toBe(followed[7]!.globalPosition);
+    expect((await l.domain.viewFor(l.AccountSummary).get(ann!)).balance).toBe(11);
+  });
+
+  it('counts each event once when several projectors of the projection follow its category: applied + skipped = read', async () => {
+    restoreLogging = configureLogging({ sink: () => {} });
+    ledger = projectionLedger({ eventSourced: true });
+    const opened: string[] = [];
+    @ledger.domain.projector({ projectorFor: ledger.AccountSummary, aggregates: [ledger.Account] })
+    class OpeningsProjector extends BaseProjector {
+      @on(ledger.Opened) async opened(event: InstanceType<typeof ledger.Opened>): Promise<void> {
+        opened.push(event.owner);
+      }
+    }
+    expect(OpeningsProjector).toBeDefined();
+    await ledger.domain.init({ config: memory({ event_processing: 'sync' }) });
+    await seed(ledger);
+    opened.length = 0;
+    const summary = await rebuildProjection(ledger.domain, 'AccountSummary');
+    // 6 account events (2 Opened, both projectors apply; 4 Deposited, one does) and 1 transfer event.
+    expect([summary.read, summary.applied, summary.skipped]).toEqual([7, 7, 0]);
+    expect(opened).toEqual(['Ann', 'Bob']);
   });
 
   it('records the replayed events in the subscriptions\' inboxes: a later delivery of one is a duplicate, the next event is handled', async () => {

@@ -24,7 +24,7 @@ import { transactionExecutor } from '../transaction-executor.js';
 import { appendEventsSql } from './append-events.sql.js';
 import { eventStoreTableNames, type EventStoreTableNames } from './event-store-tables.js';
 import { PostgresEventStoreSubscriptions } from './postgres-event-store-subscriptions.js';
-import { readCategorySql, readStreamSql, streamVersionSql, type EventRow } from './read-events.sql.js';
+import { readCategoriesSql, readCategorySql, readStreamSql, streamVersionSql, type EventRow } from './read-events.sql.js';
 import { latestSnapshotSql, saveSnapshotSql } from './snapshots.sql.js';
 
 /** SQLSTATE of a transaction aborted to break a lock cycle. */
@@ -61,6 +61,11 @@ export class PostgresEventStore extends EventStore {
 
   protected async _readCategory(category: string, read: CategoryRead): Promise<StoredEvent[]> {
     const statement = readCategorySql(this.tables, category === ALL_STREAMS ? null : category, read);
+    return (await this.db.execute<EventRow>(statement.sql, statement.params, { prepare: true })).rows.map(toStoredEvent);
+  }
+
+  protected async _readCategories(categories: readonly string[], read: CategoryRead): Promise<StoredEvent[]> {
+    const statement = readCategoriesSql(this.tables, categories, read);
     return (await this.db.execute<EventRow>(statement.sql, statement.params, { prepare: true })).rows.map(toStoredEvent);
   }
 

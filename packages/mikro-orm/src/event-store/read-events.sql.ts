@@ -66,6 +66,28 @@ ORDER BY e.transaction_id, e.global_position LIMIT ?::integer`,
   };
 }
 
+/**
+ * Two or more categories as one statement, so one snapshot and one horizon decide what is ended
+ * (separate reads merged would not sort right: see EventStore.readCategories). Each category
+ * takes its first `limit` rows from the category index, already in reader order, and the outer
+ * query keeps the first `limit` of those. `category = ANY(…)` cannot walk that index in reader
+ * order: PostgreSQL 15 walks the `$all` index instead and filters out the other categories' rows
+ * (measured: 13,760 passed over for a page of 500, in a table where most events were a process
+ * manager's).
+ */
+export function readCategoriesSql(t: EventStoreTableNames, categories: readonly string[], read: CategoryRead): Statement {
+  return {
+    sql: `SELECT ${COLUMNS} FROM unnest(?::text[]) AS c(category)
+CROSS JOIN LATERAL (
+  SELECT * FROM ${t.events} i
+  WHERE i.category = c.category AND (i.transaction_id, i.global_position) > (?::xid8, ?::bigint) AND i.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+  ORDER BY i.transaction_id, i.global_position LIMIT ?::integer
+) e
+ORDER BY e.transaction_id, e.global_position LIMIT ?::integer`,
+    params: [categories, String(read.after.transactionId), read.after.globalPosition, read.limit, read.limit],
+  };
+}
+
 export function streamVersionSql(t: EventStoreTableNames, stream: string): Statement {
   return { sql: `SELECT version::text AS version FROM ${t.streams} WHERE stream_name = ?`, params: [stream] };
 }

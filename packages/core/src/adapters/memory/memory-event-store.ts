@@ -77,6 +77,17 @@ export class MemoryEventStore extends EventStore {
     return log.slice(first, first + read.limit).map(copy);
   }
 
+  protected async _readCategories(categories: readonly string[], read: CategoryRead): Promise<StoredEvent[]> {
+    // Commits apply synchronously, so the category logs are one consistent picture: the first
+    // `limit` of each, after the cursor, hold the first `limit` of their union.
+    const heads = categories.flatMap((category) => {
+      const log = this.categories.get(category) ?? [];
+      const first = firstAfter(log, read.after);
+      return log.slice(first, first + read.limit);
+    });
+    return heads.sort(inReaderOrder).slice(0, read.limit).map(copy);
+  }
+
   protected async _streamVersion(stream: string, tx: ProviderTransaction | undefined): Promise<number> {
     const staged = tx ? this.own(tx).streamAppends.get(stream) : undefined;
     return staged ? staged.baseVersion + staged.events.length : this.committedVersion(stream);
@@ -202,6 +213,10 @@ function firstAfter(log: readonly StoredEvent[], cursor: CategoryRead['after']):
     else low = middle + 1;
   }
   return low;
+}
+
+function inReaderOrder(a: StoredEvent, b: StoredEvent): number {
+  return a.transactionId - b.transactionId || a.globalPosition - b.globalPosition;
 }
 
 function copy(event: StoredEvent): StoredEvent {
