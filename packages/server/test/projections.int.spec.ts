@@ -1,11 +1,11 @@
 /**
  * Projectors through the server: one subscription per (projector, category) from Redis streams,
  * and from the event store; while a projection is rebuilt its projector's subscription waits
- * (writing nothing) as other handlers keep running, and after the rebuild the events it applied
- * are not applied again.
+ * (writing nothing, logging the wait and the resume once however many of its messages wait) as
+ * other handlers keep running, and after the rebuild the events it applied are not applied again.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BaseEventHandler, handle, rebuildProjection, type Domain } from '@protean-ts/core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { BaseEventHandler, handle, ProjectionRebuildingError, rebuildProjection, type Domain } from '@protean-ts/core';
 import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
 import { projectionLedger } from '../../core/test/support/projection-ledger.js';
 import { Engine } from '../src/engine/engine.js';
@@ -93,21 +93,43 @@ describe.skipIf(!up)('projectors through the server', () => {
     const ann = ledger.Account.open('Ann');
     ann.deposit(5);
     await accounts.add(ann);
-    await eventually(async () => (await view.find(ann.id))?.balance === 5);
+    const others = ['Bob', 'Cy', 'Di', 'Ed'].map((owner) => ledger.Account.open(owner));
+    for (const other of others) await accounts.add(other);
+    await eventually(async () => (await view.find(ann.id))?.balance === 5 && (await Promise.all(others.map((other) => view.exists(other.id)))).every(Boolean));
 
+    // The subscription's messages refused because of the mark, by message id.
+    const refused = new Set<string>();
+    const handleMessage = domain.handleMessage.bind(domain);
+    const spy = vi.spyOn(domain, 'handleMessage').mockImplementation(async (envelope, options) => {
+      try {
+        return await handleMessage(envelope, options);
+      } catch (error) {
+        if (error instanceof ProjectionRebuildingError) refused.add(envelope.metadata.headers.id);
+        throw error;
+      }
+    });
     const status = domain.providers.get('default')!.projections;
     await status.markRebuilding('AccountSummary');
-    const loaded = await accounts.get(ann.id);
-    loaded.deposit(7);
-    await accounts.add(loaded);
-    await eventually(() => audited.includes(7));
-    await eventually(() => logs.records.some((r) => r.msg === 'projection is being rebuilt; its projector waits'));
+    // Five streams: five messages of the account subscription wait at once (concurrency 32).
+    for (const account of [ann, ...others]) {
+      const loaded = await accounts.get(account.id);
+      loaded.deposit(7);
+      await accounts.add(loaded);
+    }
+    await eventually(() => audited.filter((amount) => amount === 7).length === 5);
+    await eventually(() => refused.size === 5);
     expect((await view.get(ann.id)).balance).toBe(5);
 
     const summary = await rebuildProjection(domain, ledger.AccountSummary);
-    expect([summary.applied, summary.skipped]).toEqual([3, 0]);
+    spy.mockRestore();
+    expect([summary.applied, summary.skipped]).toEqual([11, 0]);
     expect(await view.get(ann.id)).toMatchObject({ balance: 12, movements: 2 });
     await eventually(() => logs.records.some((r) => r.msg === 'projection rebuild ended; the projector resumes'));
+    await eventually(async () => (await view.get(others[3]!.id)).balance === 7);
+    // Once for the subscription, not once per waiting message.
+    const logged = (msg: string) => logs.records.filter((r) => r.msg === msg).map((r) => r.subscription);
+    expect(logged('projection is being rebuilt; its projector waits')).toEqual(['AccountSummaryProjector-proj_store::account']);
+    expect(logged('projection rebuild ended; the projector resumes')).toEqual(['AccountSummaryProjector-proj_store::account']);
     const again = await accounts.get(ann.id);
     again.deposit(1);
     await accounts.add(again);
