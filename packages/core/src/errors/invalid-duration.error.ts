@@ -1,7 +1,11 @@
-/** A delay given as something other than milliseconds or `<n>ms|s|m|h`. */
-export class InvalidDurationError extends Error {
+import { PermanentError } from './permanent-error.js';
+
+/**
+ * A delay given as something other than milliseconds or `<n>ms|s|m|h|d`. Permanent: a handler
+ * that makes this mistake makes it on every retry, so its message is dead-lettered at once.
+ */
+export class InvalidDurationError extends PermanentError {
   constructor(what: string, value: unknown) {
     super(`${what}: ${JSON.stringify(value) ?? String(value)} is not a duration; give a number of milliseconds (>= 0) or a string like '500ms', '30s', '15m', '2h' or '14d'`);
-    this.name = 'InvalidDurationError';
   }
 }

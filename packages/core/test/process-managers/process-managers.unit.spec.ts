@@ -11,6 +11,7 @@ import {
   handle,
   InvalidDueTimeError,
   InvalidDurationError,
+  isPermanentError,
   parseDuration,
   processManagerStream,
   ProcessManagerUsageError,
@@ -332,6 +333,13 @@ describe('parseDuration', () => {
     expect(parseDuration('2h')).toBe(7_200_000);
     expect(parseDuration('1.5h')).toBe(5_400_000);
     expect(parseDuration('14d')).toBe(14 * 86_400_000);
+  });
+
+  it('refuses permanently: a handler scheduling a bad duration fails the same on every retry, so it is not retried', () => {
+    expect(isPermanentError(new InvalidDurationError('after', '2 weeks'))).toBe(true);
+    expect(isPermanentError(new InvalidDueTimeError('at: not a Date'))).toBe(true);
+    expect(isPermanentError(new ProcessManagerUsageError('outside a handler'))).toBe(true);
+    expect(new InvalidDurationError('after', 'x').name).toBe('InvalidDurationError');
   });
 
   it.each([['15 minutes'], ['2 weeks'], ['1w'], ['-1s'], [''], ['10'], [-5], [Number.NaN], [null], [{}]])('refuses %j with the accepted forms named', (value) => {
