@@ -96,6 +96,8 @@ describe.skipIf(!up)('protean-ts projection', () => {
     const unknown = await cli('projection', 'rebuild', 'Nope');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('cannot rebuild Nope: domain Bank has no projection named "Nope" (projections: AccountSummary, NoteIndex)');
+    // Refused before anything is announced: nothing was emptied.
+    for (const refused of [notes, unknown]) expect(refused.stderr).not.toContain('emptying it');
     const batch = await cli('projection', 'rebuild', 'AccountSummary', '--batch', '0');
     expect(batch.code).toBe(2);
     expect(batch.stderr).toContain('--batch must be a whole number of at least 1');

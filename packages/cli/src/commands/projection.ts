@@ -13,7 +13,9 @@
 import {
   DEFAULT_REBUILD_BATCH,
   ProjectionRebuildError,
+  projectionNamed,
   rebuildProjection,
+  whyNotRebuildable,
   START_CURSOR,
   type Domain,
   type EventStore,
@@ -47,6 +49,9 @@ export const registerProjectionCommands: CommandGroup = (program, context) => {
 async function rebuild(domain: Domain, io: CliIO, name: string, batch: number): Promise<void> {
   if (batch > 10_000) throw new CliError(`projection rebuild: --batch must be at most 10000, got ${batch}`, ExitCode.USAGE);
   try {
+    // Refuse an unknown or unrebuildable projection before announcing that it is being emptied.
+    const reason = whyNotRebuildable(domain, projectionNamed(domain, name));
+    if (reason) throw new ProjectionRebuildError(name, reason);
     io.stderr(`projection rebuild: ${name}: emptying it and replaying its events from the event store…\n`);
     const summary = await rebuildProjection(domain, name, {
       batchSize: batch,
