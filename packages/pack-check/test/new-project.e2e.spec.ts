@@ -16,8 +16,8 @@ import { isolatedServices, type Isolation } from './support/services.js';
 
 const up = await servicesUp(POSTGRES, REDIS);
 
-// Compiles only if the installed typings keep each query's answer type; an unused
-// @ts-expect-error is itself an error, so the wrong @read must be refused too.
+// Compiles only if the installed typings keep each query's answer type. The wrong @read must
+// be refused too: an expect-error directive with no error under it fails the typecheck.
 const TYPINGS_PROBE = `import { BaseQuery, BaseQueryHandler, field, read } from '@protean-ts/core';
 import { domain, Order } from './domain.js';
 
