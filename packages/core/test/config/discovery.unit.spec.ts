@@ -54,7 +54,7 @@ describe('config discovery', () => {
 
   it('without any file returns the complete defaults and no warnings', () => {
     const loaded = loadConfig({ searchFrom: tempProject(), env: {} });
-    expect(loaded).toEqual({ config: defaultConfig(), file: null, warnings: [], environment: null });
+    expect(loaded).toEqual({ config: defaultConfig(), file: null, warnings: [], environment: null, environments: [] });
   });
 
   it('merges programmatic overrides last', () => {
