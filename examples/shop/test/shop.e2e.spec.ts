@@ -65,8 +65,11 @@ const VICTIM = 2;
  * too little in two runs of a slower day (settling took 380–480 s, and 50 paid orders timed out).
  */
 const PAYMENT_TIMEOUT_S = 300;
-/** The flow settles after the last unanswered order's timeout, which is queued like the rest. */
-const SETTLE_TIMEOUT_MS = 900_000;
+/**
+ * The flow settles after the last unanswered order's timeout, which is queued like the rest: 657,
+ * 684 and 791 s after the last order on Redis, RabbitMQ and NATS in one CI run.
+ */
+const SETTLE_TIMEOUT_MS = 1_200_000;
 
 describe.skipIf(!(await servicesUp(POSTGRES, shopBrokerService(BROKER))))(`the shop on ${WORKERS} workers (${BROKER})`, () => {
   let shop: ProductionShop;
