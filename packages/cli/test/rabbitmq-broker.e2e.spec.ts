@@ -12,6 +12,7 @@ import { LogWatcher } from './log-watcher.js';
 import { runCli, startCli } from './run-cli.js';
 import { serverProject, type ServerProject } from './server-project.js';
 import { TALLY_DOMAIN, TALLY_GROUP, TALLY_SEED } from './tally-project.js';
+import { StallGuard } from './stall-guard.js';
 
 const up = await servicesUp(POSTGRES, RABBITMQ);
 
@@ -57,7 +58,8 @@ describe.skipIf(!up)(`rabbitmq: consumer guarantees on ${WORKERS} workers`, () =
       for (let id = 1; id <= WORKERS; id++) await logs.waitFor((r) => r.msg === 'worker ready' && r.workerId === id, 90_000, `worker ${id} ready`);
       const victim = logs.find((r) => r.msg === 'worker started' && r.workerId === KILLED)!.pid as number;
       const seeding = project.seed([String(KEYS), String(PER_KEY), String(PER_COMMIT)]);
-      const deadline = Date.now() + 240_000;
+      // Slow is fine (CI runs this beside the shop's e2e); stopped is not.
+      const stall = new StallGuard(90_000);
       let killedAt = -1;
       for (;;) {
         const handled = await handledCount();
@@ -68,7 +70,7 @@ describe.skipIf(!up)(`rabbitmq: consumer guarantees on ${WORKERS} workers`, () =
         }
         const status = await observer.groupStatus('ticks::counter', TALLY_GROUP);
         if (handled >= total && killedAt >= 0 && status.lag === 0) break;
-        if (Date.now() > deadline) throw new Error(`not drained in time: ${handled}/${total} effects, lag ${status.lag}\n${logs.dump()}`);
+        stall.check(`${handled} effects, lag ${status.lag}`, () => logs.dump());
         await new Promise((r) => setTimeout(r, 250));
       }
       await seeding;
@@ -92,7 +94,7 @@ describe.skipIf(!up)(`rabbitmq: consumer guarantees on ${WORKERS} workers`, () =
       await observer.close();
       if (child.exitCode === null) child.kill('SIGKILL');
     }
-  }, 360_000);
+  }, 900_000);
 });
 
 describe.skipIf(!up)('rabbitmq: protean-ts dlq list | replay | purge', () => {
