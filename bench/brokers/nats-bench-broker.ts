@@ -35,13 +35,16 @@ export function natsBenchBroker(): BenchBroker {
       // The stream must exist before either side publishes; created as the adapter would.
       const jsm = await jetstreamManager(nc);
       const name = `${prefix}${natsToken(stream)}`;
-      await jsm.streams.add({ name, subjects: [subjectOf(prefix, stream)], storage: StorageType.File, retention: RetentionPolicy.Limits, duplicate_window: 120_000_000_000 }).catch(() => undefined);
+      await jsm.streams
+        .add({ name, subjects: [subjectOf(prefix, stream)], storage: StorageType.File, retention: RetentionPolicy.Limits, duplicate_window: 120_000_000_000 })
+        .catch(() => undefined);
       return new NatsStreamWatcher(nc, name);
     },
     async drop(prefix) {
       const nc = await connect({ servers: SERVERS });
       const jsm = await jetstreamManager(nc);
-      for await (const name of jsm.streams.names()) if (name.startsWith(prefix) || name === `KV_${prefix}protean_consumers`) await jsm.streams.delete(name).catch(() => undefined);
+      for await (const name of jsm.streams.names())
+        if (name.startsWith(prefix) || name === `KV_${prefix}protean_consumers`) await jsm.streams.delete(name).catch(() => undefined);
       await nc.close();
     },
   };
@@ -52,7 +55,10 @@ class NatsStreamWatcher implements ArrivalWatcher {
   private readonly loop: Promise<void>;
   private stop: (() => void) | null = null;
 
-  constructor(private readonly nc: NatsConnection, private readonly stream: string) {
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly stream: string,
+  ) {
     this.loop = this.run();
   }
 

@@ -35,14 +35,29 @@ export function rabbitmqBenchBroker(): BenchBroker {
       channel.on('basic.return', (message) => returned.push(String(message.messageId)));
       return {
         async publish(prefix, messages) {
-          await Promise.all(messages.map((m) => channel.basicPublish(
-            { exchange: names.exchange(prefix, m.stream), routingKey: m.stream, mandatory: true, durable: true, contentType: 'application/json', messageId: m.messageId, type: m.messageType },
-            Buffer.from(m.envelope),
-          )));
+          await Promise.all(
+            messages.map((m) =>
+              channel.basicPublish(
+                {
+                  exchange: names.exchange(prefix, m.stream),
+                  routingKey: m.stream,
+                  mandatory: true,
+                  durable: true,
+                  contentType: 'application/json',
+                  messageId: m.messageId,
+                  type: m.messageType,
+                },
+                Buffer.from(m.envelope),
+              ),
+            ),
+          );
           // rabbitmq-client emits basic.return after the confirm has resolved the publish.
           await new Promise((resolve) => setImmediate(resolve));
           const unroutable = returned.splice(0);
-          if (unroutable.length) throw new Error(`RabbitMQ returned ${unroutable.length} message(s) as unroutable (no queue bound to the stream's exchange), e.g. ${unroutable.slice(0, 3).join(', ')}`);
+          if (unroutable.length)
+            throw new Error(
+              `RabbitMQ returned ${unroutable.length} message(s) as unroutable (no queue bound to the stream's exchange), e.g. ${unroutable.slice(0, 3).join(', ')}`,
+            );
         },
         async close() {
           await channel.close();

@@ -17,7 +17,8 @@ export function redisBenchBroker(): BenchBroker {
       return {
         async publish(prefix, messages) {
           const pipeline = redis.pipeline();
-          for (const m of messages) pipeline.xadd(`${prefix}${m.stream}`, 'MAXLEN', '~', '100000', '*', 'envelope', m.envelope, 'type', m.messageType, 'id', m.messageId);
+          for (const m of messages)
+            pipeline.xadd(`${prefix}${m.stream}`, 'MAXLEN', '~', '100000', '*', 'envelope', m.envelope, 'type', m.messageType, 'id', m.messageId);
           await pipeline.exec();
         },
         close: async () => redis.disconnect(),

@@ -21,7 +21,8 @@ export async function phaseResult(db: TempDatabase, startedAt: ReadonlyMap<strin
     `SELECT order_id, entries -> -1 ->> 'recordedAt' AS paid_at FROM order_timeline WHERE order_id = ANY($1) AND entries -> -1 ->> 'step' = 'paid'`,
     [ids],
   );
-  if (rows.length !== ids.length) throw new Error(`${ids.length - rows.length} of ${ids.length} orders were not paid; the benchmark only places orders that must be`);
+  if (rows.length !== ids.length)
+    throw new Error(`${ids.length - rows.length} of ${ids.length} orders were not paid; the benchmark only places orders that must be`);
   const latencies = rows.map((row) => Date.parse(row.paid_at) - startedAt.get(row.order_id)!);
   const firstStart = Math.min(...startedAt.values());
   const lastEffect = Math.max(...rows.map((row) => Date.parse(row.paid_at)));

@@ -56,7 +56,9 @@ async function main(): Promise<void> {
   // The shop's production-shape support (createProductionShop) reads the broker from SHOP_BROKER.
   const broker = brokerArgument();
   process.env.SHOP_BROKER = broker;
-  console.log(`bench/e2e: broker ${broker}; ${ORDERS} orders as fast as possible (client concurrency ${CONCURRENCY}), then ${RATE * RATE_SECONDS} at ${RATE}/s; workers ${WORKERS.join(', ')}; ${ROUNDS} round(s)`);
+  console.log(
+    `bench/e2e: broker ${broker}; ${ORDERS} orders as fast as possible (client concurrency ${CONCURRENCY}), then ${RATE * RATE_SECONDS} at ${RATE}/s; workers ${WORKERS.join(', ')}; ${ROUNDS} round(s)`,
+  );
 
   const baseline = await syncBaseline(ORDERS, SKUS, CONCURRENCY);
   console.log(`in-process baseline (Engine in this process, no broker server): ${phase(baseline)}`);
@@ -64,13 +66,27 @@ async function main(): Promise<void> {
   const results = new Map<number, RoundResult[]>(WORKERS.map((w) => [w, []]));
   for (let round = 1; round <= ROUNDS; round++) {
     for (const workers of WORKERS) {
-      const result = await serverRound({ workers, orders: ORDERS, rateOrders: RATE * RATE_SECONDS, skus: SKUS, concurrency: CONCURRENCY, rate: RATE, settleTimeoutMs: 900_000 });
+      const result = await serverRound({
+        workers,
+        orders: ORDERS,
+        rateOrders: RATE * RATE_SECONDS,
+        skus: SKUS,
+        concurrency: CONCURRENCY,
+        rate: RATE,
+        settleTimeoutMs: 900_000,
+      });
       results.get(workers)!.push(result);
-      console.log(`round ${round}, server --workers ${workers}: fast ${phase(result.fast)} | ${RATE}/s ${phase(result.fixed)} | ${result.retries} handler retries`);
+      console.log(
+        `round ${round}, server --workers ${workers}: fast ${phase(result.fast)} | ${RATE}/s ${phase(result.fixed)} | ${result.retries} handler retries`,
+      );
     }
   }
 
-  const summary = WORKERS.map((workers) => ({ workers, fast: medianPhase(results.get(workers)!.map((r) => r.fast)), fixed: medianPhase(results.get(workers)!.map((r) => r.fixed)) }));
+  const summary = WORKERS.map((workers) => ({
+    workers,
+    fast: medianPhase(results.get(workers)!.map((r) => r.fast)),
+    fixed: medianPhase(results.get(workers)!.map((r) => r.fixed)),
+  }));
   const one = summary.find((s) => s.workers === 1);
   console.log('');
   console.log(`medians of ${ROUNDS} round(s)   as fast as possible             at ${RATE}/s                  scaling    vs`);
@@ -79,7 +95,9 @@ async function main(): Promise<void> {
   for (const s of summary) {
     const scaling = one ? (s.fast.throughput / one.fast.throughput).toFixed(2) : '-';
     const vsBaseline = (s.fast.throughput / baseline.throughput).toFixed(2);
-    console.log(`${String(s.workers).padEnd(20)}  ${phase(s.fast)}  ${ms(s.fixed.p50)} ${ms(s.fixed.p99)}    ${scaling.padStart(6)}    ${vsBaseline.padStart(6)}`);
+    console.log(
+      `${String(s.workers).padEnd(20)}  ${phase(s.fast)}  ${ms(s.fixed.p50)} ${ms(s.fixed.p99)}    ${scaling.padStart(6)}    ${vsBaseline.padStart(6)}`,
+    );
   }
 }
 

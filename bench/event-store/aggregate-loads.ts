@@ -25,7 +25,12 @@ export async function prepareLoadAccounts(repo: EventSourcedRepository<BenchAcco
 }
 
 /** `loads` timed loads of each account, alternating; each load is checked for the state the events make. */
-export async function timeLoads(repo: EventSourcedRepository<BenchAccount>, ids: { replayed: string; snapshotted: string }, events: number, loads: number): Promise<LoadTimes> {
+export async function timeLoads(
+  repo: EventSourcedRepository<BenchAccount>,
+  ids: { replayed: string; snapshotted: string },
+  events: number,
+  loads: number,
+): Promise<LoadTimes> {
   const times: LoadTimes = { replayMs: [], snapshotMs: [] };
   const timed = async (id: string): Promise<number> => {
     const begin = performance.now();
@@ -46,5 +51,6 @@ export async function timeLoads(repo: EventSourcedRepository<BenchAccount>, ids:
 
 /** The replayed account must still have no snapshot: otherwise its loads did not replay. */
 export async function assertNoSnapshot(store: EventStore, streamCategory: string, id: string): Promise<void> {
-  if (await store.latestSnapshot(`${streamCategory}-${id}`)) throw new Error(`a load wrote a snapshot of ${id}: snapshot_threshold is not above the events a load replays`);
+  if (await store.latestSnapshot(`${streamCategory}-${id}`))
+    throw new Error(`a load wrote a snapshot of ${id}: snapshot_threshold is not above the events a load replays`);
 }

@@ -62,7 +62,9 @@ export async function readCategoryThrough(
     if (page.events.length === 0) {
       stalledSince ??= performance.now();
       if (performance.now() - stalledSince > patienceMs) {
-        throw new Error(`read ${events} of ${expected} events of ${category}, then nothing for ${patienceMs} ms: an open transaction on the server holds readers back`);
+        throw new Error(
+          `read ${events} of ${expected} events of ${category}, then nothing for ${patienceMs} ms: an open transaction on the server holds readers back`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
       waitedMs += 50;
@@ -113,7 +115,14 @@ export async function subscriptionCatchUp(expected: number, patienceMs = 600_000
     const seconds = (performance.now() - begin) / 1000;
     const [status] = engine.subscriptionStatuses();
     const { server } = benchDomain.config;
-    return { events: settled(), runs: catchUpProbe.runs, seconds, duplicates: status?.duplicates ?? 0, concurrency: server.stream_subscription.concurrency, readAhead: server.messages_per_tick };
+    return {
+      events: settled(),
+      runs: catchUpProbe.runs,
+      seconds,
+      duplicates: status?.duplicates ?? 0,
+      concurrency: server.stream_subscription.concurrency,
+      readAhead: server.messages_per_tick,
+    };
   } finally {
     await engine.stop();
     if (catchUpProbe.events.size !== expected) throw new Error(`the handler saw ${catchUpProbe.events.size} distinct events of ${expected}`);

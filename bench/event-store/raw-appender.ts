@@ -47,7 +47,10 @@ export class RawAppender {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      const bumped = await client.query(`INSERT INTO ${RAW_STREAMS} (stream_name, version) VALUES ($1, $2) ON CONFLICT (stream_name) DO NOTHING RETURNING version`, [stream, count - 1]);
+      const bumped = await client.query(
+        `INSERT INTO ${RAW_STREAMS} (stream_name, version) VALUES ($1, $2) ON CONFLICT (stream_name) DO NOTHING RETURNING version`,
+        [stream, count - 1],
+      );
       if (bumped.rowCount !== 1) throw new Error(`raw append: stream ${stream} exists (expected version -1)`);
       await client.query(this.insertText(count), params);
       await client.query('COMMIT');

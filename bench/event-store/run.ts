@@ -46,8 +46,11 @@ const TARGET_RATIO = 0.7;
 const CATEGORY = 'bench::bench_account';
 // The PostgreSQL event store's tables (packages/mikro-orm/src/event-store/event-store-tables.ts), in the bench's own database.
 const STORE = {
-  events: 'protean_events', streams: 'protean_event_streams', snapshots: 'protean_snapshots',
-  subscriptions: 'protean_event_store_subscriptions', inbox: 'protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages',
+  events: 'protean_events',
+  streams: 'protean_event_streams',
+  snapshots: 'protean_snapshots',
+  subscriptions: 'protean_event_store_subscriptions',
+  inbox: 'protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages',
 };
 
 async function admin(sql: string): Promise<void> {
@@ -88,15 +91,24 @@ async function appendRounds(eventsPerCommit: number, repo: EventSourcedRepositor
     frameworkTraffic = since(beforeFramework);
     raws.push(r);
     frameworks.push(f);
-    console.log(`  round ${round}/${ROUNDS}: raw pg ${r.rate.toFixed(0)} commits/s, framework ${f.rate.toFixed(0)} commits/s, ratio ${(f.rate / r.rate).toFixed(2)}`);
+    console.log(
+      `  round ${round}/${ROUNDS}: raw pg ${r.rate.toFixed(0)} commits/s, framework ${f.rate.toFixed(0)} commits/s, ratio ${(f.rate / r.rate).toFixed(2)}`,
+    );
   }
   const ratio = report('framework:', frameworks, eventsPerCommit) / report('raw pg:   ', raws, eventsPerCommit);
   // A burst of load from outside hits one round of one side; the median of the rounds' own ratios shows how far that moved the ratio of medians.
   const roundRatios = frameworks.map((f, i) => f.rate / raws[i]!.rate);
-  for (const [label, traffic] of [['framework:', frameworkTraffic!], ['raw pg:   ', rawTraffic!]] as const) {
-    console.log(`  ${label} ${(total(traffic.statements) / COMMITS).toFixed(2)} statements per commit (last round): ${perMessage(traffic.statements, COMMITS)}`);
+  for (const [label, traffic] of [
+    ['framework:', frameworkTraffic!],
+    ['raw pg:   ', rawTraffic!],
+  ] as const) {
+    console.log(
+      `  ${label} ${(total(traffic.statements) / COMMITS).toFixed(2)} statements per commit (last round): ${perMessage(traffic.statements, COMMITS)}`,
+    );
   }
-  console.log(`  ratio:      ${ratio.toFixed(2)} (target >= ${TARGET_RATIO})${ratio >= TARGET_RATIO ? '' : '  BELOW TARGET'}; median of the rounds' ratios ${median(roundRatios).toFixed(2)}`);
+  console.log(
+    `  ratio:      ${ratio.toFixed(2)} (target >= ${TARGET_RATIO})${ratio >= TARGET_RATIO ? '' : '  BELOW TARGET'}; median of the rounds' ratios ${median(roundRatios).toFixed(2)}`,
+  );
   return ratio;
 }
 
@@ -104,7 +116,10 @@ async function appendRounds(eventsPerCommit: number, repo: EventSourcedRepositor
 async function checkAppends(check: pg.Pool, events: string, streams: string): Promise<void> {
   const commits = EVENTS_PER_COMMIT.length * (ROUNDS * COMMITS + WARM_UP);
   const expectedEvents = EVENTS_PER_COMMIT.reduce((sum, n) => sum + n * (ROUNDS * COMMITS + WARM_UP), 0);
-  for (const [side, tables] of [['framework', [events, streams]], ['raw pg', [RAW_EVENTS, RAW_STREAMS]]] as const) {
+  for (const [side, tables] of [
+    ['framework', [events, streams]],
+    ['raw pg', [RAW_EVENTS, RAW_STREAMS]],
+  ] as const) {
     const stored = await storedCounts(check, tables[0], tables[1]);
     if (stored.events !== expectedEvents || stored.streams !== commits || stored.inconsistent !== 0) {
       throw new Error(`${side}: expected ${expectedEvents} events in ${commits} consistent streams, found ${JSON.stringify(stored)}`);
@@ -120,8 +135,12 @@ async function loadSection(repo: EventSourcedRepository<BenchAccount>, provider:
   const times = await timeLoads(repo, ids, LOAD_EVENTS, LOADS);
   await assertNoSnapshot(provider.eventStore, CATEGORY, ids.replayed);
   const [replay, snapshot] = [median(times.replayMs), median(times.snapshotMs)];
-  console.log(`  replaying all ${LOAD_EVENTS} events: ${replay.toFixed(1)} ms per load (median; min ${Math.min(...times.replayMs).toFixed(1)}, max ${Math.max(...times.replayMs).toFixed(1)})`);
-  console.log(`  from a snapshot at the head:  ${snapshot.toFixed(1)} ms per load (median; min ${Math.min(...times.snapshotMs).toFixed(1)}, max ${Math.max(...times.snapshotMs).toFixed(1)}), ${(replay / snapshot).toFixed(1)}x faster`);
+  console.log(
+    `  replaying all ${LOAD_EVENTS} events: ${replay.toFixed(1)} ms per load (median; min ${Math.min(...times.replayMs).toFixed(1)}, max ${Math.max(...times.replayMs).toFixed(1)})`,
+  );
+  console.log(
+    `  from a snapshot at the head:  ${snapshot.toFixed(1)} ms per load (median; min ${Math.min(...times.snapshotMs).toFixed(1)}, max ${Math.max(...times.snapshotMs).toFixed(1)}), ${(replay / snapshot).toFixed(1)}x faster`,
+  );
 }
 
 /**
@@ -140,19 +159,27 @@ async function catchUpSection(repo: EventSourcedRepository<BenchAccount>, provid
   console.log(`  prefill: ${prefill.events} events in ${prefill.streams} commits, ${(prefill.events / prefill.seconds).toFixed(0)} events/s`);
   const read = await readCategoryThrough(provider.eventStore, CATEGORY, prefill.events, CATCH_UP_PAGE);
   const waited = read.waitedSeconds > 0 ? `, of which ${read.waitedSeconds.toFixed(1)} s waiting for older transactions on the server to end` : '';
-  console.log(`  category read-through (store.readCategory, pages of ${CATCH_UP_PAGE}): ${(read.events / read.seconds).toFixed(0)} events/s (${read.seconds.toFixed(1)} s${waited})`);
+  console.log(
+    `  category read-through (store.readCategory, pages of ${CATCH_UP_PAGE}): ${(read.events / read.seconds).toFixed(0)} events/s (${read.seconds.toFixed(1)} s${waited})`,
+  );
   const sub = await profiled('subscription-catch-up', () => subscriptionCatchUp(prefill.events));
-  const [cursor] = (await check.query<{ position: string }>(`SELECT cursor_global_position::text AS position FROM ${STORE.subscriptions} WHERE subscription = 'CatchUp'`)).rows;
+  const [cursor] = (
+    await check.query<{ position: string }>(`SELECT cursor_global_position::text AS position FROM ${STORE.subscriptions} WHERE subscription = 'CatchUp'`)
+  ).rows;
   const [head] = (await check.query<{ position: string }>(`SELECT max(global_position)::text AS position FROM ${STORE.events}`)).rows;
   if (cursor?.position !== head?.position) throw new Error(`the subscription's saved cursor ${cursor?.position} is not the head ${head?.position}`);
-  console.log(`  event-store subscription (Engine, handler in a unit of work with its inbox row; concurrency ${sub.concurrency}, read-ahead ${sub.readAhead}): ${(sub.events / sub.seconds).toFixed(0)} events/s (${sub.seconds.toFixed(1)} s; ${sub.runs} handler runs for ${sub.events} events, ${sub.duplicates} duplicates; cursor saved at the head)`);
-  console.log(`  subscription / read-through: ${((sub.events / sub.seconds) / (read.events / read.seconds)).toFixed(2)}`);
+  console.log(
+    `  event-store subscription (Engine, handler in a unit of work with its inbox row; concurrency ${sub.concurrency}, read-ahead ${sub.readAhead}): ${(sub.events / sub.seconds).toFixed(0)} events/s (${sub.seconds.toFixed(1)} s; ${sub.runs} handler runs for ${sub.events} events, ${sub.duplicates} duplicates; cursor saved at the head)`,
+  );
+  console.log(`  subscription / read-through: ${(sub.events / sub.seconds / (read.events / read.seconds)).toFixed(2)}`);
 }
 
 async function main(): Promise<void> {
   const database = `pt_bench_${randomBytes(4).toString('hex')}`;
   const uri = `${SERVER}/${database}`;
-  console.log(`bench/event-store: database ${database}, ${COMMITS} commits x ${ROUNDS} rounds per side, concurrency ${CONCURRENCY}, pool_size ${POOL_SIZE}, outbox off`);
+  console.log(
+    `bench/event-store: database ${database}, ${COMMITS} commits x ${ROUNDS} rounds per side, concurrency ${CONCURRENCY}, pool_size ${POOL_SIZE}, outbox off`,
+  );
   await admin(`CREATE DATABASE "${database}"`);
   const raw = new RawAppender(uri, POOL_SIZE);
   const check = new pg.Pool({ connectionString: uri, max: 1 });
@@ -182,7 +209,9 @@ async function main(): Promise<void> {
     await checkAppends(check, STORE.events, STORE.streams);
     await loadSection(repo, provider);
     await catchUpSection(repo, provider, check);
-    console.log(`append ratios framework / raw: ${EVENTS_PER_COMMIT.map((n, i) => `${n} event(s) per commit ${ratios[i]!.toFixed(2)}`).join(', ')} (target >= ${TARGET_RATIO})`);
+    console.log(
+      `append ratios framework / raw: ${EVENTS_PER_COMMIT.map((n, i) => `${n} event(s) per commit ${ratios[i]!.toFixed(2)}`).join(', ')} (target >= ${TARGET_RATIO})`,
+    );
   } finally {
     await benchDomain.close();
     await raw.close();

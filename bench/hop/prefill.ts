@@ -18,7 +18,12 @@ export interface Prefilled {
   sourceIds: string[];
 }
 
-export async function prefill(domain: Domain, redis: Redis, pool: pg.Pool, options: { keys: number; messages: number; prefix: string; rawCounter: string }): Promise<Prefilled> {
+export async function prefill(
+  domain: Domain,
+  redis: Redis,
+  pool: pg.Pool,
+  options: { keys: number; messages: number; prefix: string; rawCounter: string },
+): Promise<Prefilled> {
   const { keys, messages, prefix } = options;
   const sourceIds: string[] = [];
   await domain.uow(async () => {

@@ -83,8 +83,7 @@ export class RawHop {
         continue;
       }
       const reply = (await this.redis.xreadgroup('GROUP', this.group, 'raw', 'COUNT', this.batch - this.held, 'BLOCK', 500, 'STREAMS', this.streamKey, '>')) as
-        | [string, [string, string[]][]][]
-        | null;
+        [string, [string, string[]][]][] | null;
       for (const [, entries] of reply ?? []) {
         for (const [id, fields] of entries) this.enqueue(id, fields);
       }
@@ -96,7 +95,13 @@ export class RawHop {
       data: { sourceId: string; n: number };
       metadata: { headers: { id: string }; envelope: { position: { key: string } } };
     };
-    const message = { id, key: envelope.metadata.envelope.position.key, sourceId: envelope.data.sourceId, n: envelope.data.n, correlationId: envelope.metadata.headers.id };
+    const message = {
+      id,
+      key: envelope.metadata.envelope.position.key,
+      sourceId: envelope.data.sourceId,
+      n: envelope.data.n,
+      correlationId: envelope.metadata.headers.id,
+    };
     this.held += 1;
     const queue = this.queues.get(message.key);
     if (queue) {
@@ -150,9 +155,25 @@ export class RawHop {
       const metadata = {
         headers: { id: messageId, time: new Date().toISOString(), type: 'Hop.CounterBumped.v1', stream: `hop::counter-${message.sourceId}` },
         envelope: { specversion: '1.0' },
-        domain: { fqn: 'Hop.CounterBumped', kind: 'EVENT', streamCategory: 'hop::counter', version: 1, sequenceId: `${version}.0`, correlationId: message.correlationId, causationId: message.correlationId },
+        domain: {
+          fqn: 'Hop.CounterBumped',
+          kind: 'EVENT',
+          streamCategory: 'hop::counter',
+          version: 1,
+          sequenceId: `${version}.0`,
+          correlationId: message.correlationId,
+          causationId: message.correlationId,
+        },
       };
-      await client.query(this.insertSql, [messageId, `hop::counter-${message.sourceId}`, version, JSON.stringify(data), JSON.stringify(metadata), message.correlationId, message.correlationId]);
+      await client.query(this.insertSql, [
+        messageId,
+        `hop::counter-${message.sourceId}`,
+        version,
+        JSON.stringify(data),
+        JSON.stringify(metadata),
+        message.correlationId,
+        message.correlationId,
+      ]);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

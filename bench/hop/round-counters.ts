@@ -36,7 +36,9 @@ function shapeOf(text: string): string {
   const verb = compact.split(' ')[0]!.toUpperCase();
   if (verb === 'WITH') {
     // A CTE is named by what it writes: `WITH (INSERT protean_outbox_positions, INSERT protean_outbox)`.
-    const writes = [...text.matchAll(/(INSERT INTO|UPDATE|DELETE FROM)\s+(?:"?\w+"?\.)?"?(\w+)"?/gi)].map((m) => `${m[1]!.split(' ')[0]!.toUpperCase()} ${m[2]}`);
+    const writes = [...text.matchAll(/(INSERT INTO|UPDATE|DELETE FROM)\s+(?:"?\w+"?\.)?"?(\w+)"?/gi)].map(
+      (m) => `${m[1]!.split(' ')[0]!.toUpperCase()} ${m[2]}`,
+    );
     return `WITH (${[...new Set(writes)].join(', ') || 'read only'})`;
   }
   return table ? `${verb} … ${table}` : verb;

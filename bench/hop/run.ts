@@ -129,7 +129,10 @@ function median(values: readonly number[]): number {
 
 async function checkCounters(pool: pg.Pool, sourceIds: string[], expected: Map<string, number>): Promise<void> {
   for (const table of ['counter', RAW_COUNTER]) {
-    const sum = await countRows(pool, `SELECT coalesce(sum(count), 0)::int AS n FROM ${table} WHERE source_id IN (${sourceIds.map((id) => `'${id}'`).join(',')})`);
+    const sum = await countRows(
+      pool,
+      `SELECT coalesce(sum(count), 0)::int AS n FROM ${table} WHERE source_id IN (${sourceIds.map((id) => `'${id}'`).join(',')})`,
+    );
     const want = expected.get(table) ?? 0;
     if (sum !== want) throw new Error(`${table}: counters sum to ${sum}, expected ${want}`);
   }
@@ -152,7 +155,9 @@ async function main(): Promise<void> {
     const { concurrency } = server.stream_subscription;
     const batch = server.messages_per_tick;
     const poolSize = databases.default!.pool_size;
-    console.log(`bench/hop: database ${database}, Redis prefix ${prefix}; ${MESSAGES} messages per stream, keys ${KEY_COUNTS.join(', ')}, ${ROUNDS} rounds; both sides: concurrency ${concurrency} keys, reads of ${batch}, pool ${poolSize}; inbox ${hopDomain.config.inbox.enabled ? 'on' : 'off'}`);
+    console.log(
+      `bench/hop: database ${database}, Redis prefix ${prefix}; ${MESSAGES} messages per stream, keys ${KEY_COUNTS.join(', ')}, ${ROUNDS} rounds; both sides: concurrency ${concurrency} keys, reads of ${batch}, pool ${poolSize}; inbox ${hopDomain.config.inbox.enabled ? 'on' : 'off'}`,
+    );
     await hopDomain.providers.get('default')!.setupSchema([hopDomain.aggregateSchemaFor(Source), hopDomain.aggregateSchemaFor(Counter)], { outbox: true });
     // Connections held for the whole run: on a shared server, reconnecting between rounds can
     // meet "too many clients" and end the run.

@@ -27,7 +27,10 @@ const sample = newOrder();
 const plain = sample.toPlain();
 const results: Record<string, number> = {
   'create (3 lines + value object)': opsPerSecond(() => void newOrder()),
-  'create from instances': opsPerSecond(() => void Order.create({ customer: 'Ann', shippingAddress: Address.create({ street: 'a', city: 'b' }), lines: [OrderLine.create({ sku: 'A', quantity: 1 })] })),
+  'create from instances': opsPerSecond(
+    () =>
+      void Order.create({ customer: 'Ann', shippingAddress: Address.create({ street: 'a', city: 'b' }), lines: [OrderLine.create({ sku: 'A', quantity: 1 })] }),
+  ),
   toPlain: opsPerSecond(() => void sample.toPlain()),
   fromPlain: opsPerSecond(() => void Order.fromPlain(plain, { version: 3 })),
   'assign a field (validated + invariants)': opsPerSecond((i) => {

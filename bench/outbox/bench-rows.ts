@@ -5,13 +5,28 @@ export const BENCH_STREAM = 'bench::order';
 
 export function benchEnvelope(messageId: string, partitionKey: string, sequence: number): MessageEnvelope {
   return {
-    data: { orderId: partitionKey, customer: 'Ann', total: 125.5, lines: [{ sku: 'SKU-1', quantity: 2 }, { sku: 'SKU-2', quantity: 1 }] },
+    data: {
+      orderId: partitionKey,
+      customer: 'Ann',
+      total: 125.5,
+      lines: [
+        { sku: 'SKU-1', quantity: 2 },
+        { sku: 'SKU-2', quantity: 1 },
+      ],
+    },
     metadata: {
       headers: { id: messageId, time: new Date().toISOString(), type: 'Bench.OrderPlaced.v1', stream: partitionKey, traceparent: null },
       envelope: { specversion: '1.0', checksum: 'f'.repeat(64) },
       domain: {
-        fqn: 'Bench.OrderPlaced', kind: 'EVENT', streamCategory: BENCH_STREAM, version: 1,
-        sequenceId: `${sequence}.0`, expectedVersion: sequence - 1, correlationId: messageId, causationId: null, published: false,
+        fqn: 'Bench.OrderPlaced',
+        kind: 'EVENT',
+        streamCategory: BENCH_STREAM,
+        version: 1,
+        sequenceId: `${sequence}.0`,
+        expectedVersion: sequence - 1,
+        correlationId: messageId,
+        causationId: null,
+        published: false,
       },
       extensions: {},
     },

@@ -26,10 +26,18 @@ const INSERT = `INSERT INTO ${RAW_TABLE} (message_id, stream_name, partition_key
     message_type text, data jsonb, metadata jsonb, target_broker text)`;
 
 function payload(rows: readonly BenchRow[]): string {
-  return JSON.stringify(rows.map((r) => ({
-    message_id: r.messageId, stream_name: r.streamName, partition_key: r.partitionKey, sequence: r.sequence,
-    message_type: r.messageType, data: r.envelope.data, metadata: r.envelope.metadata, target_broker: r.targetBroker,
-  })));
+  return JSON.stringify(
+    rows.map((r) => ({
+      message_id: r.messageId,
+      stream_name: r.streamName,
+      partition_key: r.partitionKey,
+      sequence: r.sequence,
+      message_type: r.messageType,
+      data: r.envelope.data,
+      metadata: r.envelope.metadata,
+      target_broker: r.targetBroker,
+    })),
+  );
 }
 
 /** Inserts rows in one transaction, as a commit would. */
@@ -78,11 +86,18 @@ export class RawRelay {
         await new Promise((resolve) => setTimeout(resolve, this.idleMs));
         continue;
       }
-      await this.publisher.publish(this.prefix, rows.map((row) => ({
-        stream: row.stream_name, messageId: row.message_id, messageType: row.message_type,
-        envelope: JSON.stringify({ data: row.data, metadata: row.metadata }),
-      })));
-      await this.pool.query(`UPDATE ${RAW_TABLE} SET status = 'published', published_at = now(), locked_until = NULL WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
+      await this.publisher.publish(
+        this.prefix,
+        rows.map((row) => ({
+          stream: row.stream_name,
+          messageId: row.message_id,
+          messageType: row.message_type,
+          envelope: JSON.stringify({ data: row.data, metadata: row.metadata }),
+        })),
+      );
+      await this.pool.query(`UPDATE ${RAW_TABLE} SET status = 'published', published_at = now(), locked_until = NULL WHERE id = ANY($1::bigint[])`, [
+        rows.map((r) => r.id),
+      ]);
     }
   }
 }

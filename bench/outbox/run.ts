@@ -52,7 +52,6 @@ async function admin(sql: string): Promise<void> {
   }
 }
 
-
 // Each side commits through one pool and relays through another, as an application and the
 // `protean-ts server` process do: commits in flight never queue the relay's statements.
 function frameworkSide(provider: PostgresProvider, relayProvider: PostgresProvider, bench: BenchBroker): Side {
@@ -168,7 +167,9 @@ async function main(): Promise<void> {
   const database = `pt_bench_outbox_${randomBytes(4).toString('hex')}`;
   const uri = `${SERVER}/${database}`;
   const bench = await selectBenchBroker();
-  console.log(`bench/outbox: broker ${bench.kind}; database ${database}; ${MESSAGES} messages over ${KEYS} keys per round, batch ${BATCH}, ${ROUNDS} rounds; one relay per side`);
+  console.log(
+    `bench/outbox: broker ${bench.kind}; database ${database}; ${MESSAGES} messages over ${KEYS} keys per round, batch ${BATCH}, ${ROUNDS} rounds; one relay per side`,
+  );
   await admin(`CREATE DATABASE "${database}"`);
   const provider = new PostgresProvider('default', { provider: 'postgresql', database_uri: uri, managed: true, pool_size: 10 });
   const relayProvider = new PostgresProvider('default', { provider: 'postgresql', database_uri: uri, managed: true, pool_size: 5 });
@@ -176,9 +177,10 @@ async function main(): Promise<void> {
   const relayPool = new pg.Pool({ connectionString: uri, max: 5 });
   // pool.end() resolves before its connections have closed: the DROP DATABASE … WITH (FORCE) at
   // the end may still terminate one, which its idle client reports as an error on the pool.
-  for (const p of [pool, relayPool]) p.on('error', (err: Error & { code?: string }) => {
-    if (err.code !== '57P01') throw err;
-  });
+  for (const p of [pool, relayPool])
+    p.on('error', (err: Error & { code?: string }) => {
+      if (err.code !== '57P01') throw err;
+    });
   const publisher = await bench.rawPublisher();
   try {
     await provider.setupOutbox();
@@ -201,11 +203,16 @@ async function main(): Promise<void> {
 
     console.log('');
     console.log(`relayed messages per second to ${bench.kind} (median of ${ROUNDS} rounds, ${MESSAGES} messages each)`);
-    for (const [title, rates] of [['empty table', empty], [`with ${PUBLISHED_ROWS} published rows`, loaded]] as const) {
+    for (const [title, rates] of [
+      ['empty table', empty],
+      [`with ${PUBLISHED_ROWS} published rows`, loaded],
+    ] as const) {
       const raw = rates.get(sides[0]!.label)!;
       const framework = rates.get('framework')!;
       const ratio = framework / raw;
-      console.log(`  ${title.padEnd(32)} raw ${raw.toFixed(0).padStart(6)}/s   framework ${framework.toFixed(0).padStart(6)}/s   ratio ${ratio.toFixed(2)} ${ratio >= TARGET_RATIO ? '(meets' : '(BELOW'} the ${TARGET_RATIO} aim)`);
+      console.log(
+        `  ${title.padEnd(32)} raw ${raw.toFixed(0).padStart(6)}/s   framework ${framework.toFixed(0).padStart(6)}/s   ratio ${ratio.toFixed(2)} ${ratio >= TARGET_RATIO ? '(meets' : '(BELOW'} the ${TARGET_RATIO} aim)`,
+      );
     }
     console.log(`commit-to-publish latency at ${RATE} events/s (${RATE * LATENCY_SECONDS} events, seen by a plain ${bench.kind} consumer)`);
     for (const [label, samples] of latencies) {

@@ -35,7 +35,12 @@ export class RawBaseline {
       await client.query('BEGIN');
       const id = randomUUID();
       await client.query(`INSERT INTO ${this.parent} (id, customer, total, _version) VALUES ($1, $2, $3, 0)`, [id, 'Ann', 12.5]);
-      await client.query(`INSERT INTO ${this.child} (id, sku, quantity, "${this.parentKey}", _position) VALUES ($1, $2, $3, $4, 0)`, [randomUUID(), 'SKU-1', 2, id]);
+      await client.query(`INSERT INTO ${this.child} (id, sku, quantity, "${this.parentKey}", _position) VALUES ($1, $2, $3, $4, 0)`, [
+        randomUUID(),
+        'SKU-1',
+        2,
+        id,
+      ]);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

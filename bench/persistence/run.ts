@@ -75,7 +75,8 @@ async function main(): Promise<void> {
     }
     const expected = ROUNDS * COMMITS + WARM_UP;
     const [stored, storedRaw] = [await repo.count(), await raw.rowCount()];
-    if (stored !== expected || storedRaw !== expected) throw new Error(`expected ${expected} orders from each side, found ${stored} (framework) and ${storedRaw} (raw)`);
+    if (stored !== expected || storedRaw !== expected)
+      throw new Error(`expected ${expected} orders from each side, found ${stored} (framework) and ${storedRaw} (raw)`);
     const rawRate = report('raw pg:   ', raws);
     const frameworkRate = report('framework:', frameworks);
     const ratio = frameworkRate / rawRate;

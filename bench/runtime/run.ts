@@ -29,7 +29,15 @@ function rowFor(i: number, broker: string): NewOutboxRow {
   const order = newOrder();
   order.place();
   const envelope = serializeMessage(order.pendingEvents()[0]!);
-  return { messageId: envelope.metadata.headers.id, streamName: 'bench::order', partitionKey: `bench::order-${i}`, messageType: envelope.metadata.headers.type, envelope, targetBroker: broker, maxRetries: 5 };
+  return {
+    messageId: envelope.metadata.headers.id,
+    streamName: 'bench::order',
+    partitionKey: `bench::order-${i}`,
+    messageType: envelope.metadata.headers.type,
+    envelope,
+    targetBroker: broker,
+    maxRetries: 5,
+  };
 }
 
 async function drain(store: MemoryProvider['outbox'], broker: string): Promise<number> {
@@ -37,7 +45,10 @@ async function drain(store: MemoryProvider['outbox'], broker: string): Promise<n
   for (;;) {
     const rows = await store.claimBatch({ workerId: 'bench', targetBroker: broker, limit: 100, lockMs: 30_000 });
     if (rows.length === 0) return published;
-    published += await store.markPublished('bench', rows.map((r) => r.id));
+    published += await store.markPublished(
+      'bench',
+      rows.map((r) => r.id),
+    );
   }
 }
 
@@ -45,7 +56,10 @@ async function outboxDrainRate(retainedPublished: number): Promise<number> {
   const provider = new MemoryProvider('bench');
   if (retainedPublished > 0) {
     const tx = await provider.begin();
-    await provider.outbox.append(tx, Array.from({ length: retainedPublished }, (_, i) => rowFor(i, 'old')));
+    await provider.outbox.append(
+      tx,
+      Array.from({ length: retainedPublished }, (_, i) => rowFor(i, 'old')),
+    );
     await tx.commit();
     await drain(provider.outbox, 'old');
   }
@@ -53,7 +67,10 @@ async function outboxDrainRate(retainedPublished: number): Promise<number> {
   return rate(N, async () => {
     const broker = `b${round++}`;
     const tx = await provider.begin();
-    await provider.outbox.append(tx, Array.from({ length: N }, (_, i) => rowFor(i, broker)));
+    await provider.outbox.append(
+      tx,
+      Array.from({ length: N }, (_, i) => rowFor(i, broker)),
+    );
     await tx.commit();
     const published = await drain(provider.outbox, broker);
     if (published !== N) throw new Error(`drained ${published} of ${N}`);
@@ -70,18 +87,24 @@ async function main(): Promise<void> {
   })();
 
   const results: [string, number][] = [];
-  results.push(['serializeMessage (ops/s)', await rate(N, async () => {
-    for (let i = 0; i < N; i += 1) serializeMessage(event);
-  })]);
-  results.push(['uow commit, 1 aggregate + 1 outbox row (commits/s)', await rate(N, async () => {
-    for (let i = 0; i < N; i += 1) {
-      await runtimeDomain.uow(async () => {
-        const order = newOrder();
-        order.place();
-        await runtimeDomain.repositoryFor(Order).add(order);
-      });
-    }
-  })]);
+  results.push([
+    'serializeMessage (ops/s)',
+    await rate(N, async () => {
+      for (let i = 0; i < N; i += 1) serializeMessage(event);
+    }),
+  ]);
+  results.push([
+    'uow commit, 1 aggregate + 1 outbox row (commits/s)',
+    await rate(N, async () => {
+      for (let i = 0; i < N; i += 1) {
+        await runtimeDomain.uow(async () => {
+          const order = newOrder();
+          order.place();
+          await runtimeDomain.repositoryFor(Order).add(order);
+        });
+      }
+    }),
+  ]);
   results.push(['memory outbox append + drain (rows/s)', await outboxDrainRate(0)]);
   results.push(['  … with 100k published rows retained (rows/s)', await outboxDrainRate(100_000)]);
   await runtimeDomain.close();

@@ -118,14 +118,18 @@ async function measureModes(): Promise<void> {
   const cpuOf = (mode: TracingMode) => median(results.get(mode)!.map((r) => r.cpuUs));
   const perCommandUs = cpuOf('no SDK');
   const ns = checkCostNs();
-  console.log(`\n${'mode'.padEnd(10)} ${'commands/s'.padStart(12)} ${'rate vs no SDK'.padStart(15)} ${'CPU µs/command'.padStart(15)} ${'CPU vs no SDK'.padStart(14)}   (medians of ${ROUNDS} rounds of ${COMMANDS})`);
+  console.log(
+    `\n${'mode'.padEnd(10)} ${'commands/s'.padStart(12)} ${'rate vs no SDK'.padStart(15)} ${'CPU µs/command'.padStart(15)} ${'CPU vs no SDK'.padStart(14)}   (medians of ${ROUNDS} rounds of ${COMMANDS})`,
+  );
   for (const mode of MODES) {
     console.log(
-      `${mode.padEnd(10)} ${Math.round(rateOf(mode)).toLocaleString('en-US').padStart(12)} ${(rateOf(mode) / rateOf('no SDK')).toFixed(2).padStart(15)}`
-        + ` ${cpuOf(mode).toFixed(1).padStart(15)} ${(cpuOf(mode) / perCommandUs).toFixed(2).padStart(14)}`,
+      `${mode.padEnd(10)} ${Math.round(rateOf(mode)).toLocaleString('en-US').padStart(12)} ${(rateOf(mode) / rateOf('no SDK')).toFixed(2).padStart(15)}` +
+        ` ${cpuOf(mode).toFixed(1).padStart(15)} ${(cpuOf(mode) / perCommandUs).toFixed(2).padStart(14)}`,
     );
   }
-  console.log(`\ntracingEnabled() with no SDK: ${ns.toFixed(1)} ns a call; ${CHECKS_PER_COMMAND} calls a command = ${((ns * CHECKS_PER_COMMAND) / 1000).toFixed(3)} µs of ${perCommandUs.toFixed(1)} µs (${((ns * CHECKS_PER_COMMAND) / 10 / perCommandUs).toFixed(3)} %)`);
+  console.log(
+    `\ntracingEnabled() with no SDK: ${ns.toFixed(1)} ns a call; ${CHECKS_PER_COMMAND} calls a command = ${((ns * CHECKS_PER_COMMAND) / 1000).toFixed(3)} µs of ${perCommandUs.toFixed(1)} µs (${((ns * CHECKS_PER_COMMAND) / 10 / perCommandUs).toFixed(3)} %)`,
+  );
 }
 
 await main();

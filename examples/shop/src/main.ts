@@ -11,7 +11,23 @@
  * PostgreSQL and Redis, and `protean-ts server --workers N` handles the events instead.
  */
 import { configureLogging } from '@protean-ts/core';
-import { Address, CatalogueEntry, Checkout, DECLINED_CARD, domain, Money, OrderPlaced, OrderRepository, OrderTimeline, Payment, paymentTimeoutMs, ReceiveStock, SILENT_CARD, StockItem, type Cart } from './domain.js';
+import {
+  Address,
+  CatalogueEntry,
+  Checkout,
+  DECLINED_CARD,
+  domain,
+  Money,
+  OrderPlaced,
+  OrderRepository,
+  OrderTimeline,
+  Payment,
+  paymentTimeoutMs,
+  ReceiveStock,
+  SILENT_CARD,
+  StockItem,
+  type Cart,
+} from './domain.js';
 import { EmbeddedServer } from './embedded-server.js';
 
 const deliveries = [
@@ -22,10 +38,26 @@ const deliveries = [
 
 const ghent = Address.create({ street: 'Korenmarkt 1', city: 'Ghent', postalCode: '9000', country: 'BE' });
 const carts: Cart[] = [
-  { customerId: 'ada', items: [{ sku: 'CUP-ESPRESSO', quantity: 2 }, { sku: 'GRINDER-BURR', quantity: 1 }], shippingAddress: ghent, paymentMethod: 'card-visa' },
+  {
+    customerId: 'ada',
+    items: [
+      { sku: 'CUP-ESPRESSO', quantity: 2 },
+      { sku: 'GRINDER-BURR', quantity: 1 },
+    ],
+    shippingAddress: ghent,
+    paymentMethod: 'card-visa',
+  },
   { customerId: 'brian', items: [{ sku: 'KETTLE-GOOSE', quantity: 1 }], shippingAddress: ghent, paymentMethod: 'card-mastercard' },
   // Only one kettle was delivered, and brian has it: inventory rejects, the order is cancelled.
-  { customerId: 'chloe', items: [{ sku: 'KETTLE-GOOSE', quantity: 1 }, { sku: 'CUP-ESPRESSO', quantity: 4 }], shippingAddress: ghent, paymentMethod: 'card-visa' },
+  {
+    customerId: 'chloe',
+    items: [
+      { sku: 'KETTLE-GOOSE', quantity: 1 },
+      { sku: 'CUP-ESPRESSO', quantity: 4 },
+    ],
+    shippingAddress: ghent,
+    paymentMethod: 'card-visa',
+  },
   // The gateway declines this card: the order is cancelled and inventory gives the stock back.
   { customerId: 'dmitri', items: [{ sku: 'GRINDER-BURR', quantity: 1 }], shippingAddress: ghent, paymentMethod: DECLINED_CARD },
   // The gateway takes this charge and never answers: the payment timeout cancels the order.
@@ -101,7 +133,11 @@ async function printSummary(): Promise<void> {
   const outbox = await domain.providers.get('default')!.outbox.counts();
   const relayed = outbox.published;
   console.log('Summary');
-  console.log(`  orders    ${Object.entries(byStatus).map(([status, count]) => `${count} ${status.toLowerCase()}`).join(', ')}`);
+  console.log(
+    `  orders    ${Object.entries(byStatus)
+      .map(([status, count]) => `${count} ${status.toLowerCase()}`)
+      .join(', ')}`,
+  );
   console.log(`  payments  ${payments.length} attempted, ${captured.format()} captured`);
   // Stock items are event-sourced: the catalogue (a projection) lists them, each loads by its SKU.
   for (const { sku } of await domain.repositoryFor(CatalogueEntry).query({ orderBy: { sku: 'asc' } })) {

@@ -34,7 +34,7 @@ describe('domain.toml', () => {
     expect(config.outbox.tick_interval).toBe(0.02);
   });
 
-  it('keeps stock items in the default database\'s event store, snapshotted every 5 replayed events', () => {
+  it("keeps stock items in the default database's event store, snapshotted every 5 replayed events", () => {
     for (const env of [{}, { PROTEAN_ENV: 'production' }] as Record<string, string>[]) {
       const config = load(shopToml, env);
       expect(config.snapshot_threshold).toBe(5);
@@ -52,11 +52,23 @@ describe('domain.toml', () => {
   });
 
   it('switches to PostgreSQL and RabbitMQ with PROTEAN_ENV=rabbitmq, the vhost from RABBITMQ_URL, its management API from RABBITMQ_MANAGEMENT_URL', () => {
-    const config = load(shopToml, { PROTEAN_ENV: 'rabbitmq', RABBITMQ_URL: 'amqp://shop:pw@mq:5672/shop-1', RABBITMQ_MANAGEMENT_URL: 'https://shop:pw@mq:15671' });
+    const config = load(shopToml, {
+      PROTEAN_ENV: 'rabbitmq',
+      RABBITMQ_URL: 'amqp://shop:pw@mq:5672/shop-1',
+      RABBITMQ_MANAGEMENT_URL: 'https://shop:pw@mq:15671',
+    });
     expect(config.event_processing).toBe('async');
     expect(config.databases.default).toMatchObject({ provider: 'postgresql', database_uri: 'postgresql://postgres@127.0.0.1:5432/shop' });
-    expect(config.brokers.default).toEqual({ provider: 'rabbitmq', uri: 'amqp://shop:pw@mq:5672/shop-1', delivery_limit: 20, management_uri: 'https://shop:pw@mq:15671' });
-    expect(load(shopToml, { PROTEAN_ENV: 'rabbitmq' }).brokers.default).toMatchObject({ uri: 'amqp://guest:guest@127.0.0.1:5672', management_uri: 'http://guest:guest@127.0.0.1:15672' });
+    expect(config.brokers.default).toEqual({
+      provider: 'rabbitmq',
+      uri: 'amqp://shop:pw@mq:5672/shop-1',
+      delivery_limit: 20,
+      management_uri: 'https://shop:pw@mq:15671',
+    });
+    expect(load(shopToml, { PROTEAN_ENV: 'rabbitmq' }).brokers.default).toMatchObject({
+      uri: 'amqp://guest:guest@127.0.0.1:5672',
+      management_uri: 'http://guest:guest@127.0.0.1:15672',
+    });
   });
 
   it('switches to PostgreSQL and NATS JetStream with PROTEAN_ENV=nats, with local defaults', () => {

@@ -99,20 +99,24 @@ describe('docs/getting-started.md', () => {
   it.each([
     ['useDefineForClassFields', 'false', /DecoratorSettingsError: Order: its fields customer, drink, status are defined as own properties/],
     ['experimentalDecorators', 'true', /DecoratorSettingsError: @field\.string\(\) on "customer": it was called as a standard \(TC39\) field decorator/],
-  ])('without "%s": %s in tsconfig.json the program stops with a DecoratorSettingsError naming it', async (option, value, error) => {
-    const folder = newProject();
-    projects.push(folder);
-    const guide = filesAt(files, 'first');
-    const tsconfig = guide.get('tsconfig.json')!;
-    expect(tsconfig).toContain(`"${option}": ${value}`);
-    guide.set('tsconfig.json', tsconfig.replace(new RegExp(`\\s*"${option}": ${value},?`), ''));
-    writeFiles(folder, guide);
-    const main = await runMain(folder);
-    expect(main.code).not.toBe(0);
-    expect(main.stdout).not.toContain('undefined');
-    expect(main.stderr).toMatch(error);
-    expect(main.stderr).toContain(`Set "${option}": ${value} in the "compilerOptions" of your tsconfig.json`);
-  }, 120_000);
+  ])(
+    'without "%s": %s in tsconfig.json the program stops with a DecoratorSettingsError naming it',
+    async (option, value, error) => {
+      const folder = newProject();
+      projects.push(folder);
+      const guide = filesAt(files, 'first');
+      const tsconfig = guide.get('tsconfig.json')!;
+      expect(tsconfig).toContain(`"${option}": ${value}`);
+      guide.set('tsconfig.json', tsconfig.replace(new RegExp(`\\s*"${option}": ${value},?`), ''));
+      writeFiles(folder, guide);
+      const main = await runMain(folder);
+      expect(main.code).not.toBe(0);
+      expect(main.stdout).not.toContain('undefined');
+      expect(main.stderr).toMatch(error);
+      expect(main.stderr).toContain(`Set "${option}": ${value} in the "compilerOptions" of your tsconfig.json`);
+    },
+    120_000,
+  );
 });
 
 describe.skipIf(!(await servicesUp(POSTGRES, REDIS)))('docs/getting-started.md with PostgreSQL and Redis (step 5)', () => {
@@ -163,8 +167,7 @@ describe.skipIf(!(await servicesUp(POSTGRES, REDIS)))('docs/getting-started.md w
       // The barista ran in a server worker, not in main.ts.
       expect(main.stdout).not.toContain('barista:');
       // In a server, console output becomes records of the `console` logger like every other line.
-      const baristaRecord = () =>
-        (serverOut + serverErr).split('\n').find((line) => line.includes('barista: one flat white for Ada'));
+      const baristaRecord = () => (serverOut + serverErr).split('\n').find((line) => line.includes('barista: one flat white for Ada'));
       await expect.poll(baristaRecord, { timeout: 10_000 }).toBeDefined();
       expect(JSON.parse(baristaRecord()!)).toMatchObject({ logger: 'console', level: 'info', msg: 'barista: one flat white for Ada' });
     } finally {

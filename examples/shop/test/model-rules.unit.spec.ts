@@ -50,7 +50,9 @@ describe('Order', () => {
   });
 
   it('moves only along its lifecycle', async () => {
-    await given(newOrder()).when((order) => order.markPaid('ch_1')).thenFails(ValidationError, /cannot move from PLACED to PAID/);
+    await given(newOrder())
+      .when((order) => order.markPaid('ch_1'))
+      .thenFails(ValidationError, /cannot move from PLACED to PAID/);
 
     const { aggregate: paid } = await given(newOrder())
       .when((order) => {
@@ -59,7 +61,9 @@ describe('Order', () => {
       })
       .then([OrderConfirmed, OrderPaid]);
 
-    await given(paid!).when((order) => order.cancel('too late')).thenFails(ValidationError, /PAID is a final state/);
+    await given(paid!)
+      .when((order) => order.cancel('too late'))
+      .thenFails(ValidationError, /PAID is a final state/);
     expect(paid!.status).toBe('PAID');
     expect(paid!.cancellationReason).toBeUndefined();
   });

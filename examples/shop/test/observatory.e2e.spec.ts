@@ -63,7 +63,11 @@ describe.skipIf(!ready)('protean-ts observatory in a browser', () => {
     server = await startShopServer(1, shop.env);
     await sendOrders(planOrders(ORDERS, { skus, maxLines: 2, mix: false }), { concurrency: 4 });
     await waitUntilSettled(shop.db, ORDERS, 120_000);
-    await eventually(() => shop.db.query<{ n: string }>(`SELECT count(*) AS n FROM protean_outbox WHERE status <> 'published'`), (r) => r[0]!.n === '0', 'outbox drained');
+    await eventually(
+      () => shop.db.query<{ n: string }>(`SELECT count(*) AS n FROM protean_outbox WHERE status <> 'published'`),
+      (r) => r[0]!.n === '0',
+      'outbox drained',
+    );
 
     broker = domain.runtime.broker('default');
     const provider = domain.providers.get('default')!;
@@ -73,7 +77,11 @@ describe.skipIf(!ready)('protean-ts observatory in a browser', () => {
       const handles = domain.registry.handlerMethodsOf(candidate.cls);
       const row = published.find((r) => r.streamName === candidate.stream && handles.has(r.messageType));
       // Alone on its stream: purge (which removes a stream's letters) is allowed for it.
-      if (row && handlers.filter((h) => h.stream === candidate.stream).length === 1 && planSubscriptions(domain).filter((p) => p.stream === candidate.stream).length === 1) {
+      if (
+        row &&
+        handlers.filter((h) => h.stream === candidate.stream).length === 1 &&
+        planSubscriptions(domain).filter((p) => p.stream === candidate.stream).length === 1
+      ) {
         victim = candidate;
         victimEvent = row;
         break;
@@ -144,7 +152,10 @@ describe.skipIf(!ready)('protean-ts observatory in a browser', () => {
     await open('outbox');
     await page.locator(`[data-testid="outbox-abandoned-default"] tr[data-row="${abandoned!.id}"]`).waitFor({ timeout: 15_000 });
     const counts = Object.fromEntries(
-      (await shop.db.query<{ status: string; n: string }>(`SELECT status, count(*)::text AS n FROM protean_outbox GROUP BY status`)).map((r) => [r.status, r.n]),
+      (await shop.db.query<{ status: string; n: string }>(`SELECT status, count(*)::text AS n FROM protean_outbox GROUP BY status`)).map((r) => [
+        r.status,
+        r.n,
+      ]),
     );
     for (const status of STATUSES) {
       await expect.poll(() => text(`[data-testid="outbox-default-${status}"]`), { timeout: 10_000 }).toBe(counts[status] ?? '0');
@@ -155,7 +166,11 @@ describe.skipIf(!ready)('protean-ts observatory in a browser', () => {
     await page.locator(`[data-testid="outbox-abandoned-default"] tr[data-row="${abandoned!.id}"] button`).click();
     expect(await page.locator('[data-testid="action-result"]').innerText()).toContain('1 row(s) of default back to pending');
     // The running server publishes it again.
-    await eventually(() => shop.db.query<{ status: string }>(`SELECT status FROM protean_outbox WHERE id = $1`, [abandoned!.id]), (r) => r[0]?.status === 'published', 'retried row published');
+    await eventually(
+      () => shop.db.query<{ status: string }>(`SELECT status FROM protean_outbox WHERE id = $1`, [abandoned!.id]),
+      (r) => r[0]?.status === 'published',
+      'retried row published',
+    );
     await expect.poll(() => text('[data-testid="outbox-default-abandoned"]'), { timeout: 10_000 }).toBe('0');
   });
 

@@ -5,7 +5,21 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureEvents, drain, given, stopHandlers } from '@protean-ts/testing';
-import { Checkout, domain, Money, OrderConfirmed, OrderPaid, OrderPlaced, PaymentCaptured, ProductCatalogued, ReceiveStock, StockItem, StockReceived, StockReserved, UnitsReserved } from '../src/domain.js';
+import {
+  Checkout,
+  domain,
+  Money,
+  OrderConfirmed,
+  OrderPaid,
+  OrderPlaced,
+  PaymentCaptured,
+  ProductCatalogued,
+  ReceiveStock,
+  StockItem,
+  StockReceived,
+  StockReserved,
+  UnitsReserved,
+} from '../src/domain.js';
 import { anAddress, openShop } from './support/shop-fixture.js';
 
 describe('the order flow, by its events', () => {
@@ -28,7 +42,12 @@ describe('the order flow, by its events', () => {
     await domain.process(ReceiveStock.create({ deliveryId: 'delivery-8', sku: 'CUP', quantity: 5, name: 'Cup', price: Money.of(6.5) }));
     const captured = captureEvents(domain);
 
-    const orderId = await new Checkout().placeOrder({ customerId: 'ada', items: [{ sku: 'CUP', quantity: 2 }], shippingAddress: anAddress(), paymentMethod: 'card-visa' });
+    const orderId = await new Checkout().placeOrder({
+      customerId: 'ada',
+      items: [{ sku: 'CUP', quantity: 2 }],
+      shippingAddress: anAddress(),
+      paymentMethod: 'card-visa',
+    });
     await drain(domain);
 
     // By class: an instance would compare its data too.

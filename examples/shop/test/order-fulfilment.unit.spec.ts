@@ -7,7 +7,20 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidDurationError, processManagerStream, type ProcessManagerTransition } from '@protean-ts/core';
 import { Checkout, DECLINED_CARD, domain, OrderFulfilment, Payment, PAYMENT_TIMED_OUT, PaymentTimedOut, paymentTimeoutMs, SILENT_CARD } from '../src/domain.js';
-import { allHandled, anAddress, closeShop, committedMessages, givenStock, loggedErrors, openShop, orderOf, reservationOf, stockOf, timelineOf, whenOrdering } from './support/shop-fixture.js';
+import {
+  allHandled,
+  anAddress,
+  closeShop,
+  committedMessages,
+  givenStock,
+  loggedErrors,
+  openShop,
+  orderOf,
+  reservationOf,
+  stockOf,
+  timelineOf,
+  whenOrdering,
+} from './support/shop-fixture.js';
 
 async function transitions(orderId: string): Promise<ProcessManagerTransition[]> {
   const record = domain.registry.requireRecord(OrderFulfilment, 'processManager');
@@ -17,7 +30,9 @@ async function transitions(orderId: string): Promise<ProcessManagerTransition[]>
 
 /** What the manager handled, and the stage and completion each left. */
 async function steps(orderId: string): Promise<string[]> {
-  return (await transitions(orderId)).map((t) => `${t.event.type.replace(/^Shop\.|\.v\d+$/g, '')} → ${String(t.state.stage)}${t.completed ? ' (complete)' : ''}`);
+  return (await transitions(orderId)).map(
+    (t) => `${t.event.type.replace(/^Shop\.|\.v\d+$/g, '')} → ${String(t.state.stage)}${t.completed ? ' (complete)' : ''}`,
+  );
 }
 
 /** The types of the messages committed for an order (events and the commands the manager sent), in commit order. */
@@ -48,7 +63,16 @@ describe('order fulfilment', () => {
       const orderId = await whenOrdering({ CUP: 2 });
 
       expect(await messagesOf(orderId)).toEqual([
-        'OrderPlaced', 'ReserveStock', 'UnitsReserved', 'StockReserved', 'ConfirmOrder', 'OrderConfirmed', 'ChargePayment', 'PaymentCaptured', 'MarkOrderPaid', 'OrderPaid',
+        'OrderPlaced',
+        'ReserveStock',
+        'UnitsReserved',
+        'StockReserved',
+        'ConfirmOrder',
+        'OrderConfirmed',
+        'ChargePayment',
+        'PaymentCaptured',
+        'MarkOrderPaid',
+        'OrderPaid',
       ]);
       expect(await steps(orderId)).toEqual([
         'OrderPlaced → reserving',
@@ -59,7 +83,7 @@ describe('order fulfilment', () => {
       expect(await scheduledTimeouts()).toEqual([]);
     });
 
-    it('cancels with the reservation\'s reason when stock is short, asking for no payment', async () => {
+    it("cancels with the reservation's reason when stock is short, asking for no payment", async () => {
       await givenStock('CUP', 1);
 
       const orderId = await whenOrdering({ CUP: 2 });
@@ -75,8 +99,19 @@ describe('order fulfilment', () => {
       const orderId = await whenOrdering({ CUP: 2 }, DECLINED_CARD);
 
       expect(await messagesOf(orderId)).toEqual([
-        'OrderPlaced', 'ReserveStock', 'UnitsReserved', 'StockReserved', 'ConfirmOrder', 'OrderConfirmed', 'ChargePayment', 'PaymentDeclined',
-        'CancelOrder', 'ReleaseStock', 'OrderCancelled', 'UnitsReleased', 'StockReleased',
+        'OrderPlaced',
+        'ReserveStock',
+        'UnitsReserved',
+        'StockReserved',
+        'ConfirmOrder',
+        'OrderConfirmed',
+        'ChargePayment',
+        'PaymentDeclined',
+        'CancelOrder',
+        'ReleaseStock',
+        'OrderCancelled',
+        'UnitsReleased',
+        'StockReleased',
       ]);
       expect((await steps(orderId)).at(-1)).toBe('PaymentDeclined → cancelled (complete)');
       expect(await scheduledTimeouts()).toEqual([]);
@@ -114,13 +149,19 @@ describe('order fulfilment', () => {
       await givenStock('CUP', 10);
 
       // Placed without waiting for it to settle, which would take the hour.
-      const orderId = await new Checkout().placeOrder({ customerId: 'ada', items: [{ sku: 'CUP', quantity: 1 }], shippingAddress: anAddress(), paymentMethod: SILENT_CARD });
+      const orderId = await new Checkout().placeOrder({
+        customerId: 'ada',
+        items: [{ sku: 'CUP', quantity: 1 }],
+        shippingAddress: anAddress(),
+        paymentMethod: SILENT_CARD,
+      });
       await allHandled();
 
       expect((await orderOf(orderId)).status).toBe('CONFIRMED');
       const [timeout, ...others] = await scheduledTimeouts();
       expect(others).toEqual([]);
-      const confirmedAt = (await committedMessages()).find((m) => m.metadata.headers.type === 'Shop.OrderConfirmed.v1' && m.data.orderId === orderId)!.metadata.headers.time;
+      const confirmedAt = (await committedMessages()).find((m) => m.metadata.headers.type === 'Shop.OrderConfirmed.v1' && m.data.orderId === orderId)!.metadata
+        .headers.time;
       expect(timeout!.deliverAt!.getTime()).toBeGreaterThanOrEqual(new Date(confirmedAt).getTime() + 3_600_000);
       expect(timeout!.partitionKey).toMatch(new RegExp(`^shop::order_fulfilment-${orderId}/timeout/`));
       expect((await steps(orderId)).at(-1)).toBe('OrderConfirmed → awaiting-payment');

@@ -6,7 +6,20 @@
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ClassRef, MessageEnvelope } from '@protean-ts/core';
-import { ConfirmOrder, domain, Order, OrderCommands, OrderConfirmed, OrderFulfilment, OrderPlaced, OrderTimeline, OrderTimelineProjector, ReservationCommands, ReserveStock, StockReserved } from '../src/domain.js';
+import {
+  ConfirmOrder,
+  domain,
+  Order,
+  OrderCommands,
+  OrderConfirmed,
+  OrderFulfilment,
+  OrderPlaced,
+  OrderTimeline,
+  OrderTimelineProjector,
+  ReservationCommands,
+  ReserveStock,
+  StockReserved,
+} from '../src/domain.js';
 import { closeShop, committedMessages, givenStock, loggedErrors, openShop, whenOrdering } from './support/shop-fixture.js';
 
 async function committed(event: ClassRef, orderId: string): Promise<MessageEnvelope> {
@@ -33,10 +46,16 @@ describe('the order timeline', () => {
       const orderId = await whenOrdering({ CUP: 2 });
 
       // The Order category's events (the commands sent to orders share its category name).
-      const orderEvents = (await committedMessages()).filter((m) => m.metadata.domain.kind === 'EVENT' && m.metadata.domain.streamCategory === domain.registry.streamCategoryOf(Order));
+      const orderEvents = (await committedMessages()).filter(
+        (m) => m.metadata.domain.kind === 'EVENT' && m.metadata.domain.streamCategory === domain.registry.streamCategoryOf(Order),
+      );
       const timeline = await domain.repositoryFor(OrderTimeline).get(orderId);
       expect(timeline.entries.map((e) => e.eventId)).toEqual(orderEvents.map((m) => m.metadata.headers.id));
-      expect(timeline.entries.map((e) => `${e.step}: ${e.note}`)).toEqual(['placed: 2 items, EUR 13.00', 'confirmed: stock reserved', expect.stringMatching(/^paid: EUR 13\.00 captured \(ch_\w{12}\)$/)]);
+      expect(timeline.entries.map((e) => `${e.step}: ${e.note}`)).toEqual([
+        'placed: 2 items, EUR 13.00',
+        'confirmed: stock reserved',
+        expect.stringMatching(/^paid: EUR 13\.00 captured \(ch_\w{12}\)$/),
+      ]);
       expect(timeline.entries.every((e) => e.recordedAt! >= e.occurredAt)).toBe(true);
     });
   });

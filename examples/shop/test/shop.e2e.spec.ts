@@ -48,7 +48,8 @@ const TAKEOVER_LOGS = ['took over messages of a consumer that stopped reporting 
 function deliveryFigures(server: ShopServer): Record<string, number> {
   const totals: Record<string, number> = {};
   for (const line of server.logs.filter((l) => l.msg === 'subscription stopped')) {
-    for (const key of ['handled', 'retried', 'duplicates', 'waits', 'late', 'gapsPassed', 'deadLettered']) totals[key] = (totals[key] ?? 0) + Number(line[key] ?? 0);
+    for (const key of ['handled', 'retried', 'duplicates', 'waits', 'late', 'gapsPassed', 'deadLettered'])
+      totals[key] = (totals[key] ?? 0) + Number(line[key] ?? 0);
   }
   totals.takenOver = server.logs.filter((l) => TAKEOVER_LOGS.includes(String(l.msg))).reduce((sum, l) => sum + Number(l.count), 0);
   return totals;
@@ -89,68 +90,78 @@ describe.skipIf(!(await servicesUp(POSTGRES, shopBrokerService(BROKER))))(`the s
     await shop?.dispose();
   }, 60_000);
 
-  it('handles 5,000 orders with every effect once and in order, through a killed worker', async () => {
-    const victimPid = server.workerPids().get(VICTIM)!;
-    let killed = false;
-    // The warehouse system announces a delivery, twice, on its own stream: counted once.
-    const delivery = { delivery_id: 'e2e-delivery-1', sku: 'NEW-ARRIVAL', units: 500, product_name: 'New arrival', unit_price_cents: 1250 };
-    for (let i = 0; i < 2; i++) {
-      await shop.broker.publishRaw(WAREHOUSE_DELIVERIES_STREAM, JSON.stringify(warehouseDelivery(delivery)));
-    }
+  it(
+    'handles 5,000 orders with every effect once and in order, through a killed worker',
+    async () => {
+      const victimPid = server.workerPids().get(VICTIM)!;
+      let killed = false;
+      // The warehouse system announces a delivery, twice, on its own stream: counted once.
+      const delivery = { delivery_id: 'e2e-delivery-1', sku: 'NEW-ARRIVAL', units: 500, product_name: 'New arrival', unit_price_cents: 1250 };
+      for (let i = 0; i < 2; i++) {
+        await shop.broker.publishRaw(WAREHOUSE_DELIVERIES_STREAM, JSON.stringify(warehouseDelivery(delivery)));
+      }
 
-    await sendOrders(plans, {
-      concurrency: 16,
-      onSent: (_order, index) => {
-        if (index === ORDERS / 2 && !killed) {
-          killed = true;
-          process.kill(victimPid, 'SIGKILL');
-        }
-      },
-    });
-    expect(killed).toBe(true);
+      await sendOrders(plans, {
+        concurrency: 16,
+        onSent: (_order, index) => {
+          if (index === ORDERS / 2 && !killed) {
+            killed = true;
+            process.kill(victimPid, 'SIGKILL');
+          }
+        },
+      });
+      expect(killed).toBe(true);
 
-    const restarted = await server.waitForLog((l) => l.msg === 'worker ready' && l.workerId === VICTIM && l.pid !== victimPid, 120_000, `worker ${VICTIM} ready again`);
-    expect(server.logs.some((l) => l.msg === 'worker crashed; restarting' && l.workerId === VICTIM)).toBe(true);
-    expect(restarted.pid).not.toBe(victimPid);
+      const restarted = await server.waitForLog(
+        (l) => l.msg === 'worker ready' && l.workerId === VICTIM && l.pid !== victimPid,
+        120_000,
+        `worker ${VICTIM} ready again`,
+      );
+      expect(server.logs.some((l) => l.msg === 'worker crashed; restarting' && l.workerId === VICTIM)).toBe(true);
+      expect(restarted.pid).not.toBe(victimPid);
 
-    const started = Date.now();
-    let reported = 0;
-    const progressLine = (progress: object) => {
-      // A line every 15 s, so a slow run shows where it is.
-      if (Date.now() - reported < 15_000) return;
-      reported = Date.now();
-      console.log(`shop e2e: ${JSON.stringify(progress)}`);
-    };
-    // The last unanswered orders wait out their timeout with nothing else moving: allow for it.
-    const stallMs = (PAYMENT_TIMEOUT_S + 60) * 1000;
-    const unsettled = await waitUntilSettled(shop.db, ORDERS, SETTLE_TIMEOUT_MS, progressLine, stallMs).then(
-      () => null,
-      (error: unknown) => error,
-    );
-    if (!unsettled) console.log(`shop e2e: settled ${((Date.now() - started) / 1000).toFixed(1)} s after the last order was sent`);
-    const effects = await readEffects(shop.db);
-    // Compared even when the flow did not settle: the differences tell what went wrong.
-    expect(differences(plans, skus, effects)).toEqual([]);
-    if (unsettled) throw unsettled;
-    // What the killed worker had read but not acknowledged was taken over by the others: once its
-    // heartbeat stopped, or once claim_idle_ms passed, whichever came first. (JetStream
-    // redelivers it by itself after ack_wait, within the next reads; RabbitMQ puts a dead
-    // connection's unacked messages back in their queues at once: no takeover to log.)
-    if (BROKER === 'redis') expect(server.logs.some((l) => TAKEOVER_LOGS.includes(String(l.msg)))).toBe(true);
-    // Settled means every outbox row was published; none failed or was abandoned.
-    expect(Object.keys(effects.outbox)).toEqual(['published']);
-    // The share of orders whose payment never came, each cancelled by exactly one timeout (checked per order above).
-    const timedOut = plans.filter((p) => p.expected === 'timed-out');
-    expect(timedOut.length).toBe(ORDERS / 20);
-    expect([...effects.paymentTimeouts.values()].reduce((sum, byStatus) => sum + (byStatus.published ?? 0), 0)).toBe(timedOut.length);
-    // Catalogued and received once: a stream of two events.
-    expect(effects.stock.get('NEW-ARRIVAL')).toMatchObject({ onHand: 500, reserved: 0, version: 1 });
-    expect(effects.catalogue.get('NEW-ARRIVAL')).toEqual({ unitsReceived: 500 });
-    // Hundreds of events per SKU, yet every load replayed at most snapshot_threshold of them.
-    expect(snapshotProblems(skus, domain.config.snapshot_threshold, effects)).toEqual([]);
-    const behind = skus.map((sku) => effects.stock.get(sku)!.version - effects.stockSnapshots.get(sku)!.version);
-    console.log(`shop e2e: stock streams of ${Math.min(...skus.map((sku) => effects.stock.get(sku)!.version + 1))}–${Math.max(...skus.map((sku) => effects.stock.get(sku)!.version + 1))} events, snapshots ${Math.min(...behind)}–${Math.max(...behind)} behind the head`);
-  }, SETTLE_TIMEOUT_MS + 300_000);
+      const started = Date.now();
+      let reported = 0;
+      const progressLine = (progress: object) => {
+        // A line every 15 s, so a slow run shows where it is.
+        if (Date.now() - reported < 15_000) return;
+        reported = Date.now();
+        console.log(`shop e2e: ${JSON.stringify(progress)}`);
+      };
+      // The last unanswered orders wait out their timeout with nothing else moving: allow for it.
+      const stallMs = (PAYMENT_TIMEOUT_S + 60) * 1000;
+      const unsettled = await waitUntilSettled(shop.db, ORDERS, SETTLE_TIMEOUT_MS, progressLine, stallMs).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      if (!unsettled) console.log(`shop e2e: settled ${((Date.now() - started) / 1000).toFixed(1)} s after the last order was sent`);
+      const effects = await readEffects(shop.db);
+      // Compared even when the flow did not settle: the differences tell what went wrong.
+      expect(differences(plans, skus, effects)).toEqual([]);
+      if (unsettled) throw unsettled;
+      // What the killed worker had read but not acknowledged was taken over by the others: once its
+      // heartbeat stopped, or once claim_idle_ms passed, whichever came first. (JetStream
+      // redelivers it by itself after ack_wait, within the next reads; RabbitMQ puts a dead
+      // connection's unacked messages back in their queues at once: no takeover to log.)
+      if (BROKER === 'redis') expect(server.logs.some((l) => TAKEOVER_LOGS.includes(String(l.msg)))).toBe(true);
+      // Settled means every outbox row was published; none failed or was abandoned.
+      expect(Object.keys(effects.outbox)).toEqual(['published']);
+      // The share of orders whose payment never came, each cancelled by exactly one timeout (checked per order above).
+      const timedOut = plans.filter((p) => p.expected === 'timed-out');
+      expect(timedOut.length).toBe(ORDERS / 20);
+      expect([...effects.paymentTimeouts.values()].reduce((sum, byStatus) => sum + (byStatus.published ?? 0), 0)).toBe(timedOut.length);
+      // Catalogued and received once: a stream of two events.
+      expect(effects.stock.get('NEW-ARRIVAL')).toMatchObject({ onHand: 500, reserved: 0, version: 1 });
+      expect(effects.catalogue.get('NEW-ARRIVAL')).toEqual({ unitsReceived: 500 });
+      // Hundreds of events per SKU, yet every load replayed at most snapshot_threshold of them.
+      expect(snapshotProblems(skus, domain.config.snapshot_threshold, effects)).toEqual([]);
+      const behind = skus.map((sku) => effects.stock.get(sku)!.version - effects.stockSnapshots.get(sku)!.version);
+      console.log(
+        `shop e2e: stock streams of ${Math.min(...skus.map((sku) => effects.stock.get(sku)!.version + 1))}–${Math.max(...skus.map((sku) => effects.stock.get(sku)!.version + 1))} events, snapshots ${Math.min(...behind)}–${Math.max(...behind)} behind the head`,
+      );
+    },
+    SETTLE_TIMEOUT_MS + 300_000,
+  );
 
   it('reports drained to an operator asking the running server, then stops on SIGTERM with exit 0, leaving nothing pending in any consumer group', async () => {
     // What an operator runs before a deploy: every outbox and consumer group read from the

@@ -42,7 +42,9 @@ describe.skipIf(!up)('on PostgreSQL', () => {
 
   // Read behind the framework's back: what the scenarios above left in the tables.
   it('left the events in protean_events, the old one still at v1, and the snapshot in protean_snapshots', async () => {
-    const kettle = await db!.query<{ type: string; position: string }>("SELECT type, position FROM protean_events WHERE stream_name = 'shop::stock_item-KETTLE' ORDER BY position");
+    const kettle = await db!.query<{ type: string; position: string }>(
+      "SELECT type, position FROM protean_events WHERE stream_name = 'shop::stock_item-KETTLE' ORDER BY position",
+    );
     expect(kettle.map((row) => row.type)).toEqual(['Shop.ProductCatalogued.v1', 'Shop.StockReceived.v2', 'Shop.StockReceived.v1', 'Shop.StockReceived.v2']);
     const [mug] = await db!.query<{ version: string; type: string }>("SELECT version, type FROM protean_snapshots WHERE stream_name = 'shop::stock_item-MUG'");
     expect([Number(mug!.version), mug!.type]).toEqual([4, 'Shop.StockItem.v1']);

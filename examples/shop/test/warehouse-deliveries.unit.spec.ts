@@ -32,7 +32,11 @@ describe('WarehouseDeliveries', () => {
   });
 
   it('refuses a message that is not a delivery, and a new product without a name and price', async () => {
-    await expect(subscriber.receive(warehouseDelivery({ sku: 'CUP', units: '5' }))).rejects.toThrow('a delivery needs delivery_id (string), sku (string) and units (number)');
-    await expect(subscriber.receive(warehouseDelivery({ delivery_id: 'd-4', sku: 'NEW', units: 5 }))).rejects.toThrow('NEW is a new product: give its name and price');
+    await expect(subscriber.receive(warehouseDelivery({ sku: 'CUP', units: '5' }))).rejects.toThrow(
+      'a delivery needs delivery_id (string), sku (string) and units (number)',
+    );
+    await expect(subscriber.receive(warehouseDelivery({ delivery_id: 'd-4', sku: 'NEW', units: 5 }))).rejects.toThrow(
+      'NEW is a new product: give its name and price',
+    );
   });
 });

@@ -43,12 +43,7 @@ export interface CliContext {
   loadConfig(): Promise<LoadedConfig>;
 }
 
-export function createCliContext(options: {
-  globals: () => GlobalOptions;
-  cwd?: string;
-  env?: Record<string, string | undefined>;
-  io?: CliIO;
-}): CliContext {
+export function createCliContext(options: { globals: () => GlobalOptions; cwd?: string; env?: Record<string, string | undefined>; io?: CliIO }): CliContext {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const io = options.io ?? { stdout: (t) => void process.stdout.write(t), stderr: (t) => void process.stderr.write(t) };

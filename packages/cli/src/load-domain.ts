@@ -79,15 +79,15 @@ function pickDomain(file: string, exports: Record<string, unknown>): Domain {
   if (foreign) {
     throw new DomainLoadError(
       file,
-      `domain module ${file} exports \`${foreign[0]}\`, a Domain from a different copy of @protean-ts/core; `
-        + 'make sure the project and protean-ts resolve the same @protean-ts/core (npm ls @protean-ts/core)',
+      `domain module ${file} exports \`${foreign[0]}\`, a Domain from a different copy of @protean-ts/core; ` +
+        'make sure the project and protean-ts resolve the same @protean-ts/core (npm ls @protean-ts/core)',
     );
   }
   const names = Object.keys(exports);
   throw new DomainLoadError(
     file,
-    `domain module ${file} exports no Domain instance (exports: ${names.length ? names.join(', ') : 'nothing'}); `
-      + "add `export const domain = new Domain('MyApp', { root: import.meta.url })`",
+    `domain module ${file} exports no Domain instance (exports: ${names.length ? names.join(', ') : 'nothing'}); ` +
+      "add `export const domain = new Domain('MyApp', { root: import.meta.url })`",
   );
 }
 

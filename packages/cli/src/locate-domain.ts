@@ -43,7 +43,7 @@ export function requireDomainModule(options: LocateOptions): DomainLocation {
   const location = locateDomainModule(options);
   if (location) return location;
   throw new CliError(
-    'no domain to load: pass --domain path/to/domain.ts, or add `module = "path/to/domain.ts"` to domain.toml '
-      + `(searched for .domain.toml / domain.toml from ${options.cwd} and two parent folders)`,
+    'no domain to load: pass --domain path/to/domain.ts, or add `module = "path/to/domain.ts"` to domain.toml ' +
+      `(searched for .domain.toml / domain.toml from ${options.cwd} and two parent folders)`,
   );
 }

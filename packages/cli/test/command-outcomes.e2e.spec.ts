@@ -88,7 +88,7 @@ describe.skipIf(!up)('commands that report back, across processes', () => {
     await project?.drop();
   });
 
-  it('resolves with the handler\'s result, rejects with its refusal, runs a reused key once, and cleans up after the retention', async () => {
+  it("resolves with the handler's result, rejects with its refusal, runs a reused key once, and cleans up after the retention", async () => {
     const server = startCli(['server', '--workers', '2'], { cwd: project.cwd, env: { PROTEAN_LOG_LEVEL: 'info' } });
     const logs = new LogWatcher(server);
     try {
@@ -107,11 +107,18 @@ describe.skipIf(!up)('commands that report back, across processes', () => {
       const [seat] = await project.query<{ id: string; holder: string }>(`SELECT id, holder FROM seat WHERE label = 'A1'`);
       expect(seat).toEqual({ id: out.first.seatId, holder: 'ann' });
 
-      expect(out.refused).toEqual({ isCommandRefusedError: true, name: 'CommandRefusedError', errorName: 'SeatTaken', errorMessage: 'seat A1 is taken by ann' });
+      expect(out.refused).toEqual({
+        isCommandRefusedError: true,
+        name: 'CommandRefusedError',
+        errorName: 'SeatTaken',
+        errorMessage: 'seat A1 is taken by ann',
+      });
 
       // One run for the key: a second run would have been refused (B2 taken) instead of giving the same seat.
       expect(new Set(out.keyed.map((r) => r.seatId)).size).toBe(1);
-      const keyRows = await project.query<{ command_id: string; status: string }>(`SELECT command_id, status FROM protean_command_outcomes WHERE idempotency_key = 'basket-7'`);
+      const keyRows = await project.query<{ command_id: string; status: string }>(
+        `SELECT command_id, status FROM protean_command_outcomes WHERE idempotency_key = 'basket-7'`,
+      );
       expect(keyRows).toEqual([{ command_id: out.queuedAgain, status: 'succeeded' }]);
       const queued = await project.query<{ n: string }>(`SELECT count(*) AS n FROM protean_outbox WHERE data->>'label' = 'B2'`);
       expect(queued).toEqual([{ n: '1' }]);

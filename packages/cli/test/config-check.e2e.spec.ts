@@ -50,9 +50,12 @@ describe('protean-ts config check', () => {
   });
 
   it('exits 1 listing every problem, with the file, and no stack trace', async () => {
-    const cwd = tempProject({
-      'domain.toml': '[server.health]\nport = 70000\n[outbox]\nbroker = "events"\n[databases.default]\nprovider = "postgres"\n',
-    }, { linkCore: false });
+    const cwd = tempProject(
+      {
+        'domain.toml': '[server.health]\nport = 70000\n[outbox]\nbroker = "events"\n[databases.default]\nprovider = "postgres"\n',
+      },
+      { linkCore: false },
+    );
     const { code, stdout, stderr } = await runCli(['config', 'check'], { cwd });
     expect(code).toBe(1);
     expect(stdout).toBe('');
@@ -135,7 +138,10 @@ describe('protean-ts config check', () => {
 
 describe('protean-ts config check refuses what would silently run wrong (issue 10)', () => {
   it('a misspelt provider next to a database_uri is an error naming the key and file, not a memory database', async () => {
-    const cwd = tempProject({ 'domain.toml': '[databases.default]\nprovide = "postgresql"\ndatabase_uri = "postgresql://app:hunter2@db/shop"\n' }, { linkCore: false });
+    const cwd = tempProject(
+      { 'domain.toml': '[databases.default]\nprovide = "postgresql"\ndatabase_uri = "postgresql://app:hunter2@db/shop"\n' },
+      { linkCore: false },
+    );
     const { code, stdout, stderr } = await runCli(['config', 'check', '--strict'], { cwd });
     expect(code).toBe(1);
     expect(stderr).toContain(path.join(cwd, 'domain.toml'));
@@ -144,7 +150,10 @@ describe('protean-ts config check refuses what would silently run wrong (issue 1
   });
 
   it('an unknown key inside an adapter table warns with a suggestion and fails --strict', async () => {
-    const cwd = tempProject({ 'domain.toml': '[brokers.default]\nprovider = "redis"\nuri = "redis://:hunter2@127.0.0.1:6379/0"\nmaxln = 5\n' }, { linkCore: false });
+    const cwd = tempProject(
+      { 'domain.toml': '[brokers.default]\nprovider = "redis"\nuri = "redis://:hunter2@127.0.0.1:6379/0"\nmaxln = 5\n' },
+      { linkCore: false },
+    );
     const lenient = await runCli(['config', 'check'], { cwd });
     expect(lenient.code).toBe(0);
     expect(lenient.stderr).toContain('warning: domain.toml: unknown key `brokers.default.maxln` for provider "redis" is ignored; did you mean `maxlen`?');

@@ -69,7 +69,9 @@ describe.skipIf(!up)(`consumer guarantees on ${WORKERS} workers`, () => {
       const victim = logs.find((r) => r.msg === 'worker started' && r.workerId === KILLED)!.pid as number;
       console.log(`consumer guarantees e2e: ${WORKERS} workers ready after ${elapsed()}; seeding ${total} events`);
 
-      const seeding = project.seed([String(KEYS), String(PER_KEY), String(PER_COMMIT)]).then(() => console.log(`consumer guarantees e2e: seeded after ${elapsed()}`));
+      const seeding = project
+        .seed([String(KEYS), String(PER_KEY), String(PER_COMMIT)])
+        .then(() => console.log(`consumer guarantees e2e: seeded after ${elapsed()}`));
       // Kill a worker once it is busy: a quarter of the effects are in.
       // Slow is fine (CI runs this beside the shop's e2e); stopped is not.
       const stall = new StallGuard(90_000);
@@ -117,11 +119,14 @@ describe.skipIf(!up)(`consumer guarantees on ${WORKERS} workers`, () => {
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
       const counters = sumCounters(logs.filter((r) => r.msg === 'subscription stopped' && r.subscription === TALLY_GROUP));
-      console.log(`consumer guarantees e2e: ${lostAcks.length} lost ack batches; ${TALLY_GROUP} counters of the workers that stopped cleanly: ${JSON.stringify(counters)}`);
+      console.log(
+        `consumer guarantees e2e: ${lostAcks.length} lost ack batches; ${TALLY_GROUP} counters of the workers that stopped cleanly: ${JSON.stringify(counters)}`,
+      );
       expect(counters.gapsPassed).toBe(0);
     } finally {
       // CONSUMER_E2E_LOG=<file>: every log record of the run, for a failure's post-mortem.
-      if (process.env.CONSUMER_E2E_LOG) (await import('node:fs')).writeFileSync(process.env.CONSUMER_E2E_LOG, logs.records.map((r) => JSON.stringify(r)).join('\n'));
+      if (process.env.CONSUMER_E2E_LOG)
+        (await import('node:fs')).writeFileSync(process.env.CONSUMER_E2E_LOG, logs.records.map((r) => JSON.stringify(r)).join('\n'));
       if (child.exitCode === null) child.kill('SIGKILL');
     }
   }, 900_000);

@@ -39,7 +39,10 @@ describe.skipIf(!up)('protean-ts dlq list | replay | purge on NATS JetStream', (
     expect(stdout).toMatch(/\S+ {2}Receipts {2}Shop\.OrderPlaced\.v1 \S+ {2}failed \S+ {2}deliveries 1/);
     expect(stdout).toContain('Error: cannot write a receipt for poison');
     expect(stdout).toContain('dlq list: 1 dead letter for subscription Receipts on stream shop::order');
-    const json = JSON.parse((await cli('dlq', 'list', 'Receipts', '--json')).stdout) as { total: number; letters: { envelope: { data: { customer: string } } }[] };
+    const json = JSON.parse((await cli('dlq', 'list', 'Receipts', '--json')).stdout) as {
+      total: number;
+      letters: { envelope: { data: { customer: string } } }[];
+    };
     expect(json.total).toBe(1);
     expect(json.letters[0]!.envelope.data.customer).toBe('poison');
   }, 120_000);
@@ -65,6 +68,5 @@ describe.skipIf(!up)('protean-ts dlq list | replay | purge on NATS JetStream', (
     expect(code).toBe(0);
     expect(stdout).toContain('dlq purge: 1 dead letter deleted from default:shop::order');
     expect((await cli('dlq', 'list')).stdout).toContain('dlq list: 0 dead letters in 2 streams');
-   }, 120_000);
-
+  }, 120_000);
 });

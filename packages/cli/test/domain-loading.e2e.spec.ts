@@ -21,7 +21,10 @@ describe('loading the domain (--domain, module key)', () => {
       // No experimentalDecorators here: the CLI adds the settings protean-ts needs.
       'tsconfig.json': JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', baseUrl: '.', paths: { '@names/*': ['./lib/*'] } } }),
       'lib/names.ts': "export const DOMAIN_NAME = 'AliasedShop';\n",
-      'src/domain.ts': TS_DOMAIN.replace("import { Domain", "import { DOMAIN_NAME } from '@names/names.js';\nimport { Domain").replace("new Domain('Shop'", 'new Domain(DOMAIN_NAME'),
+      'src/domain.ts': TS_DOMAIN.replace('import { Domain', "import { DOMAIN_NAME } from '@names/names.js';\nimport { Domain").replace(
+        "new Domain('Shop'",
+        'new Domain(DOMAIN_NAME',
+      ),
     });
     const { code, stdout, stderr } = await runCli(['--domain', 'src/domain.ts', 'info'], { cwd });
     expect(stderr).toBe('');

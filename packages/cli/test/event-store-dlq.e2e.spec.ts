@@ -52,7 +52,12 @@ describe.skipIf(!up)('protean-ts dlq on an event-store subscription', () => {
     const text = await cli(['events', 'subscriptions']);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/ {2}Tallies \(Tallies\) <- books::ledger {2}0 behind {2}cursor \d+\/5 {2}1 dead letters {2}not held/);
-    const [row] = JSON.parse((await cli(['events', 'subscriptions', '--json'])).stdout) as { subscription: string; behind: number; owner: string | null; deadLetters: number }[];
+    const [row] = JSON.parse((await cli(['events', 'subscriptions', '--json'])).stdout) as {
+      subscription: string;
+      behind: number;
+      owner: string | null;
+      deadLetters: number;
+    }[];
     expect(row).toMatchObject({ subscription: 'Tallies', behind: 0, owner: null, deadLetters: 1 });
   }, 120_000);
 

@@ -93,8 +93,15 @@ describe.skipIf(!up)(`event-store subscriptions on ${WORKERS} workers`, () => {
       // position: the 20 ledgers are seeded concurrently, so the last transaction to take an id
       // need not have inserted last (CI once saw the cursor at 2994 of 3000, rightly).
       const [state] = await project.query<{ owner: string | null }>('SELECT owner FROM protean_event_store_subscriptions');
-      const [head] = await project.query<{ position: string }>('SELECT transaction_id::text || \':\' || global_position::text AS position FROM protean_events ORDER BY transaction_id DESC, global_position DESC LIMIT 1');
-      const cursor = async () => (await project.query<{ position: string }>('SELECT cursor_transaction_id::text || \':\' || cursor_global_position::text AS position FROM protean_event_store_subscriptions'))[0]!.position;
+      const [head] = await project.query<{ position: string }>(
+        "SELECT transaction_id::text || ':' || global_position::text AS position FROM protean_events ORDER BY transaction_id DESC, global_position DESC LIMIT 1",
+      );
+      const cursor = async () =>
+        (
+          await project.query<{ position: string }>(
+            "SELECT cursor_transaction_id::text || ':' || cursor_global_position::text AS position FROM protean_event_store_subscriptions",
+          )
+        )[0]!.position;
       await expect.poll(cursor, { timeout: 10_000 }).toBe(head!.position);
       expect(state!.owner).not.toBeNull();
 

@@ -61,14 +61,24 @@ describe.skipIf(!up)('/metrics of protean-ts server --workers 2 (PostgreSQL, Red
     await project.seed([...CUSTOMERS, 'poison']);
     // Handled (or dead-lettered) end to end: every receipt written and the poison letter set aside.
     await eventually(async () => (await project.receipts()).length === CUSTOMERS.length, 90_000, 'every receipt');
-    await eventually(async () => {
-      const families = await scrape();
-      return total(families, 'protean_subscription_dead_letters', { messaging_consumer_group_name: 'Receipts' }) === 1 && total(families, 'protean_subscription_pending', {}) === 0;
-    }, 60_000, 'the poison message dead-lettered');
+    await eventually(
+      async () => {
+        const families = await scrape();
+        return (
+          total(families, 'protean_subscription_dead_letters', { messaging_consumer_group_name: 'Receipts' }) === 1 &&
+          total(families, 'protean_subscription_pending', {}) === 0
+        );
+      },
+      60_000,
+      'the poison message dead-lettered',
+    );
 
     const families = await scrape();
     const outbox = Object.fromEntries(
-      (await project.query<{ status: string; n: string }>('SELECT status, count(*)::text AS n FROM protean_outbox GROUP BY status')).map((r) => [r.status, Number(r.n)]),
+      (await project.query<{ status: string; n: string }>('SELECT status, count(*)::text AS n FROM protean_outbox GROUP BY status')).map((r) => [
+        r.status,
+        Number(r.n),
+      ]),
     );
     // 41 commands and 41 events, all published.
     expect(outbox).toEqual({ published: 2 * (CUSTOMERS.length + 1) });
@@ -101,7 +111,9 @@ describe.skipIf(!up)('/metrics of protean-ts server --workers 2 (PostgreSQL, Red
     // The backlog, read once (not once per worker).
     for (const group of ['OrderCommands', 'Receipts']) {
       expect(matching(family(families, 'protean_subscription_lag').metrics, { messaging_consumer_group_name: group }).map((s) => Number(s.value))).toEqual([0]);
-      expect(matching(family(families, 'protean_subscription_consumers').metrics, { messaging_consumer_group_name: group }).map((s) => Number(s.value))).toEqual([2]);
+      expect(
+        matching(family(families, 'protean_subscription_consumers').metrics, { messaging_consumer_group_name: group }).map((s) => Number(s.value)),
+      ).toEqual([2]);
     }
   }, 180_000);
 });
@@ -145,12 +157,16 @@ describe.skipIf(!up)('/metrics of a single-process protean-ts server, and turnin
         return parsePrometheusTextFormat((await res.text()).replace(/^# TYPE \S+ histogram$/gm, ''));
       };
       // Receipts acks shortly after its handler commits: wait for the counter to catch up.
-      const families = await eventually(async () => {
-        const scraped = await scrapeOnce();
-        const handled = scraped.find((f) => f.name === 'messaging_client_consumed_messages_total')?.metrics ?? [];
-        const receipts = handled.filter((m) => m.labels?.messaging_consumer_group_name === 'Receipts' && m.labels.protean_outcome === 'handled');
-        return receipts.length === 1 && Number(receipts[0]!.value) === 2 ? scraped : null;
-      }, 30_000, 'two receipts counted');
+      const families = await eventually(
+        async () => {
+          const scraped = await scrapeOnce();
+          const handled = scraped.find((f) => f.name === 'messaging_client_consumed_messages_total')?.metrics ?? [];
+          const receipts = handled.filter((m) => m.labels?.messaging_consumer_group_name === 'Receipts' && m.labels.protean_outcome === 'handled');
+          return receipts.length === 1 && Number(receipts[0]!.value) === 2 ? scraped : null;
+        },
+        30_000,
+        'two receipts counted',
+      );
       const rows = families.find((f) => f.name === 'protean_outbox_rows')!.metrics;
       expect(rows.find((m) => m.labels?.protean_outbox_status === 'published')?.value).toBe('4');
       expect((await fetch(`${url}/metrics`)).status).toBe(404);

@@ -32,7 +32,10 @@ function emptyFolder(): string {
 }
 
 const read = (folder: string, file: string) => fs.readFileSync(path.join(folder, file), 'utf8');
-const cliManifest = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string; dependencies: Record<string, string> };
+const cliManifest = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+  dependencies: Record<string, string>;
+};
 const rootManifest = JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { devDependencies: Record<string, string> };
 
 describe('protean-ts new', () => {
@@ -85,7 +88,9 @@ describe('protean-ts new', () => {
     expect(toml).toMatch(/^event_processing = "sync"\n\n\[databases\.default\]\nprovider = "memory"/m);
     expect(toml.includes('[production.databases.default]\nprovider = "postgresql"')).toBe(expected.postgresql);
     expect(toml.includes('[production.brokers.default]\nprovider = "redis"')).toBe(expected.redis);
-    expect(toml.includes('[production]\n# Events are stored with the aggregates (the outbox); `protean-ts server` handles them.\nevent_processing = "async"')).toBe(expected.async);
+    expect(
+      toml.includes('[production]\n# Events are stored with the aggregates (the outbox); `protean-ts server` handles them.\nevent_processing = "async"'),
+    ).toBe(expected.async);
     for (const env of [{ PROTEAN_ENV: 'development' }, { PROTEAN_ENV: 'production' }]) {
       const check = await protean(['config', 'check'], project, env);
       expect(check.code, check.stderr).toBe(0);

@@ -83,13 +83,20 @@ describe('protean-ts observatory serving the embedded shop', () => {
     let text = '';
     while (!text.includes('event: snapshot\ndata: ')) text += new TextDecoder().decode((await reader.read()).value);
     await reader.cancel();
-    const data = JSON.parse(text.split('event: snapshot\ndata: ')[1]!.split('\n')[0]!) as { outbox: { report: { database: string } }[]; flow: { unsupported: string[] } };
+    const data = JSON.parse(text.split('event: snapshot\ndata: ')[1]!.split('\n')[0]!) as {
+      outbox: { report: { database: string } }[];
+      flow: { unsupported: string[] };
+    };
     expect(data.outbox[0]!.report.database).toBe('default');
     expect(data.flow.unsupported).toContain('default (memory)');
   });
 
   it('guards the actions: JSON only, loopback host names only, clear errors', async () => {
-    const form = await fetch(`${url}api/dead-letters/purge`, { method: 'POST', body: 'subscription=OrderCommands', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    const form = await fetch(`${url}api/dead-letters/purge`, {
+      method: 'POST',
+      body: 'subscription=OrderCommands',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
     expect(form.status).toBe(415);
     // fetch sets Host itself; a page reaching 127.0.0.1 through another name sends that name.
     const rebinding = await new Promise<number>((resolve, reject) => {
@@ -100,16 +107,28 @@ describe('protean-ts observatory serving the embedded shop', () => {
       request.once('error', reject);
     });
     expect(rebinding).toBe(421);
-    const unknown = await fetch(`${url}api/dead-letters/replay`, { method: 'POST', body: JSON.stringify({ subscription: 'Nope' }), headers: { 'Content-Type': 'application/json' } });
+    const unknown = await fetch(`${url}api/dead-letters/replay`, {
+      method: 'POST',
+      body: JSON.stringify({ subscription: 'Nope' }),
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(unknown.status).toBe(400);
     expect(((await unknown.json()) as { error: string }).error).toContain('no stream subscription "Nope"');
     // A process manager reads several streams under one name: the stream says which letters.
     const second = await fetch(`${url}api/dead-letters?subscription=OrderFulfilment&stream=${encodeURIComponent('shop::payment')}`);
     expect(((await second.json()) as { stream: string }).stream).toBe('shop::payment');
-    const wrongStream = await fetch(`${url}api/dead-letters/purge`, { method: 'POST', body: JSON.stringify({ subscription: 'OrderFulfilment', stream: 'shop::order:command' }), headers: { 'Content-Type': 'application/json' } });
+    const wrongStream = await fetch(`${url}api/dead-letters/purge`, {
+      method: 'POST',
+      body: JSON.stringify({ subscription: 'OrderFulfilment', stream: 'shop::order:command' }),
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(wrongStream.status).toBe(400);
     expect(((await wrongStream.json()) as { error: string }).error).toContain('subscription "OrderFulfilment" does not read stream "shop::order:command"');
-    const retry = await fetch(`${url}api/outbox/retry`, { method: 'POST', body: JSON.stringify({ database: 'elsewhere', ids: ['1'] }), headers: { 'Content-Type': 'application/json' } });
+    const retry = await fetch(`${url}api/outbox/retry`, {
+      method: 'POST',
+      body: JSON.stringify({ database: 'elsewhere', ids: ['1'] }),
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(((await retry.json()) as { error: string }).error).toContain('no managed database "elsewhere" (managed databases: default)');
   });
 });

@@ -28,7 +28,7 @@ describe.skipIf(!up)('PostgreSQL backends terminated under a running server', ()
       // Several reads of one unit of work at once, like the shop's loadStock.
       domain: SHOP_DOMAIN.replace(
         "if (event.customer === 'poison')",
-        'await Promise.all([event.orderId, `${event.orderId}-a`, `${event.orderId}-b`, `${event.orderId}-c`].map((id) => domain.repositoryFor(Receipt).find(id)));\n    if (event.customer === \'poison\')',
+        "await Promise.all([event.orderId, `${event.orderId}-a`, `${event.orderId}-b`, `${event.orderId}-c`].map((id) => domain.repositoryFor(Receipt).find(id)));\n    if (event.customer === 'poison')",
       ),
     });
     // A handler cut off by a termination is retried, not dead-lettered.
@@ -73,7 +73,10 @@ describe.skipIf(!up)('PostgreSQL backends terminated under a running server', ()
       await admin.end();
       if (child.exitCode === null) child.kill('SIGKILL');
     }
-    const queued = [...logs.records.filter((r) => r.msg.includes('already executing a query')).map((r) => JSON.stringify(r)), ...logs.text.filter((l) => l.includes('already executing a query'))];
+    const queued = [
+      ...logs.records.filter((r) => r.msg.includes('already executing a query')).map((r) => JSON.stringify(r)),
+      ...logs.text.filter((l) => l.includes('already executing a query')),
+    ];
     expect(queued).toEqual([]);
     // Every line stays a JSON record through the outage.
     expect(logs.text).toEqual([]);

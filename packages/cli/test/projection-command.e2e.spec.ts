@@ -34,7 +34,12 @@ describe.skipIf(!up)('protean-ts projection', () => {
   const summaries = () => project.query<{ owner: string; balance: number }>('SELECT owner, balance::int AS balance FROM account_summary ORDER BY owner');
 
   beforeAll(async () => {
-    project = await serverProject({ domain: PROJECTION_BANK_DOMAIN, seed: BANK_SEED, toml: '[event_store]\ndatabase = "default"\n', scripts: { 'other-events.ts': OTHER_EVENTS } });
+    project = await serverProject({
+      domain: PROJECTION_BANK_DOMAIN,
+      seed: BANK_SEED,
+      toml: '[event_store]\ndatabase = "default"\n',
+      scripts: { 'other-events.ts': OTHER_EVENTS },
+    });
     const setup = await cli('db', 'setup');
     expect(setup.code, setup.stderr).toBe(0);
     expect(setup.stdout).toContain('account_summary');
@@ -52,8 +57,14 @@ describe.skipIf(!up)('protean-ts projection', () => {
   it('status: the event-store subscription has not run, so AccountSummary lags by the four events; the stream-fed NoteIndex has no group yet', async () => {
     const { code, stdout, stderr } = await cli('projection', 'status', '--json');
     expect(code, stderr).toBe(0);
-    const [account, notes] = JSON.parse(stdout) as { projection: string; subscriptions: { subscription: string; source: string; lag: number | string; state: string }[] }[];
-    expect(account).toMatchObject({ projection: 'AccountSummary', subscriptions: [{ subscription: 'AccountSummaryProjector', source: 'event_store', lag: 4, state: 'lagging' }] });
+    const [account, notes] = JSON.parse(stdout) as {
+      projection: string;
+      subscriptions: { subscription: string; source: string; lag: number | string; state: string }[];
+    }[];
+    expect(account).toMatchObject({
+      projection: 'AccountSummary',
+      subscriptions: [{ subscription: 'AccountSummaryProjector', source: 'event_store', lag: 4, state: 'lagging' }],
+    });
     // NoteIndex reads Redis streams; no server has created its consumer group.
     expect(notes).toMatchObject({ projection: 'NoteIndex', subscriptions: [{ subscription: 'NoteIndexProjector', source: 'stream', state: 'unknown' }] });
     expect(notes!.subscriptions[0]!.lag).toContain('no consumer group yet');
@@ -64,17 +75,25 @@ describe.skipIf(!up)('protean-ts projection', () => {
     expect(rebuilt.code, rebuilt.stderr).toBe(0);
     expect(rebuilt.stdout).toMatch(/^projection rebuild: AccountSummary rebuilt: 4 events applied, 0 skipped \(4 read from the event store\) in \d+\.\d s\n$/);
     // Only the account category is read: the 20 transitions in the store are neither read nor counted.
-    const [last] = await project.query<{ position: string }>("SELECT max(global_position)::text AS position FROM protean_events WHERE category = 'bank::account'");
+    const [last] = await project.query<{ position: string }>(
+      "SELECT max(global_position)::text AS position FROM protean_events WHERE category = 'bank::account'",
+    );
     const batches = rebuilt.stderr.split('\n').filter((line) => line.includes(' read, '));
     expect(batches).toEqual([
       expect.stringMatching(/^projection rebuild: AccountSummary: 2 events read, 2 applied, 0 skipped \(global position \d+\)$/),
       `projection rebuild: AccountSummary: 4 events read, 4 applied, 0 skipped (global position ${last!.position})`,
     ]);
-    expect(await summaries()).toEqual([{ owner: 'Ann', balance: 12 }, { owner: 'Bob', balance: 0 }]);
+    expect(await summaries()).toEqual([
+      { owner: 'Ann', balance: 12 },
+      { owner: 'Bob', balance: 0 },
+    ]);
 
     const again = await cli('projection', 'rebuild', 'AccountSummary');
     expect(again.code, again.stderr).toBe(0);
-    expect(await summaries()).toEqual([{ owner: 'Ann', balance: 12 }, { owner: 'Bob', balance: 0 }]);
+    expect(await summaries()).toEqual([
+      { owner: 'Ann', balance: 12 },
+      { owner: 'Bob', balance: 0 },
+    ]);
 
     const status = await cli('projection', 'status');
     expect(status.code, status.stderr).toBe(0);
@@ -92,7 +111,9 @@ describe.skipIf(!up)('protean-ts projection', () => {
   it('refuses to rebuild a projection whose aggregate is not event-sourced, and an unknown one, saying why', async () => {
     const notes = await cli('projection', 'rebuild', 'NoteIndex');
     expect(notes.code).toBe(1);
-    expect(notes.stderr).toContain('projection rebuild: cannot rebuild NoteIndex: NoteIndexProjector follows "bank::note", whose events are not in the event store (aggregate Note is not event-sourced');
+    expect(notes.stderr).toContain(
+      'projection rebuild: cannot rebuild NoteIndex: NoteIndexProjector follows "bank::note", whose events are not in the event store (aggregate Note is not event-sourced',
+    );
     const unknown = await cli('projection', 'rebuild', 'Nope');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('cannot rebuild Nope: domain Bank has no projection named "Nope" (projections: AccountSummary, NoteIndex)');

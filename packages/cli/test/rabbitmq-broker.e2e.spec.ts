@@ -33,7 +33,12 @@ describe.skipIf(!up)(`rabbitmq: consumer guarantees on ${WORKERS} workers`, () =
   let vhost: string;
   beforeAll(async () => {
     vhost = await createRabbitmqVhost('cli-guarantees');
-    project = await serverProject({ domain: RABBIT_TALLY_DOMAIN, seed: TALLY_SEED, brokerLines: rabbitBroker(vhost), streamSubscription: ['gap_timeout_seconds = 120'] });
+    project = await serverProject({
+      domain: RABBIT_TALLY_DOMAIN,
+      seed: TALLY_SEED,
+      brokerLines: rabbitBroker(vhost),
+      streamSubscription: ['gap_timeout_seconds = 120'],
+    });
     const setup = await runCli(['db', 'setup'], { cwd: project.cwd });
     expect(setup.code, setup.stderr).toBe(0);
   }, 120_000);
@@ -49,7 +54,10 @@ describe.skipIf(!up)(`rabbitmq: consumer guarantees on ${WORKERS} workers`, () =
 
   it(`handles ${KEYS * PER_KEY} events of ${KEYS} keys exactly once each and in each key's order, through a SIGKILLed worker`, async () => {
     const total = KEYS * PER_KEY;
-    const child = startCli(['server', '--workers', String(WORKERS), '--grace', '10', '--restart-delay', '100'], { cwd: project.cwd, env: { PROTEAN_LOG_LEVEL: 'info' } });
+    const child = startCli(['server', '--workers', String(WORKERS), '--grace', '10', '--restart-delay', '100'], {
+      cwd: project.cwd,
+      env: { PROTEAN_LOG_LEVEL: 'info' },
+    });
     const logs = new LogWatcher(child);
     const observer = new RabbitMQBroker('observer', { provider: 'rabbitmq', uri: rabbitmqUri(vhost) });
     const started = Date.now();

@@ -46,14 +46,18 @@ interface Output {
 function problems(outputs: readonly Output[]): string[] {
   const found: string[] = [];
   for (const { what, stdout, stderr, json } of outputs) {
-    for (const [stream, text] of [['stdout', stdout], ['stderr', stderr]] as const) {
+    for (const [stream, text] of [
+      ['stdout', stdout],
+      ['stderr', stderr],
+    ] as const) {
       for (const line of text.split('\n')) {
         const secret = SECRETS.find((s) => line.includes(s));
         if (secret) found.push(`${what} ${stream} holds a secret: ${line}`);
         if (!json || line.trim() === '' || CLI_ERROR_LINE.test(line)) continue;
         try {
           const record = JSON.parse(line) as unknown;
-          if (typeof record !== 'object' || record === null || typeof (record as LogLine).msg !== 'string') found.push(`${what} ${stream} not a log record: ${line}`);
+          if (typeof record !== 'object' || record === null || typeof (record as LogLine).msg !== 'string')
+            found.push(`${what} ${stream} not a log record: ${line}`);
         } catch {
           found.push(`${what} ${stream} not JSON: ${line}`);
         }
@@ -161,7 +165,7 @@ describe.skipIf(!up)('secrets in the URIs never reach any output', () => {
     expect(problems(outputs)).toEqual([]);
   }, 180_000);
 
-  it('a password Redis does not need (its default user has none): ioredis\'s console warning is a record too', async () => {
+  it("a password Redis does not need (its default user has none): ioredis's console warning is a record too", async () => {
     const env = { [REDIS_VAR]: `redis://:${REDIS_PASSWORD}@127.0.0.1:6379` };
     const server = await cli('server --test-mode (password for the default user)', ['server', '--test-mode', '--test-mode-timeout', '60'], env, true);
     expect(server.code, server.stderr).toBe(0);
@@ -178,10 +182,17 @@ describe.skipIf(!up)('secrets in the URIs never reach any output', () => {
     expect(workers.code).toBe(1);
     expect((await cli('dlq list (dead Redis)', ['dlq', 'list'], deadRedis)).code).toBe(1);
     await cli('info (dead Redis)', ['info'], deadRedis);
-    for (const [what, env] of [['dead Redis', deadRedis], ['dead PostgreSQL', deadPostgres], ['wrong Redis password', wrongRedisPassword]] as const) {
+    for (const [what, env] of [
+      ['dead Redis', deadRedis],
+      ['dead PostgreSQL', deadPostgres],
+      ['wrong Redis password', wrongRedisPassword],
+    ] as const) {
       const server = await cli(`server (${what})`, ['server'], env, true);
       expect(server.code, `server with ${what}`).toBe(1);
-      for (const args of [['dlq', 'list', '--verbose'], ['outbox', 'status', '--verbose']]) {
+      for (const args of [
+        ['dlq', 'list', '--verbose'],
+        ['outbox', 'status', '--verbose'],
+      ]) {
         expect((await cli(`${args.join(' ')} (${what})`, args, env)).code, `${args.join(' ')} with ${what}`).toBe(1);
       }
     }

@@ -48,7 +48,9 @@ describe('protean-ts server (memory database, inline broker)', () => {
     try {
       const { code, stderr } = await runCli(['server', '--workers', '2'], { cwd: project.cwd, env: { PROTEAN_ENV: undefined } });
       expect(code).toBe(1);
-      expect(stderr).toContain("PROTEAN_ENV is not set, so domain.toml's environment tables ([production]) are not in effect; PROTEAN_ENV=production selects one.");
+      expect(stderr).toContain(
+        "PROTEAN_ENV is not set, so domain.toml's environment tables ([production]) are not in effect; PROTEAN_ENV=production selects one.",
+      );
     } finally {
       fs.writeFileSync(toml, original);
     }
@@ -57,7 +59,10 @@ describe('protean-ts server (memory database, inline broker)', () => {
   it('--test-mode starts every subscription, logs them by name and exits 0 once drained', async () => {
     const { code, stderr } = await runCli(['server', '--test-mode'], { cwd: project.cwd });
     expect(code).toBe(0);
-    const started = stderr.split('\n').filter((l) => l.includes('"engine started"')).map((l) => JSON.parse(l) as LogLine)[0]!;
+    const started = stderr
+      .split('\n')
+      .filter((l) => l.includes('"engine started"'))
+      .map((l) => JSON.parse(l) as LogLine)[0]!;
     expect(started.subscriptions).toEqual(['OrderCommands <- default:shop::order:command', 'Receipts <- default:shop::order']);
     expect(started.outboxProcessors).toEqual(['outbox-processor-default-to-default']);
     expect(stderr).toContain('test mode: every outbox and stream is drained');
@@ -101,7 +106,12 @@ describe.skipIf(!up)('protean-ts server with PostgreSQL and Redis', () => {
       // A process tree: both workers are children of the supervisor (the CLI process).
       for (const pid of pids) expect(parentOf(pid)).toBe(child.pid);
       // Every worker log line carries its worker id.
-      expect(logs.filter(isMsg('engine started')).map((r) => r.workerId).sort()).toEqual([1, 2]);
+      expect(
+        logs
+          .filter(isMsg('engine started'))
+          .map((r) => r.workerId)
+          .sort(),
+      ).toEqual([1, 2]);
 
       const url = logs.find((r) => r.msg === 'health endpoints listening' && r.logger === 'supervisor')!.url as string;
       const health = await eventually(async () => {
@@ -109,7 +119,9 @@ describe.skipIf(!up)('protean-ts server with PostgreSQL and Redis', () => {
         return res.status === 200 ? ((await res.json()) as { checks: { name: string; ok: boolean }[] }) : null;
       });
       const names = health.checks.map((c) => c.name);
-      expect(names).toEqual(expect.arrayContaining(['worker:1', 'worker:2', 'worker:1/subscription:Receipts', 'worker:2/database:default', 'worker:2/broker:default']));
+      expect(names).toEqual(
+        expect.arrayContaining(['worker:1', 'worker:2', 'worker:1/subscription:Receipts', 'worker:2/database:default', 'worker:2/broker:default']),
+      );
       expect((await fetch(`${url}/readyz`)).status).toBe(200);
 
       await project.seed(['Cat']);
@@ -136,10 +148,11 @@ describe.skipIf(!up)('protean-ts server with PostgreSQL and Redis', () => {
   }, 150_000);
 
   it('gives up with exit 1 when workers crash at start repeatedly, and says so', async () => {
-    const { code, stderr } = await runCli(
-      ['server', '--workers', '2', '--restart-delay', '50', '--crash-limit', '2', '--crash-window', '120'],
-      { cwd: project.cwd, env: { CRASH_WORKERS_AT_START: '1' }, timeoutMs: 90_000 },
-    );
+    const { code, stderr } = await runCli(['server', '--workers', '2', '--restart-delay', '50', '--crash-limit', '2', '--crash-window', '120'], {
+      cwd: project.cwd,
+      env: { CRASH_WORKERS_AT_START: '1' },
+      timeoutMs: 90_000,
+    });
     expect(code).toBe(1);
     expect(stderr).toContain('this worker crashes at start (test)');
     expect(stderr).toContain('"msg":"worker is crash-looping; supervisor gives up"');

@@ -74,8 +74,15 @@ await domain.close();
 // linked framework sources, with the decorator settings protean-ts needs.
 const TSCONFIG = {
   compilerOptions: {
-    target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true,
-    experimentalDecorators: true, useDefineForClassFields: false, allowImportingTsExtensions: true, noEmit: true,
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    strict: true,
+    skipLibCheck: true,
+    experimentalDecorators: true,
+    useDefineForClassFields: false,
+    allowImportingTsExtensions: true,
+    noEmit: true,
   },
   include: ['/**/*'],
 };
@@ -176,7 +183,13 @@ export async function serverProject(options: ServerProjectOptions = {}): Promise
     options.toml ?? '',
   ].join('\n');
   const cwd = tempProject(
-    { ...options.scripts, 'domain.ts': options.domain ?? SHOP_DOMAIN, 'seed.ts': options.seed ?? SEED, 'domain.toml': toml, 'tsconfig.json': JSON.stringify(TSCONFIG, null, 2) },
+    {
+      ...options.scripts,
+      'domain.ts': options.domain ?? SHOP_DOMAIN,
+      'seed.ts': options.seed ?? SEED,
+      'domain.toml': toml,
+      'tsconfig.json': JSON.stringify(TSCONFIG, null, 2),
+    },
     { link: options.link ?? [] },
   );
   // What the test's own queries use: the shared server, whatever domain.toml points at.

@@ -177,7 +177,9 @@ describe.skipIf(!up)('protean-ts server with a database or broker down at start'
     await gone.drop();
     const { code, stderr } = await runCli(['server'], { cwd: gone.cwd, timeoutMs: 60_000 });
     expect(code).toBe(1);
-    expect(stderr).toMatch(/\[databases\.default\] cannot connect to PostgreSQL at postgresql:\/\/postgres@127\.0\.0\.1:5432\/cli_\w+: .*does not exist; create it/);
+    expect(stderr).toMatch(
+      /\[databases\.default\] cannot connect to PostgreSQL at postgresql:\/\/postgres@127\.0\.0\.1:5432\/cli_\w+: .*does not exist; create it/,
+    );
     expect(stderr).not.toContain('"msg":"waiting for database"');
   }, 90_000);
 
@@ -190,7 +192,8 @@ describe.skipIf(!up)('protean-ts server with a database or broker down at start'
     const logs = new LogWatcher(child);
     let redis: ChildProcess | null = null;
     try {
-      const url = (await logs.waitFor((r) => r.msg === 'health endpoints listening' && r.logger === 'supervisor', 60_000, 'the supervisor health server')).url as string;
+      const url = (await logs.waitFor((r) => r.msg === 'health endpoints listening' && r.logger === 'supervisor', 60_000, 'the supervisor health server'))
+        .url as string;
       await logs.waitFor(isMsg('waiting for broker', 1), 60_000, 'worker 1 waiting');
       await logs.waitFor(isMsg('waiting for broker', 2), 60_000, 'worker 2 waiting');
       await failedAttempts(url, 'worker:1/broker:default', 4);

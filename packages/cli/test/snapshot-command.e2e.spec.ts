@@ -7,94 +7,101 @@ import { BANK_DOMAIN, BANK_SEED } from './bank-project.js';
 const up = await servicesUp(POSTGRES, REDIS);
 
 // The tests run in order: each starts from the snapshots the one before it left.
-describe.skipIf(!up)('protean-ts snapshot create', () => {
-  let project: ServerProject;
-  let ann: string;
-  let bob: string;
-  const cli = (...args: string[]) => runCli(args, { cwd: project.cwd });
-  const snapshots = () =>
-    project.query<{ stream_name: string; version: number; type: string; data: Record<string, unknown> }>(
-      'SELECT stream_name, version::int AS version, type, data FROM protean_snapshots ORDER BY stream_name',
-    );
+describe.skipIf(!up)(
+  'protean-ts snapshot create',
+  () => {
+    let project: ServerProject;
+    let ann: string;
+    let bob: string;
+    const cli = (...args: string[]) => runCli(args, { cwd: project.cwd });
+    const snapshots = () =>
+      project.query<{ stream_name: string; version: number; type: string; data: Record<string, unknown> }>(
+        'SELECT stream_name, version::int AS version, type, data FROM protean_snapshots ORDER BY stream_name',
+      );
 
-  beforeAll(async () => {
-    project = await serverProject({ domain: BANK_DOMAIN, seed: BANK_SEED, toml: '[event_store]\ndatabase = "default"\n' });
-    const setup = await cli('db', 'setup');
-    expect(setup.code, setup.stderr).toBe(0);
-    await project.seed([]);
-    const streams = await project.query<{ stream_name: string; n: number }>(
-      'SELECT stream_name, count(*)::int AS n FROM protean_events GROUP BY stream_name ORDER BY n DESC',
-    );
-    expect(streams.map((s) => s.n)).toEqual([3, 1]);
-    [ann, bob] = streams.map((s) => s.stream_name.slice('bank::account-'.length)) as [string, string];
-    // Below the default threshold of 10: the seed's loads wrote no snapshot.
-    expect(await snapshots()).toEqual([]);
-  }, 120_000);
-  afterAll(async () => {
-    await project?.drop();
-  });
+    beforeAll(async () => {
+      project = await serverProject({ domain: BANK_DOMAIN, seed: BANK_SEED, toml: '[event_store]\ndatabase = "default"\n' });
+      const setup = await cli('db', 'setup');
+      expect(setup.code, setup.stderr).toBe(0);
+      await project.seed([]);
+      const streams = await project.query<{ stream_name: string; n: number }>(
+        'SELECT stream_name, count(*)::int AS n FROM protean_events GROUP BY stream_name ORDER BY n DESC',
+      );
+      expect(streams.map((s) => s.n)).toEqual([3, 1]);
+      [ann, bob] = streams.map((s) => s.stream_name.slice('bank::account-'.length)) as [string, string];
+      // Below the default threshold of 10: the seed's loads wrote no snapshot.
+      expect(await snapshots()).toEqual([]);
+    }, 120_000);
+    afterAll(async () => {
+      await project?.drop();
+    });
 
-  it('--aggregate --id snapshots that one aggregate at its stream version; a second run finds it current', async () => {
-    const first = await cli('snapshot', 'create', '--aggregate', 'Account', '--id', ann);
-    expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toBe('snapshot create: 1 snapshot written, 0 already current\n');
-    expect(await snapshots()).toEqual([
-      { stream_name: `bank::account-${ann}`, version: 2, type: 'Bank.Account.v1', data: expect.objectContaining({ owner: 'Ann', balance: 12 }) },
-    ]);
-    const again = await cli('snapshot', 'create', '--aggregate', 'Account', '--id', ann);
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toBe('snapshot create: 0 snapshots written, 1 already current\n');
-  });
+    it('--aggregate --id snapshots that one aggregate at its stream version; a second run finds it current', async () => {
+      const first = await cli('snapshot', 'create', '--aggregate', 'Account', '--id', ann);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toBe('snapshot create: 1 snapshot written, 0 already current\n');
+      expect(await snapshots()).toEqual([
+        { stream_name: `bank::account-${ann}`, version: 2, type: 'Bank.Account.v1', data: expect.objectContaining({ owner: 'Ann', balance: 12 }) },
+      ]);
+      const again = await cli('snapshot', 'create', '--aggregate', 'Account', '--id', ann);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toBe('snapshot create: 0 snapshots written, 1 already current\n');
+    });
 
-  it('--aggregate snapshots each of its streams, counting those already current', async () => {
-    const { code, stdout, stderr } = await cli('snapshot', 'create', '--aggregate', 'Account');
-    expect(code, stderr).toBe(0);
-    expect(stdout).toBe('snapshot create: 1 snapshot written, 1 already current\n');
-    const rows = await snapshots();
-    expect(rows.map((r) => [r.stream_name, r.version])).toEqual(
-      [[`bank::account-${ann}`, 2], [`bank::account-${bob}`, 0]].sort(([a], [b]) => String(a).localeCompare(String(b))),
-    );
-    expect(rows.find((r) => r.stream_name.endsWith(bob))!.data).toMatchObject({ owner: 'Bob', balance: 0 });
-  });
+    it('--aggregate snapshots each of its streams, counting those already current', async () => {
+      const { code, stdout, stderr } = await cli('snapshot', 'create', '--aggregate', 'Account');
+      expect(code, stderr).toBe(0);
+      expect(stdout).toBe('snapshot create: 1 snapshot written, 1 already current\n');
+      const rows = await snapshots();
+      expect(rows.map((r) => [r.stream_name, r.version])).toEqual(
+        [
+          [`bank::account-${ann}`, 2],
+          [`bank::account-${bob}`, 0],
+        ].sort(([a], [b]) => String(a).localeCompare(String(b))),
+      );
+      expect(rows.find((r) => r.stream_name.endsWith(bob))!.data).toMatchObject({ owner: 'Bob', balance: 0 });
+    });
 
-  it('without options snapshots every event-sourced aggregate; a second run reports them current', async () => {
-    await project.query('DELETE FROM protean_snapshots');
-    const first = await cli('snapshot', 'create', '--page-size', '1');
-    expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toBe('snapshot create: 2 snapshots written, 0 already current\n');
-    // Four events read one per page: a running count once a second page is needed.
-    expect(first.stderr).toContain('snapshot create: Account: 1 aggregate…');
-    expect(first.stderr).toContain('snapshot create: Account: 2 aggregates…');
-    expect((await snapshots()).map((r) => r.version).sort()).toEqual([0, 2]);
-    const again = await cli('snapshot', 'create');
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toBe('snapshot create: 0 snapshots written, 2 already current\n');
-    expect(again.stderr).not.toContain('aggregates…');
-  });
+    it('without options snapshots every event-sourced aggregate; a second run reports them current', async () => {
+      await project.query('DELETE FROM protean_snapshots');
+      const first = await cli('snapshot', 'create', '--page-size', '1');
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toBe('snapshot create: 2 snapshots written, 0 already current\n');
+      // Four events read one per page: a running count once a second page is needed.
+      expect(first.stderr).toContain('snapshot create: Account: 1 aggregate…');
+      expect(first.stderr).toContain('snapshot create: Account: 2 aggregates…');
+      expect((await snapshots()).map((r) => r.version).sort()).toEqual([0, 2]);
+      const again = await cli('snapshot', 'create');
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toBe('snapshot create: 0 snapshots written, 2 already current\n');
+      expect(again.stderr).not.toContain('aggregates…');
+    });
 
-  it('refuses --id without --aggregate, and an id with no events', async () => {
-    const bare = await cli('snapshot', 'create', '--id', ann);
-    expect(bare.code).toBe(2);
-    expect(bare.stderr).toContain('snapshot create: --id needs --aggregate');
-    const missing = await cli('snapshot', 'create', '--aggregate', 'Account', '--id', 'no-such-id');
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('Account no-such-id has no events (stream bank::account-no-such-id is empty)');
-  });
+    it('refuses --id without --aggregate, and an id with no events', async () => {
+      const bare = await cli('snapshot', 'create', '--id', ann);
+      expect(bare.code).toBe(2);
+      expect(bare.stderr).toContain('snapshot create: --id needs --aggregate');
+      const missing = await cli('snapshot', 'create', '--aggregate', 'Account', '--id', 'no-such-id');
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain('Account no-such-id has no events (stream bank::account-no-such-id is empty)');
+    });
 
-  it('refuses an unknown or not event-sourced aggregate, naming the event-sourced ones', async () => {
-    const unknown = await cli('snapshot', 'create', '--aggregate', 'Ledger');
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('snapshot create: no aggregate is named Ledger (event-sourced aggregates: Account)');
-    const plain = await cli('snapshot', 'create', '--aggregate', 'Note');
-    expect(plain.code).toBe(2);
-    expect(plain.stderr).toContain('snapshot create: Note is not event-sourced (event-sourced aggregates: Account)');
-  });
+    it('refuses an unknown or not event-sourced aggregate, naming the event-sourced ones', async () => {
+      const unknown = await cli('snapshot', 'create', '--aggregate', 'Ledger');
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain('snapshot create: no aggregate is named Ledger (event-sourced aggregates: Account)');
+      const plain = await cli('snapshot', 'create', '--aggregate', 'Note');
+      expect(plain.code).toBe(2);
+      expect(plain.stderr).toContain('snapshot create: Note is not event-sourced (event-sourced aggregates: Account)');
+    });
 
-  it('refuses an event store in memory, naming the key to set', async () => {
-    const memory = await serverProject({ memory: true, domain: BANK_DOMAIN, seed: BANK_SEED });
-    const { code, stderr } = await runCli(['snapshot', 'create'], { cwd: memory.cwd });
-    expect(code).toBe(1);
-    expect(stderr).toContain('no event store to read: [event_store] database = "default" is a memory database');
-    expect(stderr).toContain('set [event_store] database to a [databases.<name>] with provider = "postgresql"');
-  });
-}, 120_000);
+    it('refuses an event store in memory, naming the key to set', async () => {
+      const memory = await serverProject({ memory: true, domain: BANK_DOMAIN, seed: BANK_SEED });
+      const { code, stderr } = await runCli(['snapshot', 'create'], { cwd: memory.cwd });
+      expect(code).toBe(1);
+      expect(stderr).toContain('no event store to read: [event_store] database = "default" is a memory database');
+      expect(stderr).toContain('set [event_store] database to a [databases.<name>] with provider = "postgresql"');
+    });
+  },
+  120_000,
+);

@@ -19,7 +19,16 @@ const SLOW_SHOP = `import { existsSync } from 'node:fs';\n${SHOP_DOMAIN}`.replac
 
 interface StatusJson {
   outboxes: { database: string; pending: number; processing: number; failed: number; published: number }[];
-  subscriptions: { subscription: string; source: string; stream: string; exists: boolean; lag: number | null; pending: number; consumers: number | null; deadLetters: number | null }[];
+  subscriptions: {
+    subscription: string;
+    source: string;
+    stream: string;
+    exists: boolean;
+    lag: number | null;
+    pending: number;
+    consumers: number | null;
+    deadLetters: number | null;
+  }[];
 }
 
 describe.skipIf(!up)('protean-ts status [--json] [--wait-drained]', () => {
@@ -75,7 +84,13 @@ describe.skipIf(!up)('protean-ts status [--json] [--wait-drained]', () => {
     // Drained means handled: the command handler has committed both orders.
     expect(await orders()).toEqual(['Ann', 'Bob']);
     const status = JSON.parse((await cli('status', '--json')).stdout) as StatusJson;
-    expect(status.subscriptions.find((s) => s.subscription === 'OrderCommands')).toMatchObject({ exists: true, lag: 0, pending: 0, consumers: 1, deadLetters: 0 });
+    expect(status.subscriptions.find((s) => s.subscription === 'OrderCommands')).toMatchObject({
+      exists: true,
+      lag: 0,
+      pending: 0,
+      consumers: 1,
+      deadLetters: 0,
+    });
   }, 120_000);
 
   it('--wait-drained names the subscription that has not handled its stream up to the mark, then drains once it has', async () => {

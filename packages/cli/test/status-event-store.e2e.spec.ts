@@ -41,14 +41,23 @@ describe.skipIf(!up)('protean-ts status with an event-store subscription', () =>
     const json = await cli('status', '--json');
     expect(json.code, json.stderr).toBe(0);
     const [subscription] = (JSON.parse(json.stdout) as { subscriptions: Record<string, unknown>[] }).subscriptions;
-    expect(subscription).toMatchObject({ source: 'event_store', subscription: LEDGER_SUBSCRIPTION, behind: 12, behindCapped: false, deadLetters: 0, owner: null });
+    expect(subscription).toMatchObject({
+      source: 'event_store',
+      subscription: LEDGER_SUBSCRIPTION,
+      behind: 12,
+      behindCapped: false,
+      deadLetters: 0,
+      owner: null,
+    });
 
     const human = await cli('status');
     expect(human.stdout).toMatch(new RegExp(`${LEDGER_SUBSCRIPTION}\\s+event store\\s+\\S+::ledger\\s+12\\s+-\\s+0\\s+0\\s+no worker holds the lease`));
 
     const timedOut = await cli('status', '--wait-drained', '--timeout', '2', '--interval', '0.5');
     expect(timedOut.code).toBe(1);
-    expect(timedOut.stderr).toMatch(new RegExp(`subscription ${LEDGER_SUBSCRIPTION} \\(event-store category "\\S+::ledger"\\): not handled up to \\d+/\\d+ yet`));
+    expect(timedOut.stderr).toMatch(
+      new RegExp(`subscription ${LEDGER_SUBSCRIPTION} \\(event-store category "\\S+::ledger"\\): not handled up to \\d+/\\d+ yet`),
+    );
   }, 120_000);
 
   it('--wait-drained exits 0 once a server has handled every event committed before the call', async () => {

@@ -8,7 +8,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
-import { createRabbitmqVhost, deleteRabbitmqVhost, POSTGRES, RABBITMQ, RABBITMQ_MANAGEMENT, RABBITMQ_MANAGEMENT_URI, rabbitmqUri, servicesUp } from '@protean-ts/core/testing';
+import {
+  createRabbitmqVhost,
+  deleteRabbitmqVhost,
+  POSTGRES,
+  RABBITMQ,
+  RABBITMQ_MANAGEMENT,
+  RABBITMQ_MANAGEMENT_URI,
+  rabbitmqUri,
+  servicesUp,
+} from '@protean-ts/core/testing';
 import { RabbitMQBroker } from '@protean-ts/rabbitmq';
 import { LogWatcher } from './log-watcher.js';
 import { runCli, startCli } from './run-cli.js';
@@ -47,7 +56,10 @@ describe.skipIf(!up)('protean-ts status --wait-drained on RabbitMQ with manageme
 
   beforeAll(async () => {
     vhost = await createRabbitmqVhost('cli-status');
-    project = await serverProject({ domain: SLOW_SHOP, brokerLines: ['provider = "rabbitmq"', `uri = "${rabbitmqUri(vhost)}"`, `management_uri = "${RABBITMQ_MANAGEMENT_URI}"`] });
+    project = await serverProject({
+      domain: SLOW_SHOP,
+      brokerLines: ['provider = "rabbitmq"', `uri = "${rabbitmqUri(vhost)}"`, `management_uri = "${RABBITMQ_MANAGEMENT_URI}"`],
+    });
     const setup = await cli('db', 'setup');
     expect(setup.code, setup.stderr).toBe(0);
   }, 120_000);
@@ -114,7 +126,9 @@ describe.skipIf(!up)('protean-ts status on RabbitMQ without management_uri', () 
   it('shows pending as unknown, naming the setting that would show it', async () => {
     const human = await cli('status');
     expect(human.code, human.stderr).toBe(0);
-    expect(human.stdout).toMatch(/OrderCommands\s+stream\s+default:shop::order:command\s+0\s+\?\s+0\s+0\s+pending unknown: the broker shows only this process's unacked messages; set brokers\.default\.management_uri/);
+    expect(human.stdout).toMatch(
+      /OrderCommands\s+stream\s+default:shop::order:command\s+0\s+\?\s+0\s+0\s+pending unknown: the broker shows only this process's unacked messages; set brokers\.default\.management_uri/,
+    );
     expect(human.stdout).toContain('0 of 2 subscriptions behind (pending unknown for 2)');
     const json = JSON.parse((await cli('status', '--json')).stdout) as { subscriptions: StreamBacklogJson[] };
     expect(json.subscriptions.map((s) => [s.subscription, s.pending, s.pendingLocalOnly])).toEqual([
@@ -127,7 +141,9 @@ describe.skipIf(!up)('protean-ts status on RabbitMQ without management_uri', () 
     const { code, stdout, stderr } = await cli('status', '--wait-drained', '--timeout', '3', '--interval', '0.5');
     expect(code).toBe(1);
     expect(stdout).not.toContain('drained');
-    expect(stderr).toMatch(/subscription OrderCommands \(stream "shop::order:command"\): \[brokers\.default\] management_uri: is not set, and RabbitMQ cannot report the unacked messages other connections \(the workers\) hold over AMQP/);
+    expect(stderr).toMatch(
+      /subscription OrderCommands \(stream "shop::order:command"\): \[brokers\.default\] management_uri: is not set, and RabbitMQ cannot report the unacked messages other connections \(the workers\) hold over AMQP/,
+    );
     expect(stderr).toContain('rabbitmq-plugins enable rabbitmq_management');
   }, 60_000);
 });

@@ -79,7 +79,7 @@ describe.skipIf(!up)('one trace from a request in this process through the outbo
     await project?.drop();
   });
 
-  it('the server\'s handler spans continue the trace of the request that queued the command', async () => {
+  it("the server's handler spans continue the trace of the request that queued the command", async () => {
     // This process: the shop domain on PostgreSQL and Redis, a command queued inside a request span.
     const shop = (await import(pathToFileURL(path.join(project.cwd, 'domain.ts')).href)) as { domain: Domain; PlaceOrder: { create(data: object): never } };
     const restoreLogging = configureLogging({ sink: () => {} });
@@ -112,7 +112,11 @@ describe.skipIf(!up)('one trace from a request in this process through the outbo
     expect(server.code, server.stderr).toBe(0);
     expect(await project.receipts()).toEqual(['Ann']);
 
-    const spans = fs.readFileSync(spansFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as ExportedSpan);
+    const spans = fs
+      .readFileSync(spansFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as ExportedSpan);
     expect(spans.some((span) => span.pid === process.pid)).toBe(false);
     const handlers = spans.filter((span) => span.name === SpanNames.handlerExecute);
     const commandHandler = handlers.find((span) => span.attributes['protean.handler'] === 'OrderCommands')!;

@@ -1,7 +1,14 @@
 export {};
 export * from './config/index.js';
 export * from './logging/index.js';
-export { registerDatabaseProvider, registerBroker, knownAdapterKinds, importAdapterPackages, LAZY_ADAPTER_PACKAGES, type RegisterProviderOptions } from './adapters/registry.js';
+export {
+  registerDatabaseProvider,
+  registerBroker,
+  knownAdapterKinds,
+  importAdapterPackages,
+  LAZY_ADAPTER_PACKAGES,
+  type RegisterProviderOptions,
+} from './adapters/registry.js';
 export { ExpectedVersionError } from './errors/expected-version.error.js';
 export { ObjectNotFoundError } from './errors/object-not-found.error.js';
 export { HandlerNotFoundError } from './errors/handler-not-found.error.js';
@@ -72,7 +79,15 @@ export { ProjectionRaiseError } from './errors/projection-raise.error.js';
 export { ReadOnlyViewError } from './errors/read-only-view.error.js';
 export { ProjectionRebuildingError } from './errors/projection-rebuilding.error.js';
 export { ProjectionRebuildError } from './errors/projection-rebuild.error.js';
-export { rebuildProjection, projectionNamed, whyNotRebuildable, DEFAULT_REBUILD_BATCH, type RebuildOptions, type RebuildProgress, type RebuildSummary } from './processing/projection-rebuild.js';
+export {
+  rebuildProjection,
+  projectionNamed,
+  whyNotRebuildable,
+  DEFAULT_REBUILD_BATCH,
+  type RebuildOptions,
+  type RebuildProgress,
+  type RebuildSummary,
+} from './processing/projection-rebuild.js';
 export type { ProjectionState, ProjectionStatusStore } from './ports/projection-status-store.js';
 export { handle, handleMarksOf, type HandleMark } from './elements/handle.js';
 export { apply, applyMarksOf, type ApplyMark } from './elements/apply.js';
@@ -115,7 +130,14 @@ export { CommandRefusedError } from './errors/command-refused.error.js';
 export { OutcomeTimeoutError } from './errors/outcome-timeout.error.js';
 export { InvalidProcessOptionsError } from './errors/invalid-process-options.error.js';
 export type { HandleMessageOptions, HandleOutcome } from './processing/message-handling.js';
-export { MemoryProvider, MemoryOutboxStore, MemoryInboxStore, MemoryCommandOutcomeStore, MemoryEventStore, MemoryTransaction } from './adapters/memory/index.js';
+export {
+  MemoryProvider,
+  MemoryOutboxStore,
+  MemoryInboxStore,
+  MemoryCommandOutcomeStore,
+  MemoryEventStore,
+  MemoryTransaction,
+} from './adapters/memory/index.js';
 export { validateOutboxRows } from './adapters/memory/outbox-row-checks.js';
 export type * from './ports/aggregate-dao.js';
 export type * from './ports/database-provider.js';
@@ -164,6 +186,21 @@ export { ProcessManagerUsageError } from './errors/process-manager-usage.error.j
 export { InvalidDurationError } from './errors/invalid-duration.error.js';
 export { InvalidDueTimeError } from './errors/invalid-due-time.error.js';
 export { parseDuration } from './process-managers/parse-duration.js';
-export { processManagerStream, timeoutKeyPrefix, type ProcessManagerTransition, type ProcessManagerOutcome } from './process-managers/process-manager-runner.js';
+export {
+  processManagerStream,
+  timeoutKeyPrefix,
+  type ProcessManagerTransition,
+  type ProcessManagerOutcome,
+} from './process-managers/process-manager-runner.js';
 export { deferredPartitionKey } from './processing/command-outbox-row.js';
-export { SpanNames, SpanAttributes, PROTEAN_MESSAGING_SYSTEM, tracingEnabled, inSpan, recordFailure, linkFromHeaders, flushTracing, type SpanSpec } from './tracing/index.js';
+export {
+  SpanNames,
+  SpanAttributes,
+  PROTEAN_MESSAGING_SYSTEM,
+  tracingEnabled,
+  inSpan,
+  recordFailure,
+  linkFromHeaders,
+  flushTracing,
+  type SpanSpec,
+} from './tracing/index.js';

@@ -6,16 +6,18 @@
 import { maskUri } from '@protean-ts/core';
 
 // Socket-level failures: nothing answers (yet) at that address.
-const SOCKET_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND',
-  'EAI_AGAIN', 'EPIPE', 'ECONNABORTED',
-]);
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'ECONNABORTED']);
 // SQLSTATE: 57P03 "the database system is starting up", 57P01/57P02 shutting down, 53300 too
 // many connections. Class 08 (connection exception) is also transient. Authentication (28000,
 // 28P01) and a missing database (3D000) are not: waiting cannot fix them.
 const TRANSIENT_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
 // node-postgres and knex say these without a code.
-const TRANSIENT_MESSAGES = ['Connection terminated unexpectedly', 'Connection terminated due to connection timeout', 'timeout expired', 'Timeout acquiring a connection'];
+const TRANSIENT_MESSAGES = [
+  'Connection terminated unexpectedly',
+  'Connection terminated due to connection timeout',
+  'timeout expired',
+  'Timeout acquiring a connection',
+];
 
 export class DatabaseConnectionError extends Error {
   override readonly name = 'DatabaseConnectionError';

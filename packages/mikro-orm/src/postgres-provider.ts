@@ -4,7 +4,17 @@
  * aggregates it stores, and is the pool-level `SqlDatabase` (execute, LISTEN) the outbox uses.
  */
 import { TransactionStateError, fieldsOf } from '@protean-ts/core';
-import type { AggregateDao, AggregateSchema, DatabaseProvider, DatabaseSettings, EventStore, InboxStore, OutboxStore, ProviderTransaction, SchemaReport } from '@protean-ts/core';
+import type {
+  AggregateDao,
+  AggregateSchema,
+  DatabaseProvider,
+  DatabaseSettings,
+  EventStore,
+  InboxStore,
+  OutboxStore,
+  ProviderTransaction,
+  SchemaReport,
+} from '@protean-ts/core';
 import { ConnectionPool } from './connection/connection-pool.js';
 import { NotificationHub } from './connection/notification-hub.js';
 import { StatementRunner } from './connection/statement-runner.js';
@@ -160,7 +170,11 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
       const found = await this.execute<{ present: boolean }>('SELECT to_regclass(?) IS NOT NULL AS present', [this.qualify(table)]);
       if (found.rows[0]?.present === true) existing.add(table);
     }
-    const tables = { checkpoints: this.qualify(INBOX_CHECKPOINTS_TABLE), passed: this.qualify(INBOX_PASSED_TABLE), messages: this.qualify(INBOX_MESSAGES_TABLE) };
+    const tables = {
+      checkpoints: this.qualify(INBOX_CHECKPOINTS_TABLE),
+      passed: this.qualify(INBOX_PASSED_TABLE),
+      messages: this.qualify(INBOX_MESSAGES_TABLE),
+    };
     for (const statement of inboxDdl(tables)) await this.execute(statement);
     for (const table of INBOX_TABLES) (existing.has(table) ? report.existing : report.created).push(table);
     const outcomes = await this.execute<{ present: boolean }>('SELECT to_regclass(?) IS NOT NULL AS present', [this.qualify(COMMAND_OUTCOMES_TABLE)]);
@@ -223,7 +237,9 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
       for (const table of tables) {
         const owner = this.tableOwners.get(table.tableName);
         if (owner && owner !== table.name) {
-          throw new MappingError(`${table.name} and ${owner} both map to table '${table.tableName}' in database "${this.name}"; give one a different schemaName.`);
+          throw new MappingError(
+            `${table.name} and ${owner} both map to table '${table.tableName}' in database "${this.name}"; give one a different schemaName.`,
+          );
         }
       }
       for (const table of tables) this.tableOwners.set(table.tableName, table.name);
@@ -234,7 +250,15 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
   }
 
   private tablesOf(schemas: AggregateSchema[]): string[] {
-    return [...schemas.flatMap((schema) => tablesOf(this.mappingFor(schema).model).map((t) => t.tableName)), OUTBOX_TABLE, OUTBOX_POSITIONS_TABLE, ...INBOX_TABLES, COMMAND_OUTCOMES_TABLE, PROJECTIONS_TABLE, ...EVENT_STORE_TABLES];
+    return [
+      ...schemas.flatMap((schema) => tablesOf(this.mappingFor(schema).model).map((t) => t.tableName)),
+      OUTBOX_TABLE,
+      OUTBOX_POSITIONS_TABLE,
+      ...INBOX_TABLES,
+      COMMAND_OUTCOMES_TABLE,
+      PROJECTIONS_TABLE,
+      ...EVENT_STORE_TABLES,
+    ];
   }
 
   private schemaManager(): SchemaManager {
@@ -261,7 +285,9 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
 
   private own(tx: ProviderTransaction): PostgresTransaction {
     if (!(tx instanceof PostgresTransaction) || tx.providerName !== this.name) {
-      throw new TransactionStateError(`PostgreSQL database "${this.name}" was given a transaction of "${tx?.providerName ?? 'unknown'}"; use a transaction opened by this provider`);
+      throw new TransactionStateError(
+        `PostgreSQL database "${this.name}" was given a transaction of "${tx?.providerName ?? 'unknown'}"; use a transaction opened by this provider`,
+      );
     }
     return tx;
   }

@@ -37,7 +37,11 @@ export function readPostgresSettings(name: string, settings: DatabaseSettings): 
   const uri = settings.database_uri;
   if (typeof uri !== 'string' || uri.trim() === '') {
     const got = uri === undefined ? '' : ` (got ${describeValue(uri)})`;
-    throw new PostgresSettingsError(name, 'database_uri', `is required as a string, e.g. database_uri = "postgresql://user:password@localhost:5432/shop"${got}`);
+    throw new PostgresSettingsError(
+      name,
+      'database_uri',
+      `is required as a string, e.g. database_uri = "postgresql://user:password@localhost:5432/shop"${got}`,
+    );
   }
   if (!/^postgres(ql)?:\/\//i.test(uri)) {
     // A key/value connection string (`host=… password=…`) is not accepted: say so, masked.

@@ -93,7 +93,9 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
     this.assertActive('commit');
     if (this.failure) {
       await this.rollback();
-      throw new TransactionStateError(`Cannot commit: a statement in the transaction of database "${this.providerName}" failed (${this.failure.message}), so PostgreSQL aborted it; it was rolled back`);
+      throw new TransactionStateError(
+        `Cannot commit: a statement in the transaction of database "${this.providerName}" failed (${this.failure.message}), so PostgreSQL aborted it; it was rolled back`,
+      );
     }
     try {
       const fork = this.fork;

@@ -7,5 +7,7 @@ import { PostgresTransaction } from './postgres-transaction.js';
 
 export function sqlTransactionOf(tx: ProviderTransaction): PostgresTransaction {
   if (tx instanceof PostgresTransaction) return tx;
-  throw new TransactionStateError(`Expected a PostgreSQL transaction, got one of database "${tx?.providerName ?? 'unknown'}"; this code needs provider = "postgresql"`);
+  throw new TransactionStateError(
+    `Expected a PostgreSQL transaction, got one of database "${tx?.providerName ?? 'unknown'}"; this code needs provider = "postgresql"`,
+  );
 }

@@ -110,7 +110,9 @@ describe.skipIf(!up)('PostgreSQL child entities', () => {
   it('reports a child whose identity is already stored as a unique violation naming the entity', async () => {
     const shared = line('A');
     await dao.save(Order.create({ customer: 'Ann', lines: [shared] }), -1);
-    const error = await dao.save(Order.create({ customer: 'Bo', lines: [OrderLine.create({ id: shared.id, sku: 'B', quantity: 1 })] }), -1).catch((e: unknown) => e);
+    const error = await dao
+      .save(Order.create({ customer: 'Bo', lines: [OrderLine.create({ id: shared.id, sku: 'B', quantity: 1 })] }), -1)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UniqueViolationError);
     expect(error).toMatchObject({ aggregate: 'OrderLine', field: 'id' });
     expect(await rows('order')).toBe(1);

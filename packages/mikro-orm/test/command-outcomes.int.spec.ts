@@ -54,7 +54,7 @@ describe.skipIf(!up)('command outcomes on PostgreSQL', () => {
     expect(commands.map((envelope) => envelope.metadata.headers.id)).toEqual([ids[0]]);
   });
 
-  it('gives a repeat in the same unit of work the first one\'s result', async () => {
+  it("gives a repeat in the same unit of work the first one's result", async () => {
     const [first, second] = await domain.uow(async () => [
       await domain.process(SellTicket.create({ buyer: 'hu' }), { idempotencyKey: 'same-unit' }),
       await domain.process(SellTicket.create({ buyer: 'hu' }), { idempotencyKey: 'same-unit' }),
@@ -63,7 +63,7 @@ describe.skipIf(!up)('command outcomes on PostgreSQL', () => {
     expect(handlerRuns.sell).toBe(1);
   });
 
-  it('keeps a refusal for its key: the second command rejects with the first one\'s error, without running', async () => {
+  it("keeps a refusal for its key: the second command rejects with the first one's error, without running", async () => {
     await expect(domain.process(SellSoldOut.create({ buyer: 'cy' }), { idempotencyKey: 'late' })).rejects.toThrow('no tickets left for cy');
     const again = domain.process(SellSoldOut.create({ buyer: 'cy' }), { idempotencyKey: 'late' });
     await expect(again).rejects.toBeInstanceOf(CommandRefusedError);
@@ -71,7 +71,7 @@ describe.skipIf(!up)('command outcomes on PostgreSQL', () => {
     expect(handlerRuns.refuse).toBe(1);
   });
 
-  it('records a queued command\'s result in its handler\'s transaction, and the waiting sender gets it', async () => {
+  it("records a queued command's result in its handler's transaction, and the waiting sender gets it", async () => {
     const outcome = domain.process<{ ticketId: string }>(SellTicket.create({ buyer: 'di' }), { asynchronous: true, awaitOutcome: { timeoutMs: 20_000 } });
     const [envelope] = await waitFor(queued, (list) => list.length === 1);
     await domain.handleMessage(envelope!);
@@ -79,7 +79,7 @@ describe.skipIf(!up)('command outcomes on PostgreSQL', () => {
     expect((await domain.repositoryFor(Ticket).get(ticketId)).buyer).toBe('di');
   });
 
-  it('rejects the waiting sender of a refused queued command with the handler\'s error class and message', async () => {
+  it("rejects the waiting sender of a refused queued command with the handler's error class and message", async () => {
     const outcome = domain.process(SellSoldOut.create({ buyer: 'ed' }), { asynchronous: true, awaitOutcome: { timeoutMs: 20_000 } });
     const [envelope] = await waitFor(queued, (list) => list.length === 1);
     await expect(domain.handleMessage(envelope!)).rejects.toThrow('no tickets left for ed');
@@ -103,7 +103,9 @@ describe.skipIf(!up)('command outcomes on PostgreSQL', () => {
 
   it('refuses a malformed key or timeout by name', async () => {
     await expect(domain.process(SellTicket.create({ buyer: 'x' }), { idempotencyKey: '' })).rejects.toThrow(/idempotencyKey must be a non-empty string/);
-    await expect(domain.process(SellTicket.create({ buyer: 'x' }), { asynchronous: true, awaitOutcome: { timeoutMs: -1 } })).rejects.toThrow(/awaitOutcome must be \{ timeoutMs \}/);
+    await expect(domain.process(SellTicket.create({ buyer: 'x' }), { asynchronous: true, awaitOutcome: { timeoutMs: -1 } })).rejects.toThrow(
+      /awaitOutcome must be \{ timeoutMs \}/,
+    );
   });
 });
 

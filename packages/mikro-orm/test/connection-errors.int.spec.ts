@@ -34,7 +34,9 @@ describe('PostgreSQL connection errors', () => {
     const message = (error as Error).message;
     expect(message).toContain('[databases.orders]');
     expect(message).toContain('postgresql://app:***@127.0.0.1:1/shop');
-    expect(message).toMatch(/^\[databases\.orders\] cannot connect to PostgreSQL at postgresql:\/\/app:\*\*\*@127\.0\.0\.1:1\/shop: connection refused \(connect ECONNREFUSED 127\.0\.0\.1:1\); is PostgreSQL running/);
+    expect(message).toMatch(
+      /^\[databases\.orders\] cannot connect to PostgreSQL at postgresql:\/\/app:\*\*\*@127\.0\.0\.1:1\/shop: connection refused \(connect ECONNREFUSED 127\.0\.0\.1:1\); is PostgreSQL running/,
+    );
     expect(message).not.toContain(SECRET);
     expect((error as DatabaseConnectionError).maskedUri).toBe('postgresql://app:***@127.0.0.1:1/shop');
     // Nothing listening may be a server still starting: worth waiting for.
@@ -76,8 +78,12 @@ describe('PostgreSQL connection errors', () => {
 
   it('refuses bad settings with the key and how to fix it', () => {
     expect(() => new PostgresProvider('orders', { provider: 'postgresql', managed: true, pool_size: 1 })).toThrow(PostgresSettingsError);
-    expect(() => new PostgresProvider('orders', { provider: 'postgresql', managed: true, pool_size: 1 })).toThrow(/\[databases\.orders\] database_uri is required/);
-    expect(() => provider(`mysql://app:${SECRET}@host/db`)).toThrow(/database_uri must be a URI starting with postgresql:\/\/ \(or postgres:\/\/\) \(got "mysql:\/\/app:\*\*\*@host\/db"\)/);
+    expect(() => new PostgresProvider('orders', { provider: 'postgresql', managed: true, pool_size: 1 })).toThrow(
+      /\[databases\.orders\] database_uri is required/,
+    );
+    expect(() => provider(`mysql://app:${SECRET}@host/db`)).toThrow(
+      /database_uri must be a URI starting with postgresql:\/\/ \(or postgres:\/\/\) \(got "mysql:\/\/app:\*\*\*@host\/db"\)/,
+    );
     expect(() => provider(`${SERVER_URI}/x`, { schema: 'drop table;' })).toThrow(/\[databases\.orders\] schema must be a plain PostgreSQL identifier/);
     expect(() => provider(`${SERVER_URI}/x`, { pool_size: 0 })).toThrow(/\[databases\.orders\] pool_size must be an integer between 1 and 10000, got 0/);
     expect(() => provider(`${SERVER_URI}/x`, { debug: 'yes' })).toThrow(/debug must be true or false/);

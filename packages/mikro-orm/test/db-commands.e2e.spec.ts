@@ -46,7 +46,9 @@ describe.skipIf(!up)('protean-ts db commands', () => {
   let project: ReturnType<typeof tempProject>;
 
   const tables = async (db: TempDatabase) =>
-    (await queryDatabase<{ t: string }>(db.uri, `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`)).map((r) => r.t);
+    (await queryDatabase<{ t: string }>(db.uri, `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`)).map(
+      (r) => r.t,
+    );
   const cli = (args: string[], input?: string) => runCli(['db', ...args], { cwd: project.root, input, env: { PROTEAN_LOG_LEVEL: 'warn' } });
 
   beforeAll(async () => {
@@ -80,20 +82,55 @@ describe.skipIf(!up)('protean-ts db commands', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`db setup: [databases.default] postgresql (postgresql://postgres:***@127.0.0.1:5432/${main.name}) …`);
-    expect(result.stdout).toContain('  created: order, order_line, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters');
-    expect(result.stdout).toContain('  created: daily_sales, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters');
+    expect(result.stdout).toContain(
+      '  created: order, order_line, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters',
+    );
+    expect(result.stdout).toContain(
+      '  created: daily_sales, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters',
+    );
     expect(result.stdout).toContain('db setup: [databases.legacy] skipped: managed = false');
     expect(result.stdout).toContain('db setup: done: 2 databases set up, 27 tables created, 0 already present, 1 skipped (managed = false)');
     expect(result.stdout).not.toContain(PASSWORD);
-    expect(await tables(main)).toEqual(['order', 'order_line', 'protean_command_outcomes', 'protean_event_store_dead_letters', 'protean_event_store_subscriptions', 'protean_event_streams', 'protean_events', 'protean_inbox_checkpoints', 'protean_inbox_messages', 'protean_inbox_passed', 'protean_outbox', 'protean_outbox_positions', 'protean_projections', 'protean_snapshots']);
-    expect(await tables(reporting)).toEqual(['daily_sales', 'protean_command_outcomes', 'protean_event_store_dead_letters', 'protean_event_store_subscriptions', 'protean_event_streams', 'protean_events', 'protean_inbox_checkpoints', 'protean_inbox_messages', 'protean_inbox_passed', 'protean_outbox', 'protean_outbox_positions', 'protean_projections', 'protean_snapshots']);
+    expect(await tables(main)).toEqual([
+      'order',
+      'order_line',
+      'protean_command_outcomes',
+      'protean_event_store_dead_letters',
+      'protean_event_store_subscriptions',
+      'protean_event_streams',
+      'protean_events',
+      'protean_inbox_checkpoints',
+      'protean_inbox_messages',
+      'protean_inbox_passed',
+      'protean_outbox',
+      'protean_outbox_positions',
+      'protean_projections',
+      'protean_snapshots',
+    ]);
+    expect(await tables(reporting)).toEqual([
+      'daily_sales',
+      'protean_command_outcomes',
+      'protean_event_store_dead_letters',
+      'protean_event_store_subscriptions',
+      'protean_event_streams',
+      'protean_events',
+      'protean_inbox_checkpoints',
+      'protean_inbox_messages',
+      'protean_inbox_passed',
+      'protean_outbox',
+      'protean_outbox_positions',
+      'protean_projections',
+      'protean_snapshots',
+    ]);
     expect(await tables(legacy)).toEqual([]);
   });
 
   it('db setup is safe to run again', async () => {
     const result = await cli(['setup']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('  already present: order, order_line, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters');
+    expect(result.stdout).toContain(
+      '  already present: order, order_line, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters',
+    );
     expect(result.stdout).toContain('db setup: done: 2 databases set up, 0 tables created, 27 already present, 1 skipped (managed = false)');
   });
 
@@ -101,17 +138,36 @@ describe.skipIf(!up)('protean-ts db commands', () => {
     await queryDatabase(main.uri, `INSERT INTO "order" (id, customer, _version) VALUES ('o1', 'Ann', 0)`);
     const result = await cli(['truncate']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/db truncate would DELETE every row of domain Shop in databases default, reporting; there is no terminal to confirm on, so pass -y/);
+    expect(result.stderr).toMatch(
+      /db truncate would DELETE every row of domain Shop in databases default, reporting; there is no terminal to confirm on, so pass -y/,
+    );
     expect((await queryDatabase(main.uri, 'SELECT id FROM "order"')).length).toBe(1);
   });
 
   it('db truncate -y empties the tables and keeps them', async () => {
     const result = await cli(['truncate', '-y']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('  emptied: order, order_line, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters');
+    expect(result.stdout).toContain(
+      '  emptied: order, order_line, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters',
+    );
     expect(result.stdout).toContain('db truncate: done: 2 databases emptied, 27 tables emptied, 1 skipped (managed = false)');
     expect((await queryDatabase(main.uri, 'SELECT id FROM "order"')).length).toBe(0);
-    expect(await tables(main)).toEqual(['order', 'order_line', 'protean_command_outcomes', 'protean_event_store_dead_letters', 'protean_event_store_subscriptions', 'protean_event_streams', 'protean_events', 'protean_inbox_checkpoints', 'protean_inbox_messages', 'protean_inbox_passed', 'protean_outbox', 'protean_outbox_positions', 'protean_projections', 'protean_snapshots']);
+    expect(await tables(main)).toEqual([
+      'order',
+      'order_line',
+      'protean_command_outcomes',
+      'protean_event_store_dead_letters',
+      'protean_event_store_subscriptions',
+      'protean_event_streams',
+      'protean_events',
+      'protean_inbox_checkpoints',
+      'protean_inbox_messages',
+      'protean_inbox_passed',
+      'protean_outbox',
+      'protean_outbox_positions',
+      'protean_projections',
+      'protean_snapshots',
+    ]);
   });
 
   it.skipIf(!hasScript)('db drop asks on a terminal and does nothing unless the answer is yes', async () => {
@@ -119,7 +175,22 @@ describe.skipIf(!up)('protean-ts db commands', () => {
     expect(declined.output).toMatch(/DROP every table of domain Shop in databases default, reporting\? \[y\/N\]/);
     expect(declined.output).toContain('db drop cancelled; nothing was changed');
     expect(declined.code).toBe(1);
-    expect(await tables(main)).toEqual(['order', 'order_line', 'protean_command_outcomes', 'protean_event_store_dead_letters', 'protean_event_store_subscriptions', 'protean_event_streams', 'protean_events', 'protean_inbox_checkpoints', 'protean_inbox_messages', 'protean_inbox_passed', 'protean_outbox', 'protean_outbox_positions', 'protean_projections', 'protean_snapshots']);
+    expect(await tables(main)).toEqual([
+      'order',
+      'order_line',
+      'protean_command_outcomes',
+      'protean_event_store_dead_letters',
+      'protean_event_store_subscriptions',
+      'protean_event_streams',
+      'protean_events',
+      'protean_inbox_checkpoints',
+      'protean_inbox_messages',
+      'protean_inbox_passed',
+      'protean_outbox',
+      'protean_outbox_positions',
+      'protean_projections',
+      'protean_snapshots',
+    ]);
 
     const accepted = await inTerminal(['db', 'drop'], 'y\n', project.root);
     expect(accepted.code).toBe(0);
@@ -133,14 +204,29 @@ describe.skipIf(!up)('protean-ts db commands', () => {
     const result = await cli(['setup-outbox']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('db setup-outbox: done: 2 databases set up, 24 tables created, 0 already present, 1 skipped (managed = false)');
-    expect(await tables(main)).toEqual(['protean_command_outcomes', 'protean_event_store_dead_letters', 'protean_event_store_subscriptions', 'protean_event_streams', 'protean_events', 'protean_inbox_checkpoints', 'protean_inbox_messages', 'protean_inbox_passed', 'protean_outbox', 'protean_outbox_positions', 'protean_projections', 'protean_snapshots']);
+    expect(await tables(main)).toEqual([
+      'protean_command_outcomes',
+      'protean_event_store_dead_letters',
+      'protean_event_store_subscriptions',
+      'protean_event_streams',
+      'protean_events',
+      'protean_inbox_checkpoints',
+      'protean_inbox_messages',
+      'protean_inbox_passed',
+      'protean_outbox',
+      'protean_outbox_positions',
+      'protean_projections',
+      'protean_snapshots',
+    ]);
     expect(await tables(legacy)).toEqual([]);
   });
 
   it('db drop -y skips the question', async () => {
     const result = await cli(['drop', '-y']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('  dropped: protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters');
+    expect(result.stdout).toContain(
+      '  dropped: protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters',
+    );
     expect(await tables(main)).toEqual([]);
     expect(await tables(reporting)).toEqual([]);
   });
@@ -148,12 +234,23 @@ describe.skipIf(!up)('protean-ts db commands', () => {
   it('fails with one clear line naming the database and the masked URI when it cannot connect', async () => {
     const broken = tempProject({
       'domain.ts': DOMAIN,
-      'domain.toml': ['module = "domain.ts"', '[databases.default]', 'provider = "postgresql"', `database_uri = "postgresql://app:${PASSWORD}@127.0.0.1:1/shop"`, '[databases.reporting]', 'provider = "postgresql"', `database_uri = "${reporting.uri}"`, ''].join('\n'),
+      'domain.toml': [
+        'module = "domain.ts"',
+        '[databases.default]',
+        'provider = "postgresql"',
+        `database_uri = "postgresql://app:${PASSWORD}@127.0.0.1:1/shop"`,
+        '[databases.reporting]',
+        'provider = "postgresql"',
+        `database_uri = "${reporting.uri}"`,
+        '',
+      ].join('\n'),
     });
     try {
       const result = await runCli(['db', 'setup'], { cwd: broken.root, env: { PROTEAN_LOG_LEVEL: 'warn' } });
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(/DatabaseConnectionError: \[databases\.default\] cannot connect to PostgreSQL at postgresql:\/\/app:\*\*\*@127\.0\.0\.1:1\/shop: connection refused/);
+      expect(result.stderr).toMatch(
+        /DatabaseConnectionError: \[databases\.default\] cannot connect to PostgreSQL at postgresql:\/\/app:\*\*\*@127\.0\.0\.1:1\/shop: connection refused/,
+      );
       expect(result.stderr + result.stdout).not.toContain(PASSWORD);
     } finally {
       broken.remove();
@@ -188,11 +285,22 @@ function inTerminal(args: string[], input: string, cwd: string): Promise<{ code:
 
 describe('protean-ts db setup with a bad database_uri (issue 10: no secret printed)', () => {
   it.each([
-    ['a key/value connection string', `database_uri = "host=127.0.0.1 password=${PASSWORD} dbname=shop"`, 'database_uri must be a URI starting with postgresql://'],
+    [
+      'a key/value connection string',
+      `database_uri = "host=127.0.0.1 password=${PASSWORD} dbname=shop"`,
+      'database_uri must be a URI starting with postgresql://',
+    ],
     ['a URI in a list', `database_uri = ["postgresql://postgres:${PASSWORD}@127.0.0.1/shop"]`, 'databases.default.database_uri: must be a string'],
-    ['a URI typed into pool_size', `database_uri = "postgresql://127.0.0.1/shop"\npool_size = "postgresql://postgres:${PASSWORD}@127.0.0.1/shop"`, 'databases.default.pool_size: must be an integer between 1 and 10000'],
+    [
+      'a URI typed into pool_size',
+      `database_uri = "postgresql://127.0.0.1/shop"\npool_size = "postgresql://postgres:${PASSWORD}@127.0.0.1/shop"`,
+      'databases.default.pool_size: must be an integer between 1 and 10000',
+    ],
   ])('%s: exit 1 naming the key, password masked', async (_label, line, message) => {
-    const project = tempProject({ 'domain.ts': DOMAIN, 'domain.toml': `module = "domain.ts"\n[databases.reporting]\nprovider = "memory"\n[databases.default]\nprovider = "postgresql"\n${line}\n` });
+    const project = tempProject({
+      'domain.ts': DOMAIN,
+      'domain.toml': `module = "domain.ts"\n[databases.reporting]\nprovider = "memory"\n[databases.default]\nprovider = "postgresql"\n${line}\n`,
+    });
     try {
       const result = await runCli(['db', 'setup'], { cwd: project.root, env: { PROTEAN_LOG_LEVEL: 'warn' } });
       expect(result.code).toBe(1);

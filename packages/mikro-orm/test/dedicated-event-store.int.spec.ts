@@ -90,7 +90,10 @@ describe.skipIf(!up)('[event_store] database_uri on PostgreSQL', () => {
       },
     });
     for (const [name, provider] of ledger.providers) {
-      await provider.setupSchema(ledger.runtime.aggregateSchemas().filter((s) => s.provider === name), { outbox: true });
+      await provider.setupSchema(
+        ledger.runtime.aggregateSchemas().filter((s) => s.provider === name),
+        { outbox: true },
+      );
     }
   });
   afterAll(async () => {
@@ -103,7 +106,7 @@ describe.skipIf(!up)('[event_store] database_uri on PostgreSQL', () => {
     await queryDatabase(main.uri, 'TRUNCATE customer');
   });
 
-  it('opens the store\'s database as [databases.event_store], logging its URI masked', () => {
+  it("opens the store's database as [databases.event_store], logging its URI masked", () => {
     expect([...ledger.providers.keys()].sort()).toEqual(['default', 'event_store']);
     expect(ledger.config.event_store.database).toBe('event_store');
     const connected = logLines.filter((line) => line.includes('database connected') && line.includes('event_store'));
@@ -112,7 +115,7 @@ describe.skipIf(!up)('[event_store] database_uri on PostgreSQL', () => {
     expect(logLines.join('\n')).not.toContain(PASSWORD);
   });
 
-  it('stores an event-sourced aggregate\'s events and their outbox rows in the dedicated database only, and loads it back', async () => {
+  it("stores an event-sourced aggregate's events and their outbox rows in the dedicated database only, and loads it back", async () => {
     const wallet = Wallet.open();
     wallet.credit(5);
     await wallets().add(wallet);
@@ -155,58 +158,67 @@ describe.skipIf(!up)('[event_store] database_uri on PostgreSQL', () => {
     const wallet = Wallet.open();
     await wallets().add(wallet);
     const loaded = await wallets().get(wallet.id);
-    await expect(ledger.uow(async () => {
-      await customers().add(Customer.create({ name: 'Bob' }));
-      loaded.credit(3);
-      await wallets().add(loaded);
-      throw new Error('fails after the append');
-    })).rejects.toThrow('fails after the append');
+    await expect(
+      ledger.uow(async () => {
+        await customers().add(Customer.create({ name: 'Bob' }));
+        loaded.credit(3);
+        await wallets().add(loaded);
+        throw new Error('fails after the append');
+      }),
+    ).rejects.toThrow('fails after the append');
     expect(await count(events, 'protean_events', 'stream_name = $1', [streamOf(wallet.id)])).toBe(1);
     expect(await count(events, 'protean_outbox')).toBe(1);
     expect(await count(main, 'customer')).toBe(0);
   });
 
-  it('a version conflict at the store\'s append rolls back the unit\'s row in default too', async () => {
+  it("a version conflict at the store's append rolls back the unit's row in default too", async () => {
     const wallet = Wallet.open();
     await wallets().add(wallet);
     const first = await wallets().get(wallet.id);
     const second = await wallets().get(wallet.id);
     first.credit(1);
     await wallets().add(first);
-    await expect(ledger.uow(async () => {
-      await customers().add(Customer.create({ name: 'Cy' }));
-      second.credit(2);
-      await wallets().add(second);
-    })).rejects.toThrow(StreamVersionError);
+    await expect(
+      ledger.uow(async () => {
+        await customers().add(Customer.create({ name: 'Cy' }));
+        second.credit(2);
+        await wallets().add(second);
+      }),
+    ).rejects.toThrow(StreamVersionError);
     expect(await count(main, 'customer')).toBe(0);
     expect(await count(events, 'protean_events', 'stream_name = $1', [streamOf(wallet.id)])).toBe(2);
   });
 
-  it('the outbox of the store\'s database is claimed like any database\'s (its relay publishes the events)', async () => {
+  it("the outbox of the store's database is claimed like any database's (its relay publishes the events)", async () => {
     const wallet = Wallet.open();
     await wallets().add(wallet);
     const store = ledger.providers.get('event_store') as PostgresProvider;
     const claimed = await store.outbox.claimBatch({ workerId: 'test', targetBroker: 'default', limit: 10, lockMs: 30_000 });
     expect(claimed.map((row) => row.partitionKey)).toEqual([streamOf(wallet.id)]);
   });
-  it('no two-phase commit: when the store\'s COMMIT fails after default committed, the row stays and the events go with their outbox rows', async () => {
+  it("no two-phase commit: when the store's COMMIT fails after default committed, the row stays and the events go with their outbox rows", async () => {
     // A deferred constraint trigger makes the store's COMMIT itself fail for one stream.
-    await queryDatabase(events.uri, `
+    await queryDatabase(
+      events.uri,
+      `
       CREATE TABLE refused_streams (stream_name text PRIMARY KEY);
       CREATE FUNCTION refuse_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF EXISTS (SELECT 1 FROM refused_streams WHERE stream_name = NEW.stream_name) THEN RAISE EXCEPTION 'stream % refused at commit', NEW.stream_name; END IF;
         RETURN NULL;
       END $$;
-      CREATE CONSTRAINT TRIGGER refuse_at_commit AFTER INSERT ON protean_events DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse_at_commit();`);
+      CREATE CONSTRAINT TRIGGER refuse_at_commit AFTER INSERT ON protean_events DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse_at_commit();`,
+    );
     try {
       const wallet = Wallet.open();
       await queryDatabase(events.uri, 'INSERT INTO refused_streams VALUES ($1)', [streamOf(wallet.id)]);
-      await expect(ledger.uow(async () => {
-        // default's transaction opens first, so it commits first.
-        await customers().add(Customer.create({ name: 'Dee' }));
-        await wallets().add(wallet);
-      })).rejects.toThrow('refused at commit');
+      await expect(
+        ledger.uow(async () => {
+          // default's transaction opens first, so it commits first.
+          await customers().add(Customer.create({ name: 'Dee' }));
+          await wallets().add(wallet);
+        }),
+      ).rejects.toThrow('refused at commit');
       expect(await count(main, 'customer', "name = 'Dee'")).toBe(1);
       expect(await count(events, 'protean_events', 'stream_name = $1', [streamOf(wallet.id)])).toBe(0);
       expect(await count(events, 'protean_outbox')).toBe(0);

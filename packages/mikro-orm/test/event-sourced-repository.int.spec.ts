@@ -5,7 +5,14 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
-import { ChecksumMismatchError, configureLogging, ExpectedVersionError, ObjectNotFoundError, ReadOnlyAggregateError, StreamVersionError } from '@protean-ts/core';
+import {
+  ChecksumMismatchError,
+  configureLogging,
+  ExpectedVersionError,
+  ObjectNotFoundError,
+  ReadOnlyAggregateError,
+  StreamVersionError,
+} from '@protean-ts/core';
 import type { PostgresProvider } from '../src/index.js';
 import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';
 import { Account, bankDomain } from './support/bank-model.js';
@@ -24,7 +31,13 @@ describe.skipIf(!up)('event-sourced repository on PostgreSQL', () => {
   beforeAll(async () => {
     restoreLogging = configureLogging({ sink: () => {} });
     db = await createTempDatabase('es_repo');
-    await bank.domain.init({ config: { databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 6 } }, brokers: { default: { provider: 'inline' } }, snapshot_threshold: 3 } });
+    await bank.domain.init({
+      config: {
+        databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 6 } },
+        brokers: { default: { provider: 'inline' } },
+        snapshot_threshold: 3,
+      },
+    });
     await provider().setupOutbox();
   });
   afterAll(async () => {
@@ -33,7 +46,9 @@ describe.skipIf(!up)('event-sourced repository on PostgreSQL', () => {
     configureLogging(restoreLogging);
   });
   beforeEach(async () => {
-    await rows('TRUNCATE protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters, protean_outbox');
+    await rows(
+      'TRUNCATE protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters, protean_outbox',
+    );
   });
 
   async function openedWith(...deposits: number[]) {
@@ -46,8 +61,14 @@ describe.skipIf(!up)('event-sourced repository on PostgreSQL', () => {
   it('appends the events and writes their outbox rows in the same transaction; get replays them', async () => {
     const account = await openedWith(10, 5);
     const events = await rows<{ position: string; type: string; message_id: string }>(
-      'SELECT position, type, message_id FROM protean_events WHERE stream_name = $1 ORDER BY position', [streamOf(account.id)]);
-    expect(events.map((e) => [Number(e.position), e.type])).toEqual([[0, 'Bank.Opened.v1'], [1, 'Bank.Deposited.v1'], [2, 'Bank.Deposited.v1']]);
+      'SELECT position, type, message_id FROM protean_events WHERE stream_name = $1 ORDER BY position',
+      [streamOf(account.id)],
+    );
+    expect(events.map((e) => [Number(e.position), e.type])).toEqual([
+      [0, 'Bank.Opened.v1'],
+      [1, 'Bank.Deposited.v1'],
+      [2, 'Bank.Deposited.v1'],
+    ]);
     const outbox = await rows<{ message_id: string; partition_key: string }>('SELECT message_id, partition_key FROM protean_outbox');
     expect(outbox.map((r) => r.message_id).sort()).toEqual(events.map((e) => e.message_id).sort());
     expect(new Set(outbox.map((r) => r.partition_key))).toEqual(new Set([streamOf(account.id)]));
@@ -65,11 +86,13 @@ describe.skipIf(!up)('event-sourced repository on PostgreSQL', () => {
   it('a unit of work that fails after the append leaves neither events nor outbox rows', async () => {
     const account = await openedWith();
     const loaded = await repo().get(account.id);
-    await expect(bank.domain.uow(async () => {
-      loaded.deposit(3);
-      await repo().add(loaded);
-      throw new Error('fails after the append');
-    })).rejects.toThrow('fails after the append');
+    await expect(
+      bank.domain.uow(async () => {
+        loaded.deposit(3);
+        await repo().add(loaded);
+        throw new Error('fails after the append');
+      }),
+    ).rejects.toThrow('fails after the append');
     expect(await provider().eventStore.streamVersion(streamOf(account.id))).toBe(0);
     expect(await rows('SELECT 1 FROM protean_outbox')).toHaveLength(1);
   });
@@ -84,13 +107,14 @@ describe.skipIf(!up)('event-sourced repository on PostgreSQL', () => {
         if (waiting === 0) resolve();
       };
     });
-    const writer = (amount: number) => bank.domain.uow(async () => {
-      const mine = await repo().get(account.id);
-      loadedBoth();
-      await bothLoaded;
-      mine.deposit(amount);
-      await repo().add(mine);
-    });
+    const writer = (amount: number) =>
+      bank.domain.uow(async () => {
+        const mine = await repo().get(account.id);
+        loadedBoth();
+        await bothLoaded;
+        mine.deposit(amount);
+        await repo().add(mine);
+      });
     const outcomes = await Promise.allSettled([writer(1), writer(2)]);
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     const lost = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
@@ -122,7 +146,9 @@ describe.skipIf(!up)('event-sourced repository on PostgreSQL', () => {
   it('a load replaying snapshot_threshold events writes a snapshot; the next load starts from it', async () => {
     const account = await openedWith(1, 2);
     await repo().get(account.id);
-    const saved = await rows<{ version: string; data: Record<string, unknown> }>('SELECT version, data FROM protean_snapshots WHERE stream_name = $1', [streamOf(account.id)]);
+    const saved = await rows<{ version: string; data: Record<string, unknown> }>('SELECT version, data FROM protean_snapshots WHERE stream_name = $1', [
+      streamOf(account.id),
+    ]);
     expect(saved.map((s) => [Number(s.version), s.data])).toEqual([[2, { id: account.id, owner: 'Ann', balance: 3 }]]);
 
     const more = await repo().get(account.id);

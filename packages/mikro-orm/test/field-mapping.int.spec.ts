@@ -23,14 +23,16 @@ describe.skipIf(!up)('PostgreSQL field mapping', () => {
 
   const columns = async (table: string) =>
     Object.fromEntries(
-      (await queryDatabase<{ column_name: string; type: string; is_nullable: string }>(
-        fixture.db.uri,
-        `SELECT column_name, format_type(atttypid, atttypmod) AS type, is_nullable
+      (
+        await queryDatabase<{ column_name: string; type: string; is_nullable: string }>(
+          fixture.db.uri,
+          `SELECT column_name, format_type(atttypid, atttypmod) AS type, is_nullable
            FROM information_schema.columns c JOIN pg_attribute a ON a.attname = c.column_name
            AND a.attrelid = ('public.' || quote_ident(c.table_name))::regclass
           WHERE table_schema = 'public' AND table_name = $1`,
-        [table],
-      )).map((r) => [r.column_name, `${r.type}${r.is_nullable === 'NO' ? ' not null' : ''}`]),
+          [table],
+        )
+      ).map((r) => [r.column_name, `${r.type}${r.is_nullable === 'NO' ? ' not null' : ''}`]),
     );
 
   const everything = () =>
@@ -113,15 +115,38 @@ describe.skipIf(!up)('PostgreSQL field mapping', () => {
       shipping_address_location_lng: 'double precision',
       _version: 'integer not null',
     });
-    expect(await columns('order_line')).toMatchObject({ id: 'character varying(255) not null', sku: 'character varying(255) not null', quantity: 'bigint', order_id: 'character varying(255) not null', _position: 'integer not null' });
+    expect(await columns('order_line')).toMatchObject({
+      id: 'character varying(255) not null',
+      sku: 'character varying(255) not null',
+      quantity: 'bigint',
+      order_id: 'character varying(255) not null',
+      _position: 'integer not null',
+    });
     expect(await columns('line_note')).toMatchObject({ text: 'text not null', order_line_id: 'character varying(255) not null' });
-    expect(await columns('shipment')).toMatchObject({ carrier: 'character varying(255) not null', shipped_at: 'timestamp with time zone', order_id: 'character varying(255) not null' });
+    expect(await columns('shipment')).toMatchObject({
+      carrier: 'character varying(255) not null',
+      shipped_at: 'timestamp with time zone',
+      order_id: 'character varying(255) not null',
+    });
   });
 
   it('stores values as SQL sees them, so other tools can read the tables', async () => {
     const order = everything();
     await dao.save(order, -1);
-    const [row] = await queryDatabase(fixture.db.uri, `SELECT quantity::text, total::text, due_on::text, placed_at = '2024-05-01T10:11:12.345Z'::timestamptz AS placed, tags, extra -> 'nested' -> 'list' AS list, shipping_address_city, _version FROM "order" WHERE id = $1`, [order.id]);
-    expect(row).toEqual({ quantity: String(2 ** 40), total: '1234567890.12', due_on: '2024-02-29', placed: true, tags: ['b', 'a', ''], list: [1, 'two', null, true], shipping_address_city: 'Oslo', _version: 0 });
+    const [row] = await queryDatabase(
+      fixture.db.uri,
+      `SELECT quantity::text, total::text, due_on::text, placed_at = '2024-05-01T10:11:12.345Z'::timestamptz AS placed, tags, extra -> 'nested' -> 'list' AS list, shipping_address_city, _version FROM "order" WHERE id = $1`,
+      [order.id],
+    );
+    expect(row).toEqual({
+      quantity: String(2 ** 40),
+      total: '1234567890.12',
+      due_on: '2024-02-29',
+      placed: true,
+      tags: ['b', 'a', ''],
+      list: [1, 'two', null, true],
+      shipping_address_city: 'Oslo',
+      _version: 0,
+    });
   });
 });

@@ -22,7 +22,10 @@ describe('filter compiler', () => {
   });
 
   it('normalises dates and compares jsonb as jsonb', () => {
-    expect(compiler.where({ placedAt: { $gt: new Date('2024-01-01T00:00:00Z') }, dueOn: new Date('2024-02-29T00:00:00Z') }).params).toEqual(['2024-01-01T00:00:00.000Z', '2024-02-29']);
+    expect(compiler.where({ placedAt: { $gt: new Date('2024-01-01T00:00:00Z') }, dueOn: new Date('2024-02-29T00:00:00Z') }).params).toEqual([
+      '2024-01-01T00:00:00.000Z',
+      '2024-02-29',
+    ]);
     expect(compiler.where({ extra: { $ne: { a: 1 } } })).toEqual({ sql: ' WHERE t0."extra" <> ?::jsonb', params: ['{"a":1}'] });
   });
 

@@ -26,6 +26,16 @@ describe.skipIf(!up)('PostgreSQL inbox store', () => {
   it('set-up creates the inbox tables with the outbox, then reports them as existing', async () => {
     const again = await provider.setupOutbox();
     expect(again.created).toEqual([]);
-    expect(again.existing).toEqual(expect.arrayContaining(['protean_outbox', 'protean_inbox_checkpoints', 'protean_inbox_passed', 'protean_inbox_messages', 'protean_events', 'protean_event_streams', 'protean_snapshots']));
+    expect(again.existing).toEqual(
+      expect.arrayContaining([
+        'protean_outbox',
+        'protean_inbox_checkpoints',
+        'protean_inbox_passed',
+        'protean_inbox_messages',
+        'protean_events',
+        'protean_event_streams',
+        'protean_snapshots',
+      ]),
+    );
   });
 });

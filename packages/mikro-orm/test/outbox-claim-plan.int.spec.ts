@@ -125,15 +125,27 @@ describe.skipIf(!up)('outbox claim plan', () => {
 
     expectPrimaryKeyOnly(await plan(markPublishedSql(table, 'w', ids)));
     expectPrimaryKeyOnly(await plan(releaseSql(table, 'w', ids)));
-    expectPrimaryKeyOnly(await plan(markFailedSql(table, 'w', ids.map((id) => ({ id, error: 'x', nextRetryAt: new Date(), abandon: false })))));
+    expectPrimaryKeyOnly(
+      await plan(
+        markFailedSql(
+          table,
+          'w',
+          ids.map((id) => ({ id, error: 'x', nextRetryAt: new Date(), abandon: false })),
+        ),
+      ),
+    );
     // The lock heartbeat runs beside the relay: it must be as cheap as a mark.
     // (Two lookups: the SKIP LOCKED selection, then the update of what it locked.)
-    const heartbeat = (await plan(extendLocksSql(table, 'w', ids, 30000))).filter((n) => n['Relation Name'] === 'protean_outbox' && n['Node Type'] !== 'ModifyTable');
+    const heartbeat = (await plan(extendLocksSql(table, 'w', ids, 30000))).filter(
+      (n) => n['Relation Name'] === 'protean_outbox' && n['Node Type'] !== 'ModifyTable',
+    );
     expect(heartbeat.map((n) => n['Index Name'] ?? n['Node Type'])).toEqual(['protean_outbox_pkey', 'protean_outbox_pkey']);
     await expectIndexDrivenClaim(claimed.at(-1)!.partitionKey, ids);
     // The mark inside the claim: its own scan (the only one filtered on locked_by) is by primary key.
     const nodes = await plan(claimBatchSql(table, { workerId: 'w', targetBroker: 'default', limit: 100, lockMs: 30000 }, '', ids));
-    const markScans = nodes.filter((n) => n['Relation Name'] === 'protean_outbox' && n['Node Type'].endsWith('Scan') && JSON.stringify(n).includes('locked_by'));
+    const markScans = nodes.filter(
+      (n) => n['Relation Name'] === 'protean_outbox' && n['Node Type'].endsWith('Scan') && JSON.stringify(n).includes('locked_by'),
+    );
     expect(markScans.map((n) => n['Index Name'])).toEqual(['protean_outbox_pkey']);
   });
 });

@@ -29,12 +29,18 @@ describe.skipIf(!up)('outbox due-time plans', () => {
     db = await createTempDatabase('outbox_due_plan');
     provider = new PostgresProvider('default', { provider: 'postgresql', database_uri: db.uri, managed: true, pool_size: 2 });
     await provider.setupOutbox();
-    await queryDatabase(db.uri, `INSERT INTO protean_outbox (message_id, stream_name, partition_key, sequence, message_type, data, metadata, target_broker, max_retries, status, published_at)
+    await queryDatabase(
+      db.uri,
+      `INSERT INTO protean_outbox (message_id, stream_name, partition_key, sequence, message_type, data, metadata, target_broker, max_retries, status, published_at)
       SELECT 'p' || g, 'shop::order', 'shop::order-' || g, 1, 'Shop.OrderPlaced.v1', '{}', '{}', 'default', 3, 'published', now()
-      FROM generate_series(1, 100000) g`);
-    await queryDatabase(db.uri, `INSERT INTO protean_outbox (message_id, stream_name, partition_key, sequence, message_type, data, metadata, target_broker, max_retries, status, deliver_at)
+      FROM generate_series(1, 100000) g`,
+    );
+    await queryDatabase(
+      db.uri,
+      `INSERT INTO protean_outbox (message_id, stream_name, partition_key, sequence, message_type, data, metadata, target_broker, max_retries, status, deliver_at)
       SELECT 's' || g, 'shop::order', 'shop::fulfilment-' || g || '/timeout/' || g, 1, 'Shop.PaymentTimedOut.v1', '{}', '{}', 'default', 3, 'scheduled', now() + interval '1 hour'
-      FROM generate_series(1, 2000) g`);
+      FROM generate_series(1, 2000) g`,
+    );
   }, 120_000);
   afterAll(async () => {
     await provider?.close();

@@ -33,13 +33,24 @@ describe.skipIf(!up)('outbox due times: upgrading an existing table', () => {
       'ALTER TABLE protean_outbox DROP COLUMN deliver_at',
       'ALTER TABLE protean_outbox DROP CONSTRAINT protean_outbox_status_check',
       "ALTER TABLE protean_outbox ADD CONSTRAINT protean_outbox_status_check CHECK (status IN ('pending', 'processing', 'published', 'failed', 'abandoned'))",
-    ]) await queryDatabase(db.uri, statement);
+    ])
+      await queryDatabase(db.uri, statement);
     const factory = new RowFactory();
     const oldRow = factory.row('old', 1);
-    await queryDatabase(db.uri,
+    await queryDatabase(
+      db.uri,
       `INSERT INTO protean_outbox (message_id, stream_name, partition_key, sequence, message_type, data, metadata, target_broker, max_retries)
        VALUES ($1, $2, $3, 1, $4, $5, $6, $7, 3)`,
-      [oldRow.messageId, oldRow.streamName, oldRow.partitionKey, oldRow.messageType, JSON.stringify(oldRow.envelope.data), JSON.stringify(oldRow.envelope.metadata), oldRow.targetBroker]);
+      [
+        oldRow.messageId,
+        oldRow.streamName,
+        oldRow.partitionKey,
+        oldRow.messageType,
+        JSON.stringify(oldRow.envelope.data),
+        JSON.stringify(oldRow.envelope.metadata),
+        oldRow.targetBroker,
+      ],
+    );
 
     await provider.setupOutbox();
     await provider.setupOutbox(); // idempotent: the second run changes nothing
@@ -49,10 +60,16 @@ describe.skipIf(!up)('outbox due times: upgrading an existing table', () => {
     await provider.outbox.append(tx, [later]);
     await tx.commit();
     const statuses = await queryDatabase<{ message_id: string; status: string }>(db.uri, 'SELECT message_id, status FROM protean_outbox ORDER BY id');
-    expect(statuses).toEqual([{ message_id: oldRow.messageId, status: 'pending' }, { message_id: later.messageId, status: 'scheduled' }]);
+    expect(statuses).toEqual([
+      { message_id: oldRow.messageId, status: 'pending' },
+      { message_id: later.messageId, status: 'scheduled' },
+    ]);
     const claimed = await provider.outbox.claimBatch({ workerId: 'w', targetBroker: factory.broker, limit: 10, lockMs: 30_000 });
     expect(claimed.map((row) => row.messageId)).toEqual([oldRow.messageId]);
-    const constraints = await queryDatabase<{ def: string }>(db.uri, "SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'protean_outbox_status_check'");
+    const constraints = await queryDatabase<{ def: string }>(
+      db.uri,
+      "SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'protean_outbox_status_check'",
+    );
     expect(constraints).toHaveLength(1);
     expect(constraints[0]!.def).toContain('scheduled');
   });

@@ -36,7 +36,23 @@ describe.skipIf(!up)('PostgreSQL outbox store', () => {
 
   describe('set-up', () => {
     it('creates the table and its indexes once, then reports it as existing', async () => {
-      expect(await provider.setupOutbox()).toEqual({ created: [], existing: ['protean_outbox', 'protean_outbox_positions', 'protean_inbox_checkpoints', 'protean_inbox_passed', 'protean_inbox_messages', 'protean_command_outcomes', 'protean_projections', 'protean_events', 'protean_event_streams', 'protean_snapshots', 'protean_event_store_subscriptions', 'protean_event_store_dead_letters'] });
+      expect(await provider.setupOutbox()).toEqual({
+        created: [],
+        existing: [
+          'protean_outbox',
+          'protean_outbox_positions',
+          'protean_inbox_checkpoints',
+          'protean_inbox_passed',
+          'protean_inbox_messages',
+          'protean_command_outcomes',
+          'protean_projections',
+          'protean_events',
+          'protean_event_streams',
+          'protean_snapshots',
+          'protean_event_store_subscriptions',
+          'protean_event_store_dead_letters',
+        ],
+      });
       const indexes = await queryDatabase<{ indexname: string }>(db.uri, "SELECT indexname FROM pg_indexes WHERE tablename = 'protean_outbox' ORDER BY 1");
       expect(indexes.map((i) => i.indexname)).toEqual([
         'protean_outbox_finished_idx',
@@ -51,7 +67,23 @@ describe.skipIf(!up)('PostgreSQL outbox store', () => {
     it('lives in the provider schema when one is configured', async () => {
       const scoped = new PostgresProvider('scoped', { provider: 'postgresql', database_uri: db.uri, managed: true, pool_size: 2, schema: 'billing' });
       try {
-        expect(await scoped.setupOutbox()).toEqual({ created: ['protean_outbox', 'protean_outbox_positions', 'protean_inbox_checkpoints', 'protean_inbox_passed', 'protean_inbox_messages', 'protean_command_outcomes', 'protean_projections', 'protean_events', 'protean_event_streams', 'protean_snapshots', 'protean_event_store_subscriptions', 'protean_event_store_dead_letters'], existing: [] });
+        expect(await scoped.setupOutbox()).toEqual({
+          created: [
+            'protean_outbox',
+            'protean_outbox_positions',
+            'protean_inbox_checkpoints',
+            'protean_inbox_passed',
+            'protean_inbox_messages',
+            'protean_command_outcomes',
+            'protean_projections',
+            'protean_events',
+            'protean_event_streams',
+            'protean_snapshots',
+            'protean_event_store_subscriptions',
+            'protean_event_store_dead_letters',
+          ],
+          existing: [],
+        });
         const rows = new RowFactory();
         const tx = await scoped.begin();
         await scoped.outbox.append(tx, [rows.row('a', 1)]);
@@ -75,7 +107,10 @@ describe.skipIf(!up)('PostgreSQL outbox store', () => {
       await append(...keys.flatMap((key) => [rows.row(key, 1), rows.row(key, 2)]));
       const claim = () => provider.outbox.claimBatch({ workerId: 'w', targetBroker: rows.broker, limit: 10, lockMs: 30000 });
       const first = await claim();
-      await provider.outbox.markPublished('w', first.map((r) => r.id));
+      await provider.outbox.markPublished(
+        'w',
+        first.map((r) => r.id),
+      );
       const second = await claim();
       // The second rows of the first ten keys are heads now, yet keys 10..19 come first.
       expect(second.map((r) => r.partitionKey.slice(-3)).sort()).toEqual(keys.slice(10, 20));
@@ -90,8 +125,13 @@ describe.skipIf(!up)('PostgreSQL outbox store', () => {
       const published = new Set<string>();
       for (let round = 0; round < 4; round++) {
         const claimed = await provider.outbox.claimBatch({ workerId: 'w', targetBroker: rows.broker, limit: 10, lockMs: 30000 });
-        expect(claimed.filter((r) => r.partitionKey === rows.key('hot'))).toHaveLength(claimed.length === 0 ? 0 : claimed.some((r) => r.partitionKey === rows.key('hot')) ? 1 : 0);
-        await provider.outbox.markPublished('w', claimed.map((r) => r.id));
+        expect(claimed.filter((r) => r.partitionKey === rows.key('hot'))).toHaveLength(
+          claimed.length === 0 ? 0 : claimed.some((r) => r.partitionKey === rows.key('hot')) ? 1 : 0,
+        );
+        await provider.outbox.markPublished(
+          'w',
+          claimed.map((r) => r.id),
+        );
         for (const row of claimed) published.add(row.messageId);
       }
       expect(others.every((row) => published.has(row.messageId))).toBe(true);
@@ -125,9 +165,9 @@ describe.skipIf(!up)('PostgreSQL outbox store', () => {
     });
 
     it('refuses a failure without a valid retry time', async () => {
-      await expect(
-        provider.outbox.markFailed('w', [{ id: '1', error: 'x', nextRetryAt: new Date('nope'), abandon: false }]),
-      ).rejects.toThrow(/nextRetryAt must be a valid Date/);
+      await expect(provider.outbox.markFailed('w', [{ id: '1', error: 'x', nextRetryAt: new Date('nope'), abandon: false }])).rejects.toThrow(
+        /nextRetryAt must be a valid Date/,
+      );
     });
   });
 });

@@ -29,7 +29,13 @@ describe('postgresql keys declared to the config loader', () => {
       `${path.basename(file)}: unknown key \`databases.default.pool_siz\` for provider "postgresql" is ignored; did you mean \`pool_size\`?`,
       `${path.basename(file)}: unknown key \`databases.default.shema\` for provider "postgresql" is ignored; did you mean \`schema\`?`,
     ]);
-    expect(loaded.config.databases.default).toEqual({ provider: 'postgresql', database_uri: 'postgresql://app:hunter2@db/shop', schema: 'shop', managed: true, pool_size: 10 });
+    expect(loaded.config.databases.default).toEqual({
+      provider: 'postgresql',
+      database_uri: 'postgresql://app:hunter2@db/shop',
+      schema: 'shop',
+      managed: true,
+      pool_size: 10,
+    });
   });
 
   it('checks the declared types in config, naming key and file', async () => {
@@ -44,24 +50,28 @@ describe('postgresql keys declared to the config loader', () => {
     expect((error as ConfigError).problems).toEqual([{ path: 'databases.default.database_uri', message: 'is required for provider "postgresql"' }]);
   });
 
-  it.each([
-    ["host=db password='hunter2 x' user=app"],
-    ['host=db password=hunter2 user=app'],
-  ])('a key/value connection string %j is refused with its password masked', (uri) => {
-    let caught: unknown;
-    try {
-      readPostgresSettings('default', { provider: 'postgresql', database_uri: uri, managed: true, pool_size: 10 });
-    } catch (error) {
-      caught = error;
-    }
-    expect(caught).toBeInstanceOf(PostgresSettingsError);
-    expect((caught as Error).message).toContain('[databases.default] database_uri must be a URI starting with postgresql://');
-    expect((caught as Error).message).not.toContain('hunter2');
-  });
+  it.each([["host=db password='hunter2 x' user=app"], ['host=db password=hunter2 user=app']])(
+    'a key/value connection string %j is refused with its password masked',
+    (uri) => {
+      let caught: unknown;
+      try {
+        readPostgresSettings('default', { provider: 'postgresql', database_uri: uri, managed: true, pool_size: 10 });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(PostgresSettingsError);
+      expect((caught as Error).message).toContain('[databases.default] database_uri must be a URI starting with postgresql://');
+      expect((caught as Error).message).not.toContain('hunter2');
+    },
+  );
 
   it('a database_uri given as a list or a pool_size given a URI never echoes the password', () => {
     const settings = { provider: 'postgresql', managed: true, pool_size: 10 };
-    expect(() => readPostgresSettings('default', { ...settings, database_uri: ['postgresql://a:hunter2@h/db'] as unknown as string })).toThrow(/database_uri is required as a string.*\*\*\*/);
-    expect(() => readPostgresSettings('default', { ...settings, database_uri: 'postgresql://h/db', pool_size: 'postgresql://a:hunter2@h/db' as unknown as number })).toThrow(/pool_size must be an integer between 1 and 10000, got "postgresql:\/\/a:\*\*\*@h\/db"/);
+    expect(() => readPostgresSettings('default', { ...settings, database_uri: ['postgresql://a:hunter2@h/db'] as unknown as string })).toThrow(
+      /database_uri is required as a string.*\*\*\*/,
+    );
+    expect(() =>
+      readPostgresSettings('default', { ...settings, database_uri: 'postgresql://h/db', pool_size: 'postgresql://a:hunter2@h/db' as unknown as number }),
+    ).toThrow(/pool_size must be an integer between 1 and 10000, got "postgresql:\/\/a:\*\*\*@h\/db"/);
   });
 });

@@ -50,7 +50,9 @@ describe.skipIf(!up)('PostgreSQL transactions', () => {
     await expect(tx.execute(`INSERT INTO ${table()} (body) VALUES (?)`, [null])).rejects.toThrow(/null value/);
     const error = await tx.commit().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TransactionStateError);
-    expect((error as Error).message).toMatch(/a statement in the transaction of database "default" failed \(null value .*\), so PostgreSQL aborted it; it was rolled back/);
+    expect((error as Error).message).toMatch(
+      /a statement in the transaction of database "default" failed \(null value .*\), so PostgreSQL aborted it; it was rolled back/,
+    );
     expect(await count()).toBe(0);
   });
 

@@ -6,7 +6,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { configureLogging, rebuildProjection, serializeMessage, START_CURSOR, type BaseEvent, type NewEvent, type RebuildProgress, type RebuildSummary } from '@protean-ts/core';
+import {
+  configureLogging,
+  rebuildProjection,
+  serializeMessage,
+  START_CURSOR,
+  type BaseEvent,
+  type NewEvent,
+  type RebuildProgress,
+  type RebuildSummary,
+} from '@protean-ts/core';
 import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
 import { projectionLedger } from '../../core/test/support/projection-ledger.js';
 import type { PostgresProvider } from '../src/index.js';
@@ -16,7 +25,12 @@ const up = await servicesUp(POSTGRES);
 
 const recordOf = (event: BaseEvent): NewEvent => {
   const envelope = serializeMessage(event);
-  return { messageId: envelope.metadata.headers.id, type: envelope.metadata.headers.type, data: envelope.data, metadata: envelope.metadata as unknown as Record<string, unknown> };
+  return {
+    messageId: envelope.metadata.headers.id,
+    type: envelope.metadata.headers.type,
+    data: envelope.data,
+    metadata: envelope.metadata as unknown as Record<string, unknown>,
+  };
 };
 
 describe.skipIf(!up)('projections on PostgreSQL', () => {
@@ -30,7 +44,13 @@ describe.skipIf(!up)('projections on PostgreSQL', () => {
   beforeAll(async () => {
     restoreLogging = configureLogging({ sink: () => {} });
     db = await createTempDatabase('projections');
-    await domain.init({ config: { event_processing: 'sync', databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 6 } }, brokers: { default: { provider: 'inline' } } } });
+    await domain.init({
+      config: {
+        event_processing: 'sync',
+        databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 6 } },
+        brokers: { default: { provider: 'inline' } },
+      },
+    });
     await provider().setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
   });
   afterAll(async () => {
@@ -40,7 +60,9 @@ describe.skipIf(!up)('projections on PostgreSQL', () => {
   });
 
   it('db setup creates the projection table and protean_projections; the projector writes it after commit; viewFor reads it', async () => {
-    const tables = await rows<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name IN ('account_summary', 'protean_projections')");
+    const tables = await rows<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name IN ('account_summary', 'protean_projections')",
+    );
     expect(tables.map((t) => t.table_name).sort()).toEqual(['account_summary', 'protean_projections']);
     const account = Account.open('Ann');
     account.deposit(4);
@@ -77,15 +99,21 @@ describe.skipIf(!up)('projections on PostgreSQL', () => {
     await projectorUnit;
     await marking;
     expect(marked).toBe(true);
-    await expect(domain.runtime.freshUnitOfWork(() => domain.runtime.projectionBarrier.enter({ cls: AccountSummaryProjector } as never))).rejects.toThrow('AccountSummary is being rebuilt, so AccountSummaryProjector waits');
+    await expect(domain.runtime.freshUnitOfWork(() => domain.runtime.projectionBarrier.enter({ cls: AccountSummaryProjector } as never))).rejects.toThrow(
+      'AccountSummary is being rebuilt, so AccountSummaryProjector waits',
+    );
     await status.markRebuilt('AccountSummary', 0, START_CURSOR);
   });
 
-  it('a rebuild reads only the categories its projectors follow, in reader order: a process manager\'s and another aggregate\'s events are neither read nor counted', async () => {
+  it("a rebuild reads only the categories its projectors follow, in reader order: a process manager's and another aggregate's events are neither read nor counted", async () => {
     await rows('TRUNCATE protean_events, protean_event_streams, account_summary');
     const other = async (stream: string, type: string, count: number) => {
       const tx = await provider().begin();
-      await provider().eventStore.append(tx, stream, Array.from({ length: count }, () => ({ messageId: randomUUID(), type, data: {} })));
+      await provider().eventStore.append(
+        tx,
+        stream,
+        Array.from({ length: count }, () => ({ messageId: randomUUID(), type, data: {} })),
+      );
       await tx.commit();
     };
     await other('ledger::account_opening-1', 'Ledger.AccountOpening.Transitioned.v1', 5);
@@ -109,7 +137,10 @@ describe.skipIf(!up)('projections on PostgreSQL', () => {
     let applied: string[];
     try {
       summary = await rebuildProjection(domain, 'AccountSummary', { batchSize: 2, onProgress: (p) => progress.push(p) });
-      applied = spies.flatMap(({ method, spy }) => spy.mock.invocationCallOrder.map((order) => ({ method, order }))).sort((a, b) => a.order - b.order).map((call) => call.method);
+      applied = spies
+        .flatMap(({ method, spy }) => spy.mock.invocationCallOrder.map((order) => ({ method, order })))
+        .sort((a, b) => a.order - b.order)
+        .map((call) => call.method);
     } finally {
       for (const { spy } of spies) spy.mockRestore();
     }
@@ -117,7 +148,9 @@ describe.skipIf(!up)('projections on PostgreSQL', () => {
     // Reader order across the two categories: the transfer came before the second deposit in its transaction.
     expect(applied).toEqual(['opened', 'deposited', 'sent', 'deposited']);
     expect(progress.map((p) => p.read)).toEqual([2, 4]);
-    const [followed] = await rows<{ last: string }>("SELECT max(global_position)::text AS last FROM protean_events WHERE category IN ('ledger::account', 'ledger::transfer')");
+    const [followed] = await rows<{ last: string }>(
+      "SELECT max(global_position)::text AS last FROM protean_events WHERE category IN ('ledger::account', 'ledger::transfer')",
+    );
     expect(summary.position).toBe(Number(followed!.last));
     expect(await domain.viewFor(AccountSummary).get(ann.id)).toMatchObject({ balance: 8, movements: 3 });
   });
@@ -144,7 +177,8 @@ describe.skipIf(!up)('projections on PostgreSQL', () => {
     expect(progress.map((p) => p.applied)).toEqual(Array.from({ length: 50 }, (_, i) => (i + 1) * 1000));
     const stored = await rows<{ account_id: string; balance: number; movements: number }>('SELECT account_id, balance, movements FROM account_summary');
     expect(stored).toHaveLength(accounts);
-    for (const row of stored) expect([row.account_id, Number(row.balance), Number(row.movements)]).toEqual([row.account_id, expected.get(row.account_id), eventsPerAccount - 1]);
+    for (const row of stored)
+      expect([row.account_id, Number(row.balance), Number(row.movements)]).toEqual([row.account_id, expected.get(row.account_id), eventsPerAccount - 1]);
     expect(await provider().projections.state('AccountSummary')).toMatchObject({ rebuilding: false, eventsApplied: 50_000 });
     console.info(`rebuild of 50,000 events on PostgreSQL: ${summary.seconds.toFixed(1)} s (${Math.round(50_000 / summary.seconds)} events/s)`);
   }, 600_000);
@@ -155,7 +189,13 @@ describe.skipIf(!up)('projections on a PostgreSQL database set up before project
     const db = await createTempDatabase('projections_old');
     const { domain, AccountSummaryProjector } = projectionLedger({ name: 'OldLedger' });
     try {
-      await domain.init({ config: { event_processing: 'sync', databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 2 } }, brokers: { default: { provider: 'inline' } } } });
+      await domain.init({
+        config: {
+          event_processing: 'sync',
+          databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 2 } },
+          brokers: { default: { provider: 'inline' } },
+        },
+      });
       await (domain.providers.get('default') as PostgresProvider).setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
       await queryDatabase(db.uri, 'DROP TABLE protean_projections');
       await expect(domain.runtime.freshUnitOfWork(() => domain.runtime.projectionBarrier.enter({ cls: AccountSummaryProjector } as never))).rejects.toThrow(

@@ -7,7 +7,21 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apply, BaseAggregate, BaseEvent, BaseProjection, BaseProjector, BaseQuery, BaseQueryHandler, configureLogging, Domain, field, HandlerNotFoundError, on, read } from '@protean-ts/core';
+import {
+  apply,
+  BaseAggregate,
+  BaseEvent,
+  BaseProjection,
+  BaseProjector,
+  BaseQuery,
+  BaseQueryHandler,
+  configureLogging,
+  Domain,
+  field,
+  HandlerNotFoundError,
+  on,
+  read,
+} from '@protean-ts/core';
 import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
 import type { PostgresProvider } from '../src/index.js';
 import { createTempDatabase, type TempDatabase } from './support/temp-database.js';
@@ -80,7 +94,13 @@ describe.skipIf(!up)('queries on PostgreSQL', () => {
     void ShelfQueries;
     restoreLogging = configureLogging({ sink: () => {} });
     db = await createTempDatabase('queries');
-    await domain.init({ config: { event_processing: 'sync', databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 4 } }, brokers: { default: { provider: 'inline' } } } });
+    await domain.init({
+      config: {
+        event_processing: 'sync',
+        databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 4 } },
+        brokers: { default: { provider: 'inline' } },
+      },
+    });
     const provider = domain.providers.get('default') as PostgresProvider;
     await provider.setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
   });
@@ -91,7 +111,11 @@ describe.skipIf(!up)('queries on PostgreSQL', () => {
   });
 
   it('dispatch answers from the projection its projector wrote, in the order the handler asks', async () => {
-    for (const [title, author] of [['Persuasion', 'Austen'], ['Emma', 'Austen'], ['Middlemarch', 'Eliot']] as const) {
+    for (const [title, author] of [
+      ['Persuasion', 'Austen'],
+      ['Emma', 'Austen'],
+      ['Middlemarch', 'Eliot'],
+    ] as const) {
       await domain.repositoryFor(Book).add(Book.write(title, author));
     }
     expect(await domain.dispatch(BooksBy.create({ author: 'Austen' }))).toEqual(['Emma', 'Persuasion']);

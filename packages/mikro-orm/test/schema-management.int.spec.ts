@@ -17,7 +17,9 @@ describe.skipIf(!up)('PostgreSQL schema management', () => {
   let provider: PostgresProvider;
   const schema = shop.aggregateSchemaFor(Order);
   const tables = async (ns: string) =>
-    (await queryDatabase<{ t: string }>(db.uri, `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`, [ns])).map((r) => r.t);
+    (await queryDatabase<{ t: string }>(db.uri, `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`, [ns])).map(
+      (r) => r.t,
+    );
 
   beforeAll(async () => {
     db = await createTempDatabase();
@@ -31,13 +33,64 @@ describe.skipIf(!up)('PostgreSQL schema management', () => {
 
   it('creates the schema, every table and the outbox, and changes nothing when run again', async () => {
     const first = await provider.setupSchema([schema], { outbox: true });
-    expect(first.created.sort()).toEqual(['line_note', 'order', 'order_line', 'protean_command_outcomes', 'protean_event_store_dead_letters', 'protean_event_store_subscriptions', 'protean_event_streams', 'protean_events', 'protean_inbox_checkpoints', 'protean_inbox_messages', 'protean_inbox_passed', 'protean_outbox', 'protean_outbox_positions', 'protean_projections', 'protean_snapshots', 'shipment']);
+    expect(first.created.sort()).toEqual([
+      'line_note',
+      'order',
+      'order_line',
+      'protean_command_outcomes',
+      'protean_event_store_dead_letters',
+      'protean_event_store_subscriptions',
+      'protean_event_streams',
+      'protean_events',
+      'protean_inbox_checkpoints',
+      'protean_inbox_messages',
+      'protean_inbox_passed',
+      'protean_outbox',
+      'protean_outbox_positions',
+      'protean_projections',
+      'protean_snapshots',
+      'shipment',
+    ]);
     expect(first.existing).toEqual([]);
-    expect(await tables('shop_ns')).toEqual(['line_note', 'order', 'order_line', 'protean_command_outcomes', 'protean_event_store_dead_letters', 'protean_event_store_subscriptions', 'protean_event_streams', 'protean_events', 'protean_inbox_checkpoints', 'protean_inbox_messages', 'protean_inbox_passed', 'protean_outbox', 'protean_outbox_positions', 'protean_projections', 'protean_snapshots', 'shipment']);
+    expect(await tables('shop_ns')).toEqual([
+      'line_note',
+      'order',
+      'order_line',
+      'protean_command_outcomes',
+      'protean_event_store_dead_letters',
+      'protean_event_store_subscriptions',
+      'protean_event_streams',
+      'protean_events',
+      'protean_inbox_checkpoints',
+      'protean_inbox_messages',
+      'protean_inbox_passed',
+      'protean_outbox',
+      'protean_outbox_positions',
+      'protean_projections',
+      'protean_snapshots',
+      'shipment',
+    ]);
     expect(await tables('public')).toEqual([]);
     const second = await provider.setupSchema([schema], { outbox: true });
     expect(second.created).toEqual([]);
-    expect(second.existing.sort()).toEqual(['line_note', 'order', 'order_line', 'protean_command_outcomes', 'protean_event_store_dead_letters', 'protean_event_store_subscriptions', 'protean_event_streams', 'protean_events', 'protean_inbox_checkpoints', 'protean_inbox_messages', 'protean_inbox_passed', 'protean_outbox', 'protean_outbox_positions', 'protean_projections', 'protean_snapshots', 'shipment']);
+    expect(second.existing.sort()).toEqual([
+      'line_note',
+      'order',
+      'order_line',
+      'protean_command_outcomes',
+      'protean_event_store_dead_letters',
+      'protean_event_store_subscriptions',
+      'protean_event_streams',
+      'protean_events',
+      'protean_inbox_checkpoints',
+      'protean_inbox_messages',
+      'protean_inbox_passed',
+      'protean_outbox',
+      'protean_outbox_positions',
+      'protean_projections',
+      'protean_snapshots',
+      'shipment',
+    ]);
   });
 
   it('adds the tables of a new aggregate next to existing ones', async () => {
@@ -82,29 +135,80 @@ describe.skipIf(!up)('PostgreSQL schema management', () => {
       @field.string() note?: string;
     }
     await expect(provider.setupSchema([domain.aggregateSchemaFor(Purchase)], { outbox: false })).rejects.toThrow(MappingError);
-    await expect(provider.setupSchema([domain.aggregateSchemaFor(Purchase)], { outbox: false })).rejects.toThrow(/Purchase and Order both map to table 'order'/);
+    await expect(provider.setupSchema([domain.aggregateSchemaFor(Purchase)], { outbox: false })).rejects.toThrow(
+      /Purchase and Order both map to table 'order'/,
+    );
   });
 
   it('empties the tables and the outbox with truncate, keeping them', async () => {
     const repoDao = provider.dao(schema);
     await repoDao.save(Order.create({ customer: 'Ann' }), -1);
-    await provider.execute(`INSERT INTO ${provider.qualify('protean_outbox')} (message_id, stream_name, partition_key, sequence, message_type, data, metadata, target_broker, max_retries) VALUES ('m', 's', 'p', 1, 't', '{}', '{}', 'default', 3)`);
+    await provider.execute(
+      `INSERT INTO ${provider.qualify('protean_outbox')} (message_id, stream_name, partition_key, sequence, message_type, data, metadata, target_broker, max_retries) VALUES ('m', 's', 'p', 1, 't', '{}', '{}', 'default', 3)`,
+    );
     const emptied = await provider.truncate([schema]);
-    expect(emptied.sort()).toEqual(['line_note', 'order', 'order_line', 'protean_command_outcomes', 'protean_event_store_dead_letters', 'protean_event_store_subscriptions', 'protean_event_streams', 'protean_events', 'protean_inbox_checkpoints', 'protean_inbox_messages', 'protean_inbox_passed', 'protean_outbox', 'protean_outbox_positions', 'protean_projections', 'protean_snapshots', 'shipment']);
+    expect(emptied.sort()).toEqual([
+      'line_note',
+      'order',
+      'order_line',
+      'protean_command_outcomes',
+      'protean_event_store_dead_letters',
+      'protean_event_store_subscriptions',
+      'protean_event_streams',
+      'protean_events',
+      'protean_inbox_checkpoints',
+      'protean_inbox_messages',
+      'protean_inbox_passed',
+      'protean_outbox',
+      'protean_outbox_positions',
+      'protean_projections',
+      'protean_snapshots',
+      'shipment',
+    ]);
     expect(await repoDao.count()).toBe(0);
     expect((await provider.execute<{ n: number }>(`SELECT count(*)::int AS n FROM ${provider.qualify('protean_outbox')}`)).rows[0]!.n).toBe(0);
   });
 
   it('drops only what exists and reports it', async () => {
     const dropped = await provider.dropSchema([schema]);
-    expect(dropped.sort()).toEqual(['line_note', 'order', 'order_line', 'protean_command_outcomes', 'protean_event_store_dead_letters', 'protean_event_store_subscriptions', 'protean_event_streams', 'protean_events', 'protean_inbox_checkpoints', 'protean_inbox_messages', 'protean_inbox_passed', 'protean_outbox', 'protean_outbox_positions', 'protean_projections', 'protean_snapshots', 'shipment']);
+    expect(dropped.sort()).toEqual([
+      'line_note',
+      'order',
+      'order_line',
+      'protean_command_outcomes',
+      'protean_event_store_dead_letters',
+      'protean_event_store_subscriptions',
+      'protean_event_streams',
+      'protean_events',
+      'protean_inbox_checkpoints',
+      'protean_inbox_messages',
+      'protean_inbox_passed',
+      'protean_outbox',
+      'protean_outbox_positions',
+      'protean_projections',
+      'protean_snapshots',
+      'shipment',
+    ]);
     expect(await tables('shop_ns')).toEqual(['invoice', 'ticket']);
     expect(await provider.dropSchema([schema])).toEqual([]);
     expect(await provider.truncate([schema])).toEqual([]);
   });
 
   it('creates only the outbox table with setupOutbox', async () => {
-    const messaging = ['protean_outbox', 'protean_outbox_positions', 'protean_inbox_checkpoints', 'protean_inbox_passed', 'protean_inbox_messages', 'protean_command_outcomes', 'protean_projections', 'protean_events', 'protean_event_streams', 'protean_snapshots', 'protean_event_store_subscriptions', 'protean_event_store_dead_letters'];
+    const messaging = [
+      'protean_outbox',
+      'protean_outbox_positions',
+      'protean_inbox_checkpoints',
+      'protean_inbox_passed',
+      'protean_inbox_messages',
+      'protean_command_outcomes',
+      'protean_projections',
+      'protean_events',
+      'protean_event_streams',
+      'protean_snapshots',
+      'protean_event_store_subscriptions',
+      'protean_event_store_dead_letters',
+    ];
     expect(await provider.setupOutbox()).toEqual({ created: messaging, existing: [] });
     expect(await provider.setupOutbox()).toEqual({ created: [], existing: messaging });
   });

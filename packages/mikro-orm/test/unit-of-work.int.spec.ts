@@ -31,7 +31,10 @@ describe.skipIf(!up)('PostgreSQL unit of work', () => {
       },
     });
     for (const [name, provider] of multi.providers) {
-      await provider.setupSchema(multi.runtime.aggregateSchemas().filter((s) => s.provider === name), { outbox: true });
+      await provider.setupSchema(
+        multi.runtime.aggregateSchemas().filter((s) => s.provider === name),
+        { outbox: true },
+      );
     }
   });
   afterAll(async () => {
@@ -96,7 +99,14 @@ describe.skipIf(!up)('PostgreSQL unit of work', () => {
       await sales().add(mine);
     });
     // The second writer's UPDATE must really be waiting on the first one's row lock.
-    await waitFor(async () => (await queryDatabase<{ n: number }>(main.uri, `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'`, [main.name]))[0]!.n === 1);
+    await waitFor(
+      async () =>
+        (
+          await queryDatabase<{ n: number }>(main.uri, `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'`, [
+            main.name,
+          ])
+        )[0]!.n === 1,
+    );
     releaseFirst();
     const [a, b] = await Promise.allSettled([first, second]);
     expect(a.status).toBe('fulfilled');

@@ -56,7 +56,10 @@ function bank(depositVersion: 1 | 3) {
 describe.skipIf(!up)('upcasters on PostgreSQL', () => {
   let db: TempDatabase;
   let restoreLogging: ReturnType<typeof configureLogging>;
-  const config = () => ({ databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 2 } }, brokers: { default: { provider: 'inline' } } });
+  const config = () => ({
+    databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 2 } },
+    brokers: { default: { provider: 'inline' } },
+  });
   const rows = () => queryDatabase(db.uri, 'SELECT * FROM protean_events ORDER BY global_position');
 
   beforeAll(async () => {

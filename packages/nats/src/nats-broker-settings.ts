@@ -62,11 +62,19 @@ export function readNatsBrokerSettings(name: string, settings: BrokerSettings): 
   const uri = settings.uri as string;
   const streamPrefix = reader.string('stream_prefix', '');
   if (!NAME_PART.test(streamPrefix)) {
-    throw new BrokerSettingsError(name, 'stream_prefix', `may hold only letters, digits, "_" and "-" (it starts JetStream stream names), got ${JSON.stringify(streamPrefix)}`);
+    throw new BrokerSettingsError(
+      name,
+      'stream_prefix',
+      `may hold only letters, digits, "_" and "-" (it starts JetStream stream names), got ${JSON.stringify(streamPrefix)}`,
+    );
   }
   const subjectPrefix = reader.string('subject_prefix', NATS_DEFAULT_SUBJECT_PREFIX);
   if (!SUBJECT.test(subjectPrefix)) {
-    throw new BrokerSettingsError(name, 'subject_prefix', `must be dot-separated tokens of letters, digits, "_" and "-" without wildcards (e.g. "protean" or "acme.events"), got ${JSON.stringify(subjectPrefix)}`);
+    throw new BrokerSettingsError(
+      name,
+      'subject_prefix',
+      `must be dot-separated tokens of letters, digits, "_" and "-" without wildcards (e.g. "protean" or "acme.events"), got ${JSON.stringify(subjectPrefix)}`,
+    );
   }
   const user = url.username ? safeDecode(url.username) : undefined;
   const password = url.password ? safeDecode(url.password) : undefined;

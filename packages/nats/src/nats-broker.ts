@@ -7,7 +7,17 @@
  * progress notes (see NatsHeldMessages). Dead letters go to a stream of their own.
  */
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { AckPolicy, DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamClient,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
 import {
   BaseBroker,
   BrokerBatchError,
@@ -116,7 +126,12 @@ export class NatsBroker extends BaseBroker {
         ...(token !== undefined ? { token } : {}),
       });
     } catch (err) {
-      if (isNatsAuthError(err)) throw new BrokerSettingsError(this.name, 'uri', `NATS at ${this.config.maskedUri} refused the credentials: ${this.redact(String((err as Error).message))}`);
+      if (isNatsAuthError(err))
+        throw new BrokerSettingsError(
+          this.name,
+          'uri',
+          `NATS at ${this.config.maskedUri} refused the credentials: ${this.redact(String((err as Error).message))}`,
+        );
       throw err;
     }
     if (this.state === 'closed') {
@@ -128,7 +143,11 @@ export class NatsBroker extends BaseBroker {
     } catch (err) {
       await nc.close();
       if (err instanceof Error && err.name === 'JetStreamNotEnabled') {
-        throw new BrokerSettingsError(this.name, 'uri', `NATS at ${this.config.maskedUri} has JetStream disabled; start nats-server with -js (or "jetstream {}" in its config)`);
+        throw new BrokerSettingsError(
+          this.name,
+          'uri',
+          `NATS at ${this.config.maskedUri} has JetStream disabled; start nats-server with -js (or "jetstream {}" in its config)`,
+        );
       }
       throw err;
     }
@@ -467,4 +486,3 @@ export class NatsBroker extends BaseBroker {
     return this.jsm!;
   }
 }
-

@@ -4,7 +4,15 @@
  * instead of failing messages.
  */
 
-const OUTAGE_NAMES = new Set(['ConnectionError', 'ClosedConnectionError', 'DrainingConnectionError', 'TimeoutError', 'NoRespondersError', 'NatsPullTimeoutError', 'NatsNotConnectedError']);
+const OUTAGE_NAMES = new Set([
+  'ConnectionError',
+  'ClosedConnectionError',
+  'DrainingConnectionError',
+  'TimeoutError',
+  'NoRespondersError',
+  'NatsPullTimeoutError',
+  'NatsNotConnectedError',
+]);
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
 
 export class NatsNotConnectedError extends Error {

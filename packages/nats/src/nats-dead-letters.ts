@@ -59,7 +59,12 @@ export class NatsDeadLetters {
       // Published before the delete, under an id of its own, so a crash in between or a second
       // replay at the same time publishes it once (within the duplicate window).
       await this.js().publish(names.subject, body.payload, { msgID: `replay:${names.dlqStream}:${seq}`, timeout: this.requestTimeoutMs });
-      if (await this.jsm().streams.deleteMessage(names.dlqStream, seq, false).catch(() => false)) replayed += 1;
+      if (
+        await this.jsm()
+          .streams.deleteMessage(names.dlqStream, seq, false)
+          .catch(() => false)
+      )
+        replayed += 1;
     }
     return replayed;
   }
@@ -84,10 +89,12 @@ export class NatsDeadLetters {
     }
     if (state.messages === 0) return;
     for (let seq = state.first_seq; seq <= state.last_seq; seq += 1) {
-      const stored = await this.jsm().streams.getMessage(names.dlqStream, { seq }).catch((err: unknown) => {
-        if (isMessageMissing(err)) return null;
-        throw err;
-      });
+      const stored = await this.jsm()
+        .streams.getMessage(names.dlqStream, { seq })
+        .catch((err: unknown) => {
+          if (isMessageMissing(err)) return null;
+          throw err;
+        });
       if (!stored) continue;
       yield { seq, body: JSON.parse(decoder.decode(stored.data)) as DeadLetterBody };
     }

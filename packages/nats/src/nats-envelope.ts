@@ -18,7 +18,15 @@ export function decodeEnvelope(data: Uint8Array): DecodedPayload {
     return { envelope: null, text, error: 'the payload is not JSON' };
   }
   const headers = (value as { metadata?: { headers?: { id?: unknown; type?: unknown } } } | null)?.metadata?.headers;
-  if (typeof value !== 'object' || value === null || !('data' in value) || typeof headers?.id !== 'string' || !headers.id.trim() || typeof headers.type !== 'string' || !headers.type.trim()) {
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    !('data' in value) ||
+    typeof headers?.id !== 'string' ||
+    !headers.id.trim() ||
+    typeof headers.type !== 'string' ||
+    !headers.type.trim()
+  ) {
     return { envelope: null, text, error: 'the payload is not a { data, metadata } envelope with metadata.headers.id and type' };
   }
   return { envelope: value as MessageEnvelope, text };

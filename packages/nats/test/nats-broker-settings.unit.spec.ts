@@ -8,8 +8,17 @@ const read = (settings: Record<string, unknown>) => readNatsBrokerSettings('even
 describe('nats broker settings', () => {
   it('has defaults for every key but uri', () => {
     expect(read({})).toMatchObject({
-      servers: '127.0.0.1:4222', tls: false, streamPrefix: '', subjectPrefix: 'protean', ackWaitMs: 30_000, maxDeliver: 0,
-      duplicateWindowMs: 120_000, maxMsgs: 0, maxAgeMs: 0, connectTimeoutMs: 5_000, requestTimeoutMs: 5_000,
+      servers: '127.0.0.1:4222',
+      tls: false,
+      streamPrefix: '',
+      subjectPrefix: 'protean',
+      ackWaitMs: 30_000,
+      maxDeliver: 0,
+      duplicateWindowMs: 120_000,
+      maxMsgs: 0,
+      maxAgeMs: 0,
+      connectTimeoutMs: 5_000,
+      requestTimeoutMs: 5_000,
     });
   });
 
@@ -45,11 +54,14 @@ describe('nats names', () => {
     expect(natsToken('a_b')).not.toBe(natsToken('a.b'));
   });
 
-  it('never lets a stream collide with another stream\'s dead letters', () => {
+  it("never lets a stream collide with another stream's dead letters", () => {
     const naming = new NatsNaming('p-', 'protean');
     expect(naming.stream('x').dlqStream).not.toBe(naming.stream('x_dlq').stream);
     expect(naming.stream('shop::order')).toEqual({
-      stream: 'p-shop_3a_3aorder', subject: 'protean.p-shop_3a_3aorder', dlqStream: 'p-shop_3a_3aorder_dlq', dlqSubject: 'protean.p-shop_3a_3aorder_dlq',
+      stream: 'p-shop_3a_3aorder',
+      subject: 'protean.p-shop_3a_3aorder',
+      dlqStream: 'p-shop_3a_3aorder_dlq',
+      dlqSubject: 'protean.p-shop_3a_3aorder_dlq',
     });
   });
 });

@@ -20,7 +20,10 @@ export function checkProcessorConfig(config: OutboxConfig): void {
     throw new OutboxConfigError('tick_interval', `must be a number of seconds of at least 0, got ${String(config.tick_interval)}`);
   }
   if (typeof config.lock_seconds !== 'number' || !(config.lock_seconds >= MIN_LOCK_SECONDS && config.lock_seconds <= MAX_LOCK_SECONDS)) {
-    throw new OutboxConfigError('lock_seconds', `must be a number of seconds between ${MIN_LOCK_SECONDS} and ${MAX_LOCK_SECONDS}, got ${String(config.lock_seconds)}`);
+    throw new OutboxConfigError(
+      'lock_seconds',
+      `must be a number of seconds between ${MIN_LOCK_SECONDS} and ${MAX_LOCK_SECONDS}, got ${String(config.lock_seconds)}`,
+    );
   }
   const cleanup = config.cleanup;
   if (!Number.isSafeInteger(cleanup.cleanup_interval_ticks) || cleanup.cleanup_interval_ticks < 1) {

@@ -41,7 +41,10 @@ export function checkRetryConfig(retry: OutboxRetryConfig): void {
   nonNegative('base_delay_seconds', retry.base_delay_seconds);
   nonNegative('max_backoff_seconds', retry.max_backoff_seconds);
   if (retry.max_backoff_seconds < retry.base_delay_seconds) {
-    throw new OutboxConfigError('retry.max_backoff_seconds', `must be at least retry.base_delay_seconds (${retry.base_delay_seconds}), got ${retry.max_backoff_seconds}`);
+    throw new OutboxConfigError(
+      'retry.max_backoff_seconds',
+      `must be at least retry.base_delay_seconds (${retry.base_delay_seconds}), got ${retry.max_backoff_seconds}`,
+    );
   }
   if (typeof retry.backoff_multiplier !== 'number' || !(retry.backoff_multiplier >= 1)) {
     throw new OutboxConfigError('retry.backoff_multiplier', `must be a number of at least 1, got ${String(retry.backoff_multiplier)}`);
@@ -53,6 +56,9 @@ export function checkRetryConfig(retry: OutboxRetryConfig): void {
     throw new OutboxConfigError('retry.jitter_factor', `must be a number between 0 and 1, got ${String(retry.jitter_factor)}`);
   }
   if (typeof retry.max_total_seconds !== 'number' || !(retry.max_total_seconds >= 0 && retry.max_total_seconds <= MAX_TOTAL_SECONDS)) {
-    throw new OutboxConfigError('retry.max_total_seconds', `must be a number of seconds between 0 (no bound) and ${MAX_TOTAL_SECONDS}, got ${String(retry.max_total_seconds)}`);
+    throw new OutboxConfigError(
+      'retry.max_total_seconds',
+      `must be a number of seconds between 0 (no bound) and ${MAX_TOTAL_SECONDS}, got ${String(retry.max_total_seconds)}`,
+    );
   }
 }

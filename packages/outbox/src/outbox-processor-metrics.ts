@@ -1,12 +1,6 @@
 /** The snapshot `OutboxProcessor.metrics()` returns, for health endpoints and `protean-ts` commands. */
 
-export type OutboxProcessorState =
-  | 'new'
-  | 'running'
-  | 'broker-unavailable'
-  | 'database-unavailable'
-  | 'stopping'
-  | 'stopped';
+export type OutboxProcessorState = 'new' | 'running' | 'broker-unavailable' | 'database-unavailable' | 'stopping' | 'stopped';
 
 export interface OutboxProcessorTotals {
   /** Messages this processor published and recorded as published. */

@@ -6,15 +6,7 @@
  * charging attempts, database outages make it wait and retry; its loop never throws, so it cannot
  * take the server down.
  */
-import {
-  getLogger,
-  type AbandonedMessageListener,
-  type Broker,
-  type Logger,
-  type OutboxConfig,
-  type OutboxRow,
-  type OutboxStore,
-} from '@protean-ts/core';
+import { getLogger, type AbandonedMessageListener, type Broker, type Logger, type OutboxConfig, type OutboxRow, type OutboxStore } from '@protean-ts/core';
 import { AbandonAlerts } from './abandon-alerts.js';
 import { Backoff, type BackoffSchedule } from './backoff-schedule.js';
 import { checkProcessorConfig } from './check-processor-config.js';
@@ -81,7 +73,14 @@ interface Unsettled {
 }
 
 const emptyResult = (): TickResult => ({
-  claimed: 0, published: 0, failed: 0, abandoned: 0, released: 0, lostLocks: 0, brokerUnavailable: false, databaseUnavailable: false,
+  claimed: 0,
+  published: 0,
+  failed: 0,
+  abandoned: 0,
+  released: 0,
+  lostLocks: 0,
+  brokerUnavailable: false,
+  databaseUnavailable: false,
 });
 
 const DEFAULT_LISTENER_TIMEOUT_MS = 5_000;
@@ -116,8 +115,16 @@ export class OutboxProcessor {
   private readonly stopSignal = new Waker();
   private readonly rate = new RateWindow(60);
   private readonly total: Omit<OutboxProcessorTotals, 'abandonAlertsFailed' | 'abandonAlertsDropped'> = {
-    published: 0, failed: 0, abandoned: 0, abandonedPastMaxTotalSeconds: 0, released: 0, lostLocks: 0, batches: 0, ticks: 0,
-    cleanedPublished: 0, cleanedAbandoned: 0,
+    published: 0,
+    failed: 0,
+    abandoned: 0,
+    abandonedPastMaxTotalSeconds: 0,
+    released: 0,
+    lostLocks: 0,
+    batches: 0,
+    ticks: 0,
+    cleanedPublished: 0,
+    cleanedAbandoned: 0,
   };
   private currentState: OutboxProcessorState = 'new';
   private stopping = false;
@@ -137,7 +144,8 @@ export class OutboxProcessor {
     // 0 means "poll as often as sensible": a floor keeps an idle processor from spinning on the database.
     this.tickMs = Math.max(MIN_TICK_MS, options.config.tick_interval * 1000);
     const lanes = options.lanes ?? 1;
-    if (!Number.isSafeInteger(lanes) || lanes < 1) throw new OutboxConfigError('lanes', `(processor option) must be an integer of at least 1, got ${String(lanes)}`);
+    if (!Number.isSafeInteger(lanes) || lanes < 1)
+      throw new OutboxConfigError('lanes', `(processor option) must be an integer of at least 1, got ${String(lanes)}`);
     // lanes × claimLimit never exceeds messages_per_tick: that is the processor's memory bound.
     this.lanes = Math.min(lanes, options.config.messages_per_tick);
     this.claimLimit = Math.floor(options.config.messages_per_tick / this.lanes);
@@ -231,7 +239,10 @@ export class OutboxProcessor {
     this.databaseUp();
     result.claimed = rows.length;
     if (rows.length === 0) return { result, unsettled: null };
-    this.locks.hold(rows.map((row) => row.id), claimedAt);
+    this.locks.hold(
+      rows.map((row) => row.id),
+      claimedAt,
+    );
     this.total.batches += 1;
     this.log.debug(`batch ${batch}: found ${rows.length} messages`, { batch, count: rows.length });
 
@@ -383,7 +394,10 @@ export class OutboxProcessor {
     if (now - this.reported.at < REPORT_EVERY_MS) return;
     const count = this.total.published - this.reported.published;
     if (count > 0) {
-      this.log.info(`published ${count} messages in the last ${Math.round((now - this.reported.at) / 1000)} s`, { count, perSecond: Math.round(this.rate.perSecond() * 10) / 10 });
+      this.log.info(`published ${count} messages in the last ${Math.round((now - this.reported.at) / 1000)} s`, {
+        count,
+        perSecond: Math.round(this.rate.perSecond() * 10) / 10,
+      });
     }
     this.reported = { at: now, published: this.total.published };
   }
@@ -420,7 +434,15 @@ export class OutboxProcessor {
     const now = Date.now();
     const planned = planFailures(outcome.failed, this.config.retry, now, this.random);
     const ids = planned.map((p) => p.row.id);
-    const updated = await this.persist('record failed messages', () => this.store.markFailed(this.workerId, planned.map((p) => p.update)), ids);
+    const updated = await this.persist(
+      'record failed messages',
+      () =>
+        this.store.markFailed(
+          this.workerId,
+          planned.map((p) => p.update),
+        ),
+      ids,
+    );
     this.locks.drop(ids);
     if (updated === null) return;
     // Only the rows this worker still held were recorded; the others belong to their new holder.
@@ -431,10 +453,21 @@ export class OutboxProcessor {
     const abandoned = kept.filter((p) => p.reason !== null);
     // Only on the domain's own broker: external consumers are not protean subscriptions.
     if (abandoned.length && this.targetBroker === this.config.broker) {
-      await publishPositionMarkers(this.broker, abandoned.map((p) => ({ row: p.row, error: p.update.error })), this.log);
+      await publishPositionMarkers(
+        this.broker,
+        abandoned.map((p) => ({ row: p.row, error: p.update.error })),
+        this.log,
+      );
     }
     for (const { row, update, attempt, delayMs, reason } of kept) {
-      const fields = { messageId: row.messageId, messageType: row.messageType, stream: row.streamName, attempt, maxAttempts: row.maxRetries, error: update.error };
+      const fields = {
+        messageId: row.messageId,
+        messageType: row.messageType,
+        stream: row.streamName,
+        attempt,
+        maxAttempts: row.maxRetries,
+        error: update.error,
+      };
       if (reason !== null) {
         result.abandoned += 1;
         this.total.abandoned += 1;
@@ -444,7 +477,10 @@ export class OutboxProcessor {
       } else {
         result.failed += 1;
         this.total.failed += 1;
-        this.log.warn(`publish failed (attempt ${attempt} of ${row.maxRetries}); retrying in ${Math.round(delayMs)} ms`, { ...fields, retryInMs: Math.round(delayMs) });
+        this.log.warn(`publish failed (attempt ${attempt} of ${row.maxRetries}); retrying in ${Math.round(delayMs)} ms`, {
+          ...fields,
+          retryInMs: Math.round(delayMs),
+        });
       }
     }
     this.alerts.raise(abandoned.map((p) => abandonedMessage(p, now)));
@@ -538,7 +574,12 @@ export class OutboxProcessor {
       this.total.cleanedPublished += removed.published;
       this.total.cleanedAbandoned += removed.abandoned;
       const line = `outbox cleanup removed ${removed.published} published and ${removed.abandoned} abandoned rows`;
-      const fields = { published: removed.published, abandoned: removed.abandoned, publishedRetentionHours: publishedHours, abandonedRetentionHours: abandonedHours };
+      const fields = {
+        published: removed.published,
+        abandoned: removed.abandoned,
+        publishedRetentionHours: publishedHours,
+        abandonedRetentionHours: abandonedHours,
+      };
       if (removed.published + removed.abandoned > 0) this.log.info(line, fields);
       else this.log.debug(line, fields);
     } catch (error) {

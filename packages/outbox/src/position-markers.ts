@@ -28,6 +28,9 @@ export async function publishPositionMarkers(broker: Broker, abandoned: readonly
       messageIds: abandoned.map(({ row }) => row.messageId),
     });
   } catch (error) {
-    log.error('could not publish position markers for abandoned messages; their keys wait for the subscriptions\' gap_timeout_seconds', { count: markers.length, error });
+    log.error("could not publish position markers for abandoned messages; their keys wait for the subscriptions' gap_timeout_seconds", {
+      count: markers.length,
+      error,
+    });
   }
 }

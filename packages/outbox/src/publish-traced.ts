@@ -27,7 +27,11 @@ export function publishTraced(processor: PublishingProcessor, broker: Broker, ro
   return inSpan(SpanNames.outboxPublish, spec, async (span) => {
     const outcome = await publishClaimed(broker, rows);
     if (span) {
-      span.setAttributes({ [SpanAttributes.published]: outcome.published.length, [SpanAttributes.failed]: outcome.failed.length, [SpanAttributes.unsent]: outcome.unsent.length });
+      span.setAttributes({
+        [SpanAttributes.published]: outcome.published.length,
+        [SpanAttributes.failed]: outcome.failed.length,
+        [SpanAttributes.unsent]: outcome.unsent.length,
+      });
       // Failures are sorted, not thrown: the span still says the batch did not all go out.
       const failure = outcome.outage ?? outcome.failed[0]?.error;
       if (failure) recordFailure(span, failure);

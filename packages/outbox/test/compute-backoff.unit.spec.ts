@@ -52,10 +52,14 @@ describe('computeBackoff', () => {
 
   it('names the key and the fix when a setting cannot work', () => {
     expect(() => computeBackoff(1, retry({ backoff_multiplier: 0.5 }))).toThrow(OutboxConfigError);
-    expect(() => computeBackoff(1, retry({ backoff_multiplier: 0.5 }))).toThrow(/outbox\.retry\.backoff_multiplier must be a number of at least 1, got 0\.5 \(fix it in domain\.toml\)/);
+    expect(() => computeBackoff(1, retry({ backoff_multiplier: 0.5 }))).toThrow(
+      /outbox\.retry\.backoff_multiplier must be a number of at least 1, got 0\.5 \(fix it in domain\.toml\)/,
+    );
     expect(() => computeBackoff(1, retry({ jitter_factor: 1.5 }))).toThrow(/retry\.jitter_factor must be a number between 0 and 1/);
     expect(() => computeBackoff(1, retry({ base_delay_seconds: -1 }))).toThrow(/retry\.base_delay_seconds/);
-    expect(() => computeBackoff(1, retry({ max_backoff_seconds: 1, base_delay_seconds: 2 }))).toThrow(/retry\.max_backoff_seconds must be at least retry\.base_delay_seconds/);
+    expect(() => computeBackoff(1, retry({ max_backoff_seconds: 1, base_delay_seconds: 2 }))).toThrow(
+      /retry\.max_backoff_seconds must be at least retry\.base_delay_seconds/,
+    );
     expect(() => computeBackoff(1, retry({ max_attempts: 0 }))).toThrow(/retry\.max_attempts/);
     expect(() => computeBackoff(0, retry())).toThrow(RangeError);
   });

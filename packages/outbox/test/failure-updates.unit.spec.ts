@@ -104,7 +104,13 @@ describe('planFailures: outbox.retry.max_total_seconds', () => {
           fc.boolean(),
           (maxRetries, used, bound, ageFactor, base, multiplier, jitter) => {
             const retryCount = Math.min(used, maxRetries - 1);
-            const config = retry({ max_total_seconds: bound, base_delay_seconds: base, max_backoff_seconds: base * 10, backoff_multiplier: multiplier, jitter });
+            const config = retry({
+              max_total_seconds: bound,
+              base_delay_seconds: base,
+              max_backoff_seconds: base * 10,
+              backoff_multiplier: multiplier,
+              jitter,
+            });
             const age = Math.round((bound || 1000) * 1000 * ageFactor);
             const now = t0 + age;
             const planned = plan(storedRow(t0, retryCount, maxRetries), config, now);

@@ -13,7 +13,16 @@ import type { RedisBroker } from '@protean-ts/redis';
 import { OutboxProcessor } from '../src/index.js';
 import { spawnRelay } from './support/child-relay.js';
 import { outboxConfig, waitFor } from './support/processor-fixtures.js';
-import { appendCommitted, createTempDatabase, drainStream, outboxDatabase, REDIS_URI, redisBroker, streamPrefix, type TempDatabase } from './support/real-services.js';
+import {
+  appendCommitted,
+  createTempDatabase,
+  drainStream,
+  outboxDatabase,
+  REDIS_URI,
+  redisBroker,
+  streamPrefix,
+  type TempDatabase,
+} from './support/real-services.js';
 
 const up = await servicesUp(POSTGRES, REDIS);
 
@@ -55,10 +64,20 @@ describe.skipIf(!up)('a relay process killed mid-batch', () => {
   }
 
   it('its rows are published by a survivor after the lock expires, and nothing is lost', async () => {
-    for (let n = 1; n <= PER_KEY; n++) await appendCommitted(provider, Array.from({ length: KEYS }, (_, k) => rows.row(`key${k}`, n)));
+    for (let n = 1; n <= PER_KEY; n++)
+      await appendCommitted(
+        provider,
+        Array.from({ length: KEYS }, (_, k) => rows.row(`key${k}`, n)),
+      );
     const victim = await spawnRelay({
-      databaseUri: db.uri, redisUri: REDIS_URI, streamPrefix: prefix, broker: rows.broker,
-      workerId: 'victim', lockSeconds: 3, messagesPerTick: 200, tickInterval: 0.2,
+      databaseUri: db.uri,
+      redisUri: REDIS_URI,
+      streamPrefix: prefix,
+      broker: rows.broker,
+      workerId: 'victim',
+      lockSeconds: 3,
+      messagesPerTick: 200,
+      tickInterval: 0.2,
     });
 
     // Freeze the process, look at what it holds, and kill it only when it holds a batch.
@@ -77,7 +96,13 @@ describe.skipIf(!up)('a relay process killed mid-batch', () => {
     victim.process.kill('SIGKILL');
     await victim.exited;
 
-    const survivor = new OutboxProcessor({ name: 'survivor', store: provider.outbox, broker, config: outboxConfig({ messages_per_tick: 200, lock_seconds: 30 }), workerId: 'survivor' });
+    const survivor = new OutboxProcessor({
+      name: 'survivor',
+      store: provider.outbox,
+      broker,
+      config: outboxConfig({ messages_per_tick: 200, lock_seconds: 30 }),
+      workerId: 'survivor',
+    });
     await survivor.start();
     try {
       await waitFor(async () => (await provider.outbox.counts(rows.broker)).published === KEYS * PER_KEY, 60_000, 'every row to be published');

@@ -44,8 +44,12 @@ describe.skipIf(!up)('OutboxProcessor while PostgreSQL is unreachable', () => {
   it('waits out the outage without crashing and relays everything afterwards', async () => {
     logs = captureLogs();
     const relay = new OutboxProcessor({
-      name: 'dbdown-relay', store: proxied.outbox, broker, config: outboxConfig({ tick_interval: 0.2 }),
-      workerId: 'dbdown-worker', databaseRetry: { initialMs: 100, maxMs: 400 },
+      name: 'dbdown-relay',
+      store: proxied.outbox,
+      broker,
+      config: outboxConfig({ tick_interval: 0.2 }),
+      workerId: 'dbdown-worker',
+      databaseRetry: { initialMs: 100, maxMs: 400 },
     });
     await relay.start();
     try {

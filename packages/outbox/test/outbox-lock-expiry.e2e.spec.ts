@@ -11,7 +11,16 @@ import type { RedisBroker } from '@protean-ts/redis';
 import { OutboxProcessor } from '../src/index.js';
 import { spawnRelay } from './support/child-relay.js';
 import { outboxConfig, waitFor } from './support/processor-fixtures.js';
-import { appendCommitted, createTempDatabase, drainStream, outboxDatabase, REDIS_URI, redisBroker, streamPrefix, type TempDatabase } from './support/real-services.js';
+import {
+  appendCommitted,
+  createTempDatabase,
+  drainStream,
+  outboxDatabase,
+  REDIS_URI,
+  redisBroker,
+  streamPrefix,
+  type TempDatabase,
+} from './support/real-services.js';
 
 const up = await servicesUp(POSTGRES, REDIS);
 const LOCK_SECONDS = 2;
@@ -57,8 +66,15 @@ describe.skipIf(!up)('a relay process holding rows, then killed', () => {
     await appendCommitted(provider, batch);
     // A publish that would take ten minutes: the process holds its batch until it is killed.
     const victim = await spawnRelay({
-      databaseUri: db.uri, redisUri: REDIS_URI, streamPrefix: prefix, broker: rows.broker,
-      workerId: 'victim', lockSeconds: LOCK_SECONDS, messagesPerTick: 100, tickInterval: 0.2, publishDelayMs: 600_000,
+      databaseUri: db.uri,
+      redisUri: REDIS_URI,
+      streamPrefix: prefix,
+      broker: rows.broker,
+      workerId: 'victim',
+      lockSeconds: LOCK_SECONDS,
+      messagesPerTick: 100,
+      tickInterval: 0.2,
+      publishDelayMs: 600_000,
     });
     let survivor: OutboxProcessor | undefined;
     try {
@@ -66,7 +82,10 @@ describe.skipIf(!up)('a relay process holding rows, then killed', () => {
       const firstLock = Math.max(...(await heldBy('victim')).map((r) => r.lockedUntil.getTime()));
 
       survivor = new OutboxProcessor({
-        name: 'survivor', store: provider.outbox, broker, workerId: 'survivor',
+        name: 'survivor',
+        store: provider.outbox,
+        broker,
+        workerId: 'survivor',
         config: outboxConfig({ lock_seconds: LOCK_SECONDS, messages_per_tick: 100 }),
       });
       await survivor.start();

@@ -11,7 +11,16 @@ import type { PostgresProvider } from '@protean-ts/mikro-orm';
 import type { RedisBroker } from '@protean-ts/redis';
 import { OutboxProcessor } from '../src/index.js';
 import { outboxConfig, waitFor } from './support/processor-fixtures.js';
-import { appendCommitted, createTempDatabase, drainStream, outboxDatabase, REDIS_URI, redisBroker, streamPrefix, type TempDatabase } from './support/real-services.js';
+import {
+  appendCommitted,
+  createTempDatabase,
+  drainStream,
+  outboxDatabase,
+  REDIS_URI,
+  redisBroker,
+  streamPrefix,
+  type TempDatabase,
+} from './support/real-services.js';
 import { slowed } from './support/slow-broker.js';
 
 const up = await servicesUp(POSTGRES, REDIS);

@@ -10,7 +10,16 @@ import type { PostgresProvider } from '@protean-ts/mikro-orm';
 import type { RedisBroker } from '@protean-ts/redis';
 import { spawnRelay, type ChildRelay } from './support/child-relay.js';
 import { waitFor } from './support/processor-fixtures.js';
-import { appendCommitted, createTempDatabase, drainStream, outboxDatabase, REDIS_URI, redisBroker, streamPrefix, type TempDatabase } from './support/real-services.js';
+import {
+  appendCommitted,
+  createTempDatabase,
+  drainStream,
+  outboxDatabase,
+  REDIS_URI,
+  redisBroker,
+  streamPrefix,
+  type TempDatabase,
+} from './support/real-services.js';
 
 const up = await servicesUp(POSTGRES, REDIS);
 

@@ -57,8 +57,12 @@ describe.skipIf(!up)('OutboxProcessor while NATS is unreachable', () => {
   it('loses nothing, consumes no attempts, and resumes on its own', async () => {
     logs = captureLogs();
     const relay = new OutboxProcessor({
-      name: 'nats-outage-relay', store: provider.outbox, broker, config: outboxConfig({ tick_interval: 0.1, messages_per_tick: 50 }),
-      workerId: 'nats-outage-worker', brokerProbe: { initialMs: 100, maxMs: 500 },
+      name: 'nats-outage-relay',
+      store: provider.outbox,
+      broker,
+      config: outboxConfig({ tick_interval: 0.1, messages_per_tick: 50 }),
+      workerId: 'nats-outage-worker',
+      brokerProbe: { initialMs: 100, maxMs: 500 },
     });
     await relay.start();
     try {

@@ -30,7 +30,10 @@ describe('OutboxProcessor (memory store, inline broker)', () => {
     logs.restore();
   });
 
-  function processor(overrides: Parameters<typeof outboxConfig>[0] = {}, options: Partial<ConstructorParameters<typeof OutboxProcessor>[0]> = {}): OutboxProcessor {
+  function processor(
+    overrides: Parameters<typeof outboxConfig>[0] = {},
+    options: Partial<ConstructorParameters<typeof OutboxProcessor>[0]> = {},
+  ): OutboxProcessor {
     const created = new OutboxProcessor({
       name: `outbox-processor-default-to-${broker.name}`,
       store: provider.outbox,

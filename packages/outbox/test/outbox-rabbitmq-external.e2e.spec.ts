@@ -29,7 +29,12 @@ describe.skipIf(!up)('outbox end to end: PostgreSQL → RabbitMQ, with RabbitMQ 
     // The other system: its own durable queue bound to the exchange the external broker publishes to.
     partner = new Connection(rabbitmqUri(vhost));
     const channel = (partnerChannel = await partner.acquire());
-    await channel.exchangeDeclare({ exchange: 'partners.shop::order', type: 'fanout', durable: true, arguments: { 'alternate-exchange': 'partners.protean.unrouted' } });
+    await channel.exchangeDeclare({
+      exchange: 'partners.shop::order',
+      type: 'fanout',
+      durable: true,
+      arguments: { 'alternate-exchange': 'partners.protean.unrouted' },
+    });
     await channel.queueDeclare({ queue: 'billing-system', durable: true });
     await channel.queueBind({ queue: 'billing-system', exchange: 'partners.shop::order' });
     await channel.basicConsume({ queue: 'billing-system', noAck: true }, (message) => void received.push(message));

@@ -51,8 +51,12 @@ describe.skipIf(!up)('OutboxProcessor while RabbitMQ is unreachable', () => {
   it('loses nothing, consumes no attempts, and resumes on its own once RabbitMQ answers again', async () => {
     logs = captureLogs();
     const relay = new OutboxProcessor({
-      name: 'rabbit-outage-relay', store: provider.outbox, broker, config: outboxConfig({ tick_interval: 0.1, messages_per_tick: 50 }),
-      workerId: 'outage-worker', brokerProbe: { initialMs: 100, maxMs: 500 },
+      name: 'rabbit-outage-relay',
+      store: provider.outbox,
+      broker,
+      config: outboxConfig({ tick_interval: 0.1, messages_per_tick: 50 }),
+      workerId: 'outage-worker',
+      brokerProbe: { initialMs: 100, maxMs: 500 },
     });
     await relay.start();
     try {
@@ -87,7 +91,11 @@ describe.skipIf(!up)('OutboxProcessor while RabbitMQ is unreachable', () => {
       const batch = await broker.read(STREAM, 'subscriber', 'checker', { count: 500, blockMs: 0 });
       if (batch.length === 0) break;
       envelopes.push(...batch.map((m) => m.envelope));
-      await broker.ack(STREAM, 'subscriber', batch.map((m) => m.id));
+      await broker.ack(
+        STREAM,
+        'subscriber',
+        batch.map((m) => m.id),
+      );
     }
     const ids = envelopes.map((e) => e.metadata.headers.id);
     expect(new Set(ids).size).toBe(300);

@@ -11,7 +11,16 @@ import type { PostgresProvider } from '@protean-ts/mikro-orm';
 import type { RedisBroker } from '@protean-ts/redis';
 import { OutboxProcessor } from '../src/index.js';
 import { captureLogs, outboxConfig, waitFor, type CapturedLogs } from './support/processor-fixtures.js';
-import { appendCommitted, createTempDatabase, drainStream, outboxDatabase, REDIS_URI, redisBroker, streamPrefix, type TempDatabase } from './support/real-services.js';
+import {
+  appendCommitted,
+  createTempDatabase,
+  drainStream,
+  outboxDatabase,
+  REDIS_URI,
+  redisBroker,
+  streamPrefix,
+  type TempDatabase,
+} from './support/real-services.js';
 
 const up = await servicesUp(POSTGRES, REDIS);
 
@@ -51,7 +60,13 @@ describe.skipIf(!up)('OutboxProcessor: PostgreSQL → Redis', () => {
   });
 
   function processor(overrides: Parameters<typeof outboxConfig>[0] = {}): OutboxProcessor {
-    const made = new OutboxProcessor({ name: `outbox-processor-default-to-${broker.name}`, store: provider.outbox, broker, config: outboxConfig(overrides), workerId: `w-${processors.length}` });
+    const made = new OutboxProcessor({
+      name: `outbox-processor-default-to-${broker.name}`,
+      store: provider.outbox,
+      broker,
+      config: outboxConfig(overrides),
+      workerId: `w-${processors.length}`,
+    });
     processors.push(made);
     return made;
   }
@@ -64,7 +79,11 @@ describe.skipIf(!up)('OutboxProcessor: PostgreSQL → Redis', () => {
     const relay = processor({ tick_interval: 60, messages_per_tick: 7 });
     await relay.start();
     const keys = Array.from({ length: 12 }, (_, i) => `k${i}`);
-    for (let commit = 1; commit <= 5; commit++) await appendCommitted(provider, keys.map((k) => rows.row(k, commit)));
+    for (let commit = 1; commit <= 5; commit++)
+      await appendCommitted(
+        provider,
+        keys.map((k) => rows.row(k, commit)),
+      );
     await waitFor(async () => (await mine('published')).length === 60, 15_000, '60 published rows');
 
     const envelopes = await drainStream(broker, 'conformance::thing');

@@ -111,8 +111,15 @@ describe.skipIf(!up)('outbox retry bounds and abandon alerts (Redis, a stream ke
       );
       // Not before the bound (the last retry is moved to it), and not long after.
       expect(abandonedAt).toBeGreaterThanOrEqual(written!.createdAt.getTime() + 1000);
-      expect(logs.records.some((r) => r.level === 'warn' && r.reason === 'max_total_seconds' && r.messageId === bad.messageId
-        && r.msg.includes('outbox.retry.max_total_seconds (1) passed'))).toBe(true);
+      expect(
+        logs.records.some(
+          (r) =>
+            r.level === 'warn' &&
+            r.reason === 'max_total_seconds' &&
+            r.messageId === bad.messageId &&
+            r.msg.includes('outbox.retry.max_total_seconds (1) passed'),
+        ),
+      ).toBe(true);
       // The key moves on; the other key was never held up.
       await waitFor(async () => (await mine('published')).length === 2, 5_000, 'the rest to be published');
       expect((await relay.metrics()).totals).toMatchObject({ abandoned: 1, abandonedPastMaxTotalSeconds: 1 });
@@ -149,7 +156,10 @@ describe.skipIf(!up)('outbox retry bounds and abandon alerts (Redis, a stream ke
       const provider = shop.domain.providers.get('default')!;
       await redis.set(`${prefix}${POISON_STREAM}`, 'not a stream');
       const rows = new RowFactory();
-      const forDefault = (key: string, sequence: number, streamName = 'conformance::thing') => ({ ...rows.row(key, sequence, { streamName, targetBroker: 'default' }), maxRetries: 2 });
+      const forDefault = (key: string, sequence: number, streamName = 'conformance::thing') => ({
+        ...rows.row(key, sequence, { streamName, targetBroker: 'default' }),
+        maxRetries: 2,
+      });
       const bad = forDefault('a', 1, POISON_STREAM);
       await appendCommitted(provider, [bad, forDefault('a', 2)]);
 
@@ -179,8 +189,12 @@ describe.skipIf(!up)('outbox retry bounds and abandon alerts (Redis, a stream ke
         // The throwing listener at once, the hanging one after its 300 ms.
         await waitFor(async () => (await processor!.metrics()).totals.abandonAlertsFailed === 2, 5_000, 'both failing listeners to be counted');
         const errors = logs.records.filter((r) => r.level === 'error');
-        expect(errors.some((r) => r.msg === 'abandoned-message listener failed' && r.listener === 'pagesSomeone' && String(r.error).includes('pager is down'))).toBe(true);
-        expect(errors.some((r) => r.msg === 'abandoned-message listener did not finish within 300 ms; no longer waiting for it' && r.listener === 'neverAnswers')).toBe(true);
+        expect(
+          errors.some((r) => r.msg === 'abandoned-message listener failed' && r.listener === 'pagesSomeone' && String(r.error).includes('pager is down')),
+        ).toBe(true);
+        expect(
+          errors.some((r) => r.msg === 'abandoned-message listener did not finish within 300 ms; no longer waiting for it' && r.listener === 'neverAnswers'),
+        ).toBe(true);
         expect(logs.records.some((r) => r.level === 'warn' && r.msg === 'message abandoned after 2 attempts' && r.messageId === bad.messageId)).toBe(true);
 
         // The relay goes on: the key's next row and a new commit are published.
@@ -191,8 +205,12 @@ describe.skipIf(!up)('outbox retry bounds and abandon alerts (Redis, a stream ke
         expect(metrics.state).toBe('running');
         expect(metrics.totals).toMatchObject({ abandoned: 1, abandonedPastMaxTotalSeconds: 0, abandonAlertsFailed: 2, abandonAlertsDropped: 0 });
         expect(metrics.abandoned).toBe(1);
-        expect((await drainStream(shop.domain.brokers.get('default')!, 'conformance::thing')).map((e) => e.metadata.headers.id).sort())
-          .toEqual([later.messageId, ...(await provider.outbox.list({ status: 'published', limit: 10 })).filter((r) => r.partitionKey === rows.key('a')).map((r) => r.messageId)].sort());
+        expect((await drainStream(shop.domain.brokers.get('default')!, 'conformance::thing')).map((e) => e.metadata.headers.id).sort()).toEqual(
+          [
+            later.messageId,
+            ...(await provider.outbox.list({ status: 'published', limit: 10 })).filter((r) => r.partitionKey === rows.key('a')).map((r) => r.messageId),
+          ].sort(),
+        );
       } finally {
         // A listener that never settles must not hold stop() up.
         const stopping = Date.now();

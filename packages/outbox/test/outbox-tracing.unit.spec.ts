@@ -52,7 +52,7 @@ async function commit(...newRows: NewOutboxRow[]): Promise<void> {
   await tx.commit();
 }
 
-it('one span per batch, a root linked to every message\'s producing context, the broker publish its child', async () => {
+it("one span per batch, a root linked to every message's producing context, the broker publish its child", async () => {
   const first = rowProducedIn('request one', 'a', 1);
   const second = rowProducedIn('request two', 'b', 1);
   const untraced = rows.row('c', 1);

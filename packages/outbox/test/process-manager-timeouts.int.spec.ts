@@ -43,7 +43,11 @@ describe.skipIf(!up)('process managers on PostgreSQL', () => {
   async function start(timeoutAfter?: string): Promise<Fulfil> {
     const f = makeFulfilment({ timeoutAfter });
     await f.domain.init({
-      config: { databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 12 } }, brokers: { default: { provider: 'inline' } }, event_processing: 'async' },
+      config: {
+        databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 12 } },
+        brokers: { default: { provider: 'inline' } },
+        event_processing: 'async',
+      },
     });
     await provider(f).setupSchema(f.domain.runtime.aggregateSchemas(), { outbox: true });
     open.push(f);
@@ -54,7 +58,9 @@ describe.skipIf(!up)('process managers on PostgreSQL', () => {
     (await provider(f).outbox.list({ limit: 100_000, ...(status ? { status } : {}) })).filter((row) => row.messageType === `Fulfil.${type}.v1`);
   async function transitions(f: Fulfil, orderId: string): Promise<ProcessManagerTransition[]> {
     const record = f.domain.registry.requireRecord(f.Fulfilment, 'processManager') as ProcessManagerRecord;
-    return (await provider(f).eventStore.readStream(processManagerStream(record, orderId), { limit: 1000 })).map((e) => e.data as unknown as ProcessManagerTransition);
+    return (await provider(f).eventStore.readStream(processManagerStream(record, orderId), { limit: 1000 })).map(
+      (e) => e.data as unknown as ProcessManagerTransition,
+    );
   }
   async function placeOrder(f: Fulfil): Promise<string> {
     return f.domain.uow(async () => {
@@ -104,13 +110,16 @@ describe.skipIf(!up)('process managers on PostgreSQL', () => {
     const second = await start('1500ms');
     const prefix = streamPrefix('pm');
     const brokers = [redisBroker('default', prefix), redisBroker('default', prefix), redisBroker('default', prefix)];
-    const processors = brokers.map((broker, i) => new OutboxProcessor({
-      name: `outbox-processor-default-to-default-${i}`,
-      store: provider(second).outbox,
-      broker,
-      config: outboxConfig({ tick_interval: 0.05 }),
-      workerId: `pm-${i}`,
-    }));
+    const processors = brokers.map(
+      (broker, i) =>
+        new OutboxProcessor({
+          name: `outbox-processor-default-to-default-${i}`,
+          store: provider(second).outbox,
+          broker,
+          config: outboxConfig({ tick_interval: 0.05 }),
+          workerId: `pm-${i}`,
+        }),
+    );
     try {
       for (const broker of brokers) await broker.connect();
       for (const processor of processors) await processor.start();
@@ -118,11 +127,16 @@ describe.skipIf(!up)('process managers on PostgreSQL', () => {
       // Give the processors more rounds in which a duplicate could appear.
       const ticks = processors.map((p) => p.metrics().then((m) => m.totals.ticks));
       const before = await Promise.all(ticks);
-      await waitFor(async () => (await Promise.all(processors.map((p) => p.metrics()))).every((m, i) => m.totals.ticks >= before[i]! + 5), 10_000, 'five more ticks');
+      await waitFor(
+        async () => (await Promise.all(processors.map((p) => p.metrics()))).every((m, i) => m.totals.ticks >= before[i]! + 5),
+        10_000,
+        'five more ticks',
+      );
       const published = await drainStream(brokers[0]!, 'fulfil::order');
       const timeouts = published.filter((envelope) => envelope.metadata.headers.type === 'Fulfil.PaymentTimedOut.v1');
       expect(timeouts.map((envelope) => envelope.data.orderId).sort()).toEqual([...orders].sort());
-      for (const row of await rowsOf(second, 'PaymentTimedOut', 'published')) expect(row.publishedAt!.getTime()).toBeGreaterThanOrEqual(row.deliverAt!.getTime());
+      for (const row of await rowsOf(second, 'PaymentTimedOut', 'published'))
+        expect(row.publishedAt!.getTime()).toBeGreaterThanOrEqual(row.deliverAt!.getTime());
       // Handled by the manager of the new process: each order is cancelled, each process completed.
       for (const envelope of timeouts) await second.domain.handleMessage(envelope, { handler: second.Fulfilment });
       expect((await rowsOf(second, 'CancelOrder')).map((row) => row.envelope.data.orderId).sort()).toEqual([...orders].sort());

@@ -59,13 +59,20 @@ try { await new Domain('Trace').init({ configPath: 'missing.toml' }); } catch (e
       const { stdout } = await run('node', [...flags, 'trace.mjs'], { cwd: project });
       const coreFrames = stackFiles(stdout).filter((file) => file.includes('node_modules/@protean-ts/core/'));
       expect(coreFrames.length, stdout).toBeGreaterThan(0);
-      if (flags.length) expect(coreFrames.every((file) => file.endsWith('.ts')), stdout).toBe(true);
+      if (flags.length)
+        expect(
+          coreFrames.every((file) => file.endsWith('.ts')),
+          stdout,
+        ).toBe(true);
       expect(coreFrames.filter((file) => !fs.existsSync(file))).toEqual([]);
     }
     // The installed command's --verbose trace goes through cli and core.
     const { stderr } = await run(proteanBin(project), ['--verbose', '--config', 'missing.toml', 'config', 'check'], { cwd: project, allowFailure: true });
     const frames = stackFiles(stderr).filter((file) => file.includes('node_modules/@protean-ts/'));
-    expect(frames.some((file) => file.includes('/cli/')), stderr).toBe(true);
+    expect(
+      frames.some((file) => file.includes('/cli/')),
+      stderr,
+    ).toBe(true);
     expect(frames.filter((file) => !fs.existsSync(file))).toEqual([]);
   });
 });

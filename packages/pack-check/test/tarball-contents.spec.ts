@@ -18,7 +18,12 @@ interface Manifest {
 
 function tarballFiles(tarball: string): Set<string> {
   const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' });
-  return new Set(listing.split('\n').filter(Boolean).map((entry) => entry.replace(/^package\//, '')));
+  return new Set(
+    listing
+      .split('\n')
+      .filter(Boolean)
+      .map((entry) => entry.replace(/^package\//, '')),
+  );
 }
 
 function tarballFile(tarball: string, file: string): string {

@@ -93,7 +93,11 @@ export function readRabbitMQBrokerSettings(name: string, settings: BrokerSetting
 function readManagementSettings(name: string, reader: BrokerSettingsReader, settings: BrokerSettings): RabbitMQManagementSettings | null {
   if (settings.management_uri === undefined) {
     if (settings.management_stats_interval_ms !== undefined) {
-      throw new BrokerSettingsError(name, 'management_stats_interval_ms', 'has no effect without management_uri; set management_uri (the management API, e.g. "http://user:password@host:15672") or remove the key');
+      throw new BrokerSettingsError(
+        name,
+        'management_stats_interval_ms',
+        'has no effect without management_uri; set management_uri (the management API, e.g. "http://user:password@host:15672") or remove the key',
+      );
     }
     return null;
   }

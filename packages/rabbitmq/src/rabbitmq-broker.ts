@@ -40,7 +40,24 @@ import { RabbitMQTopology } from './rabbitmq-topology.js';
 /** Reconnect back-off bounds: a restarted RabbitMQ is picked up within about a second. */
 const RETRY_LOW_MS = 200;
 const RETRY_HIGH_MS = 1_000;
-const CONNECTION_ERROR_CODES = new Set(['CH_CLOSE', 'CLOSED', 'TIMEOUT', 'CONN_CLOSE', 'CONNECTION_FORCED', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'SOCKET_TIMEOUT', 'CONNECTION_TIMEOUT', 'READ_END', 'CLOSING', 'CONNECT_TIMEOUT']);
+const CONNECTION_ERROR_CODES = new Set([
+  'CH_CLOSE',
+  'CLOSED',
+  'TIMEOUT',
+  'CONN_CLOSE',
+  'CONNECTION_FORCED',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'SOCKET_TIMEOUT',
+  'CONNECTION_TIMEOUT',
+  'READ_END',
+  'CLOSING',
+  'CONNECT_TIMEOUT',
+]);
 
 type Delivery = SyncMessage | AsyncMessage;
 
@@ -96,16 +113,27 @@ export class RabbitMQBroker extends BaseBroker {
       const code = (last as { code?: unknown } | undefined)?.code;
       // Credentials or a vhost the user may not open: waiting cannot fix it.
       if (code === 'ACCESS_REFUSED' || code === 'NOT_ALLOWED') {
-        throw new BrokerSettingsError(this.name, 'uri', `RabbitMQ at ${this.config.maskedUri} refused the connection (${this.redact(String(last?.message))}); check the user, password and virtual host (the uri's path) and the user's permissions on it`);
+        throw new BrokerSettingsError(
+          this.name,
+          'uri',
+          `RabbitMQ at ${this.config.maskedUri} refused the connection (${this.redact(String(last?.message))}); check the user, password and virtual host (the uri's path) and the user's permissions on it`,
+        );
       }
-      throw Object.assign(new Error(`no connection within connect_timeout_ms (${this.config.connectTimeoutMs} ms)${last ? `: ${last.message}` : ''}`), { code: 'CONNECT_TIMEOUT' });
+      throw Object.assign(new Error(`no connection within connect_timeout_ms (${this.config.connectTimeoutMs} ms)${last ? `: ${last.message}` : ''}`), {
+        code: 'CONNECT_TIMEOUT',
+      });
     }
   }
 
   protected async doPublish(message: OutgoingMessage): Promise<string> {
     const id = this.nextId();
     await this.topology.ensureStream(message.stream);
-    await this.publisher.publish(this.names.exchange(message.stream), message.stream, encodeEnvelope(message.envelope), messageProperties(id, message.envelope));
+    await this.publisher.publish(
+      this.names.exchange(message.stream),
+      message.stream,
+      encodeEnvelope(message.envelope),
+      messageProperties(id, message.envelope),
+    );
     return id;
   }
 
@@ -188,7 +216,12 @@ export class RabbitMQBroker extends BaseBroker {
     await this.topology.ensureDeadLetterQueue(stream);
     const body = held ? held.body : encodeEnvelope(message.envelope);
     const headers = letterHeaders({ originalId: message.id, stream, group, error, deliveryCount: message.deliveryCount });
-    await this.publisher.publish('', this.names.deadLetterQueue(stream), Buffer.isBuffer(body) ? body : Buffer.from(rawText(body)), messageProperties(this.nextId(), message.envelope, headers));
+    await this.publisher.publish(
+      '',
+      this.names.deadLetterQueue(stream),
+      Buffer.isBuffer(body) ? body : Buffer.from(rawText(body)),
+      messageProperties(this.nextId(), message.envelope, headers),
+    );
     const delivery = this.pending.take(queue, message.id);
     delivery?.channel.basicAck({ deliveryTag: delivery.deliveryTag });
   }
@@ -224,8 +257,16 @@ export class RabbitMQBroker extends BaseBroker {
   }
 
   protected async doInfo(): Promise<Record<string, unknown>> {
-    const management = this.config.management ? { managementUri: this.config.management.maskedUri, managementStatsIntervalMs: this.config.management.statsIntervalMs } : {};
-    return { uri: this.config.maskedUri, namePrefix: this.config.namePrefix, deliveryLimit: this.config.deliveryLimit, maxlen: this.config.maxlen, ...management };
+    const management = this.config.management
+      ? { managementUri: this.config.management.maskedUri, managementStatsIntervalMs: this.config.management.statsIntervalMs }
+      : {};
+    return {
+      uri: this.config.maskedUri,
+      namePrefix: this.config.namePrefix,
+      deliveryLimit: this.config.deliveryLimit,
+      maxlen: this.config.maxlen,
+      ...management,
+    };
   }
 
   protected async doClose(): Promise<void> {
@@ -306,7 +347,12 @@ export class RabbitMQBroker extends BaseBroker {
         continue;
       }
       this.pending.add(id, { channel, deliveryTag: delivery.deliveryTag, queue, consumer, body: delivery.body });
-      received.push({ id, stream, envelope: decoded.envelope, deliveryCount: deliveryCountOf(delivery.headers as Record<string, unknown> | undefined, delivery.redelivered) });
+      received.push({
+        id,
+        stream,
+        envelope: decoded.envelope,
+        deliveryCount: deliveryCountOf(delivery.headers as Record<string, unknown> | undefined, delivery.redelivered),
+      });
     }
     return received;
   }
@@ -316,7 +362,13 @@ export class RabbitMQBroker extends BaseBroker {
     this.log.warn('undecodable message moved to the dead-letter queue', { stream, group, id, reason });
     try {
       await this.topology.ensureDeadLetterQueue(stream);
-      const headers = letterHeaders({ originalId: id, stream, group, error, deliveryCount: deliveryCountOf(delivery.headers as Record<string, unknown> | undefined, delivery.redelivered) });
+      const headers = letterHeaders({
+        originalId: id,
+        stream,
+        group,
+        error,
+        deliveryCount: deliveryCountOf(delivery.headers as Record<string, unknown> | undefined, delivery.redelivered),
+      });
       const body = Buffer.from(rawText(delivery.body));
       await this.publisher.publish('', this.names.deadLetterQueue(stream), body, { messageId: this.nextId(), durable: true, headers });
       channel.basicAck({ deliveryTag: delivery.deliveryTag });

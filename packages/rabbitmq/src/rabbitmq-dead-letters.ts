@@ -96,8 +96,12 @@ function toDeadLetter(names: RabbitMQNames, stream: string, message: SyncMessage
     group: queue.startsWith(groupPrefix) ? queue.slice(groupPrefix.length) : queue,
     ...base,
     error: `dead-lettered by RabbitMQ (${String(death?.reason ?? 'unknown reason')}): delivered ${deliveryCount} times without an ack; its consumers stopped each time`,
-    failedAt: time instanceof Date ? time.toISOString() : typeof time === 'number' ? new Date(time * 1000).toISOString() : new Date(message.timestamp ? message.timestamp * 1000 : Date.now()).toISOString(),
+    failedAt:
+      time instanceof Date
+        ? time.toISOString()
+        : typeof time === 'number'
+          ? new Date(time * 1000).toISOString()
+          : new Date(message.timestamp ? message.timestamp * 1000 : Date.now()).toISOString(),
     deliveryCount,
   };
 }
-

@@ -46,12 +46,18 @@ export class RabbitMQManagementApi {
         `the RabbitMQ management API at ${this.settings.maskedUri} refused the credentials (HTTP ${response.status}); check the user and password in management_uri, and that the user has the "monitoring" (or "management" with permissions on vhost "${this.vhost}", or "administrator") tag`,
       );
     }
-    if (!response.ok) throw this.error(`the RabbitMQ management API at ${this.settings.maskedUri} answered HTTP ${response.status} for queue "${name}": ${(await response.text()).slice(0, 200)}`);
+    if (!response.ok)
+      throw this.error(
+        `the RabbitMQ management API at ${this.settings.maskedUri} answered HTTP ${response.status} for queue "${name}": ${(await response.text()).slice(0, 200)}`,
+      );
     let body: Record<string, unknown>;
     try {
       body = (await response.json()) as Record<string, unknown>;
     } catch (err) {
-      throw this.error(`${this.settings.maskedUri} did not answer JSON; management_uri must be the management API's address, e.g. "http://user:password@host:15672"`, err);
+      throw this.error(
+        `${this.settings.maskedUri} did not answer JSON; management_uri must be the management API's address, e.g. "http://user:password@host:15672"`,
+        err,
+      );
     }
     return { ready: count(body.messages_ready), unacked: count(body.messages_unacknowledged), consumers: count(body.consumers), requestedAt };
   }

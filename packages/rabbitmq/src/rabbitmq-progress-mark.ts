@@ -12,6 +12,12 @@ export function progressMark(epochMs: number): string {
 
 export function parseProgressMark(brokerName: string, through: string): number {
   const match = MARK.exec(through);
-  if (!match) throw new BrokerArgumentError(brokerName, 'groupProgress', 'through', `must be a mark this broker's groupProgress returned as head ("at:<epoch ms>"), got "${through}"`);
+  if (!match)
+    throw new BrokerArgumentError(
+      brokerName,
+      'groupProgress',
+      'through',
+      `must be a mark this broker's groupProgress returned as head ("at:<epoch ms>"), got "${through}"`,
+    );
   return Number(match[1]);
 }

@@ -49,7 +49,12 @@ export class RabbitMQTopology {
       await this.unrouted;
       const holding = this.names.holdingQueue(stream);
       await this.declare(async (ch) => {
-        await ch.exchangeDeclare({ exchange: this.names.exchange(stream), type: 'fanout', durable: true, arguments: { 'alternate-exchange': this.names.unroutedExchange } });
+        await ch.exchangeDeclare({
+          exchange: this.names.exchange(stream),
+          type: 'fanout',
+          durable: true,
+          arguments: { 'alternate-exchange': this.names.unroutedExchange },
+        });
         await ch.queueDeclare({ queue: holding, durable: true, arguments: this.holdingArguments() });
         await ch.queueBind({ queue: holding, exchange: this.names.unroutedExchange, routingKey: stream });
       });
@@ -124,9 +129,11 @@ export class RabbitMQTopology {
           batch.push(message);
         }
         if (batch.length === 0) return;
-        await Promise.all(batch.map(({ body, deliveryTag: _tag, redelivered: _r, exchange: _e, routingKey: _k, messageCount: _c, ...properties }) =>
-          this.publisher.publish('', queue, body, { ...properties, durable: true }),
-        ));
+        await Promise.all(
+          batch.map(({ body, deliveryTag: _tag, redelivered: _r, exchange: _e, routingKey: _k, messageCount: _c, ...properties }) =>
+            this.publisher.publish('', queue, body, { ...properties, durable: true }),
+          ),
+        );
         channel.basicAck({ deliveryTag: batch[batch.length - 1]!.deliveryTag, multiple: true });
         if (batch.length < MOVE_BATCH) return;
       }

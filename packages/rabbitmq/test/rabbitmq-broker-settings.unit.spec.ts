@@ -5,11 +5,12 @@ import { RabbitMQBroker, RABBITMQ_DEFAULT_DELIVERY_LIMIT, RABBITMQ_DEFAULT_MANAG
 import { readRabbitMQBrokerSettings } from '../src/rabbitmq-broker-settings.js';
 
 const rabbitmqUp = await servicesUp(RABBITMQ);
-const make = (settings: Record<string, unknown>) => new RabbitMQBroker('events', { provider: 'rabbitmq', uri: 'amqp://guest:guest@127.0.0.1:5672', ...settings });
+const make = (settings: Record<string, unknown>) =>
+  new RabbitMQBroker('events', { provider: 'rabbitmq', uri: 'amqp://guest:guest@127.0.0.1:5672', ...settings });
 
 describe('rabbitmq broker settings', () => {
   it('takes the documented defaults', async () => {
-    const info = await make({ uri: 'amqp://app:pw@127.0.0.1:1' , connect_timeout_ms: 100 }).info();
+    const info = await make({ uri: 'amqp://app:pw@127.0.0.1:1', connect_timeout_ms: 100 }).info();
     expect(info.connected).toBe(false);
     const broker = make({});
     expect(broker.claimIdleMs).toBe(60_000);
@@ -21,7 +22,11 @@ describe('rabbitmq broker settings', () => {
   it('prefixes every name with name_prefix', () => {
     const names = make({ name_prefix: 'staging.' }).names;
     expect([names.exchange('s'), names.groupQueue('s', 'g'), names.holdingQueue('s'), names.deadLetterQueue('s'), names.unroutedExchange]).toEqual([
-      'staging.s', 'staging.s@g', 'staging.s:unclaimed', 'staging.s:dlq', 'staging.protean.unrouted',
+      'staging.s',
+      'staging.s@g',
+      'staging.s:unclaimed',
+      'staging.s:dlq',
+      'staging.protean.unrouted',
     ]);
   });
 
@@ -56,7 +61,8 @@ describe('rabbitmq broker settings', () => {
   });
 
   describe('management_uri', () => {
-    const read = (settings: Record<string, unknown>) => readRabbitMQBrokerSettings('events', { provider: 'rabbitmq', uri: 'amqp://app:amqp-pw@127.0.0.1:5672/shop%2Fprod', ...settings });
+    const read = (settings: Record<string, unknown>) =>
+      readRabbitMQBrokerSettings('events', { provider: 'rabbitmq', uri: 'amqp://app:amqp-pw@127.0.0.1:5672/shop%2Fprod', ...settings });
     const failure = (settings: Record<string, unknown>) => {
       try {
         read(settings);
@@ -106,9 +112,15 @@ describe('rabbitmq broker settings', () => {
 
     it('takes management_stats_interval_ms, an integer of at least 1 ms, only alongside it', () => {
       expect(read({ management_uri: 'http://127.0.0.1:15672', management_stats_interval_ms: 10_000 }).management?.statsIntervalMs).toBe(10_000);
-      expect(failure({ management_uri: 'http://127.0.0.1:15672', management_stats_interval_ms: 0 })).toMatch(/management_stats_interval_ms: must be an integer between 1 and/);
-      expect(failure({ management_uri: 'http://127.0.0.1:15672', management_stats_interval_ms: '5s' })).toMatch(/management_stats_interval_ms: must be an integer/);
-      expect(failure({ management_stats_interval_ms: 5_000 })).toMatch(/management_stats_interval_ms: has no effect without management_uri; set management_uri .* or remove the key/);
+      expect(failure({ management_uri: 'http://127.0.0.1:15672', management_stats_interval_ms: 0 })).toMatch(
+        /management_stats_interval_ms: must be an integer between 1 and/,
+      );
+      expect(failure({ management_uri: 'http://127.0.0.1:15672', management_stats_interval_ms: '5s' })).toMatch(
+        /management_stats_interval_ms: must be an integer/,
+      );
+      expect(failure({ management_stats_interval_ms: 5_000 })).toMatch(
+        /management_stats_interval_ms: has no effect without management_uri; set management_uri .* or remove the key/,
+      );
     });
   });
 });

@@ -60,7 +60,9 @@ describe.skipIf(!up)('rabbitmq broker deliveries', () => {
   it('names the setting when a queue was declared with another delivery_limit', async () => {
     const stream = 'changed-limit';
     await open({ delivery_limit: 2 }).ensureGroup(stream, 'g');
-    const error = await open({ delivery_limit: 5 }).read(stream, 'g', 'c', { count: 1, blockMs: 0 }).catch((e: unknown) => e);
+    const error = await open({ delivery_limit: 5 })
+      .read(stream, 'g', 'c', { count: 1, blockMs: 0 })
+      .catch((e: unknown) => e);
     expect((error as Error).message).toMatch(/delivery_limit/);
     expect((error as Error).message).toContain(`"changed-limit@g"`);
   });
@@ -108,11 +110,16 @@ describe.skipIf(!up)('rabbitmq broker deliveries', () => {
       while (seen.length < total) {
         const batch = await broker.read(stream, 'g', `c${r}`, { count: 3, blockMs: 50 });
         seen.push(...batch.map((m) => m.id));
-        await broker.ack(stream, 'g', batch.map((m) => m.id));
+        await broker.ack(
+          stream,
+          'g',
+          batch.map((m) => m.id),
+        );
       }
     });
     const publisher = open();
-    for (let i = 0; i < total; i += 20) await publisher.publishBatch(Array.from({ length: 20 }, (_, j) => ({ stream, envelope: sampleBrokerEnvelope(stream, i + j) })));
+    for (let i = 0; i < total; i += 20)
+      await publisher.publishBatch(Array.from({ length: 20 }, (_, j) => ({ stream, envelope: sampleBrokerEnvelope(stream, i + j) })));
     await Promise.race([Promise.all(readers), new Promise((_, reject) => setTimeout(() => reject(new Error(`only ${seen.length} of ${total} read`)), 20_000))]);
     expect(new Set(seen).size).toBe(total);
     expect(await broker.groupStatus(stream, 'g')).toEqual({ pending: 0, lag: 0, exists: true, pendingLocalOnly: true });

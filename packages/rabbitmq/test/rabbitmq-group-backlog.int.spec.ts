@@ -100,11 +100,19 @@ describe.skipIf(!up)('rabbitmq group backlog read from another process', () => {
   it('names management_uri and the fix when the API refuses the credentials or cannot be reached, never showing the password', async () => {
     const stream = 'badapi';
     await open().ensureGroup(stream, 'g');
-    const refused = await open({ management_uri: 'http://guest:n0tThePassword@127.0.0.1:15672' }).groupStatus(stream, 'g').catch((err: Error) => err);
-    expect((refused as Error).message).toMatch(/\[brokers\.events\] management_uri: the RabbitMQ management API at http:\/\/guest:\*\*\*@127\.0\.0\.1:15672 refused the credentials \(HTTP 401\); check the user and password/);
+    const refused = await open({ management_uri: 'http://guest:n0tThePassword@127.0.0.1:15672' })
+      .groupStatus(stream, 'g')
+      .catch((err: Error) => err);
+    expect((refused as Error).message).toMatch(
+      /\[brokers\.events\] management_uri: the RabbitMQ management API at http:\/\/guest:\*\*\*@127\.0\.0\.1:15672 refused the credentials \(HTTP 401\); check the user and password/,
+    );
     expect((refused as Error).message).not.toContain('n0tThePassword');
-    const unreachable = await open({ management_uri: 'http://guest:s3cret@127.0.0.1:1' }).groupStatus(stream, 'g').catch((err: Error) => err);
-    expect((unreachable as Error).message).toMatch(/management_uri: cannot reach the RabbitMQ management API at http:\/\/guest:\*\*\*@127\.0\.0\.1:1.*rabbitmq-plugins enable rabbitmq_management/);
+    const unreachable = await open({ management_uri: 'http://guest:s3cret@127.0.0.1:1' })
+      .groupStatus(stream, 'g')
+      .catch((err: Error) => err);
+    expect((unreachable as Error).message).toMatch(
+      /management_uri: cannot reach the RabbitMQ management API at http:\/\/guest:\*\*\*@127\.0\.0\.1:1.*rabbitmq-plugins enable rabbitmq_management/,
+    );
     expect((unreachable as Error).message).not.toContain('s3cret');
   });
 

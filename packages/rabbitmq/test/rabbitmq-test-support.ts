@@ -1,5 +1,11 @@
 /** Helpers for the RabbitMQ adapter's tests: a vhost per file (from core's testing kit) and polling. */
-export { createRabbitmqVhost as createVhost, deleteRabbitmqVhost as deleteVhost, rabbitmqUri as rabbitUri, RABBITMQ_HOST_URI, RABBITMQ_MANAGEMENT_URI } from '@protean-ts/core/testing';
+export {
+  createRabbitmqVhost as createVhost,
+  deleteRabbitmqVhost as deleteVhost,
+  rabbitmqUri as rabbitUri,
+  RABBITMQ_HOST_URI,
+  RABBITMQ_MANAGEMENT_URI,
+} from '@protean-ts/core/testing';
 
 /** Polls until `check` is true; fails with `what` when `timeoutMs` passes first. */
 export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {

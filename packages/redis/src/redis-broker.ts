@@ -89,7 +89,10 @@ export class RedisBroker extends BaseBroker {
     this.log = getLogger('broker.redis', { broker: name, uri: this.config.maskedUri });
     this.client = this.watch(new Redis(this.config.uri, this.options('commands')), true);
     this.pool = new RedisBlockingPool(() => this.watch(new Redis(this.config.uri, this.options('blocking')), false));
-    this.deadLetters = new RedisDeadLetterQueue(() => this.client, (stream) => this.key(stream));
+    this.deadLetters = new RedisDeadLetterQueue(
+      () => this.client,
+      (stream) => this.key(stream),
+    );
   }
 
   /** The Redis key of a stream: `stream_prefix` + the stream name. */
@@ -143,7 +146,11 @@ export class RedisBroker extends BaseBroker {
   private connectFailure(cause: unknown): unknown {
     if (!isRedisCredentialsError(cause)) return cause;
     this.client.disconnect();
-    return new BrokerSettingsError(this.name, 'uri', `Redis at ${this.config.maskedUri} refused the credentials (${this.redact(cause.message)}); fix the user and password in uri`);
+    return new BrokerSettingsError(
+      this.name,
+      'uri',
+      `Redis at ${this.config.maskedUri} refused the credentials (${this.redact(cause.message)}); fix the user and password in uri`,
+    );
   }
 
   protected async doPublish(message: OutgoingMessage): Promise<string> {
@@ -196,10 +203,7 @@ export class RedisBroker extends BaseBroker {
     this.knownStreams.add(stream);
     const block = options.blockMs > 0 ? ['BLOCK', options.blockMs] : [];
     const args = ['GROUP', group, consumer, 'COUNT', options.count, ...block, 'STREAMS', this.key(stream), '>'];
-    const read = () =>
-      options.blockMs > 0
-        ? this.pool.with((connection) => connection.call('XREADGROUP', ...args))
-        : this.client.call('XREADGROUP', ...args);
+    const read = () => (options.blockMs > 0 ? this.pool.with((connection) => connection.call('XREADGROUP', ...args)) : this.client.call('XREADGROUP', ...args));
     let reply: XReadGroupReply;
     try {
       reply = (await read()) as XReadGroupReply;
@@ -209,7 +213,14 @@ export class RedisBroker extends BaseBroker {
       reply = (await read()) as XReadGroupReply;
     }
     const entries = reply?.[0]?.[1] ?? [];
-    return decodeOrDeadLetter(stream, group, entries, entries.map(() => 1), this.deadLetters, this.log);
+    return decodeOrDeadLetter(
+      stream,
+      group,
+      entries,
+      entries.map(() => 1),
+      this.deadLetters,
+      this.log,
+    );
   }
 
   protected override async doAck(stream: string, group: string, ids: readonly string[]): Promise<number> {
@@ -241,7 +252,11 @@ export class RedisBroker extends BaseBroker {
       throw error;
     }
     if (claimed.length === 0) return [];
-    const counts = await this.deliveryCounts(stream, group, claimed.map(([id]) => id));
+    const counts = await this.deliveryCounts(
+      stream,
+      group,
+      claimed.map(([id]) => id),
+    );
     return decodeOrDeadLetter(stream, group, claimed, counts, this.deadLetters, this.log);
   }
 
@@ -249,7 +264,13 @@ export class RedisBroker extends BaseBroker {
     return reportAlive(this.client, this.livenessKey, consumer, ttlMs);
   }
 
-  protected override async doReclaimFromDeadConsumers(stream: string, group: string, consumer: string, count: number, minIdleMs: number): Promise<ReceivedMessage[]> {
+  protected override async doReclaimFromDeadConsumers(
+    stream: string,
+    group: string,
+    consumer: string,
+    count: number,
+    minIdleMs: number,
+  ): Promise<ReceivedMessage[]> {
     const { entries, deliveryCounts } = await claimFromDeadConsumers(this.client, this.key(stream), this.livenessKey, group, consumer, count, minIdleMs);
     if (entries.length === 0) return [];
     return decodeOrDeadLetter(stream, group, entries, deliveryCounts, this.deadLetters, this.log);

@@ -5,8 +5,16 @@
  */
 
 const SOCKET_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND',
-  'EAI_AGAIN', 'EPIPE', 'ECONNABORTED', 'ERR_SOCKET_CLOSED',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'ECONNABORTED',
+  'ERR_SOCKET_CLOSED',
 ]);
 
 // ioredis's own words for "no usable connection right now".

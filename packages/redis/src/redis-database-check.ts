@@ -21,8 +21,8 @@ export async function checkRedisDatabase(client: Redis, brokerName: string, mask
     throw new BrokerSettingsError(
       brokerName,
       'uri',
-      `Redis at ${maskedUri} has no database ${database} (it answered "${error.message}"${range}); `
-        + 'use an index it has as the path of uri (e.g. /0), or raise `databases` in redis.conf',
+      `Redis at ${maskedUri} has no database ${database} (it answered "${error.message}"${range}); ` +
+        'use an index it has as the path of uri (e.g. /0), or raise `databases` in redis.conf',
     );
   }
 }

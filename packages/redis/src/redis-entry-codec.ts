@@ -10,9 +10,7 @@ type MessageEnvelope = OutgoingMessage['envelope'];
 export type RawEntry = [id: string, fields: string[]];
 
 /** A read entry: the message, or why it is no message (an entry protean-ts did not write, or corrupted). */
-export type DecodedEntry =
-  | { ok: true; message: ReceivedMessage }
-  | { ok: false; id: string; fields: string[]; problem: string };
+export type DecodedEntry = { ok: true; message: ReceivedMessage } | { ok: false; id: string; fields: string[]; problem: string };
 
 export function envelopeFields(envelope: MessageEnvelope): string[] {
   return ['envelope', JSON.stringify(envelope), 'type', envelope.metadata.headers.type, 'id', envelope.metadata.headers.id];
@@ -75,14 +73,7 @@ export function fallbackRawFields(fields: readonly string[]): string[] {
 }
 
 export function failureFields(originalId: string, stream: string, group: string, error: string, failedAt: string, deliveryCount: number): string[] {
-  return [
-    'original_id', originalId,
-    'stream', stream,
-    'group', group,
-    'error', error,
-    'failed_at', failedAt,
-    'delivery_count', String(deliveryCount),
-  ];
+  return ['original_id', originalId, 'stream', stream, 'group', group, 'error', error, 'failed_at', failedAt, 'delivery_count', String(deliveryCount)];
 }
 
 /** Never throws: a dead letter whose envelope cannot be read is listed with `envelope: null`. */

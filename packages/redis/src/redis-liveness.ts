@@ -71,7 +71,14 @@ export const LIVENESS_SCRIPTS = {
 
 interface LivenessClient {
   proteanReportAlive(livenessKey: string, consumer: string, ttlMs: string): Promise<number>;
-  proteanReclaimFromDead(streamKey: string, livenessKey: string, group: string, consumer: string, count: string, minIdleMs: string): Promise<[string, string[], number][]>;
+  proteanReclaimFromDead(
+    streamKey: string,
+    livenessKey: string,
+    group: string,
+    consumer: string,
+    count: string,
+    minIdleMs: string,
+  ): Promise<[string, string[], number][]>;
 }
 
 export async function reportAlive(client: Redis, livenessKey: string, consumer: string, ttlMs: number): Promise<void> {

@@ -138,7 +138,15 @@ export const REDIS_SCRIPTS = {
 interface ScriptClient {
   proteanNack(streamKey: string, group: string, id: string): Promise<number>;
   proteanTouch(streamKey: string, group: string, consumer: string, ...ids: string[]): Promise<number>;
-  proteanDeadLetter(dlqKey: string, streamKey: string, group: string, id: string, mode: DeadLetterMode, fallbackCount: string, ...fields: string[]): Promise<string>;
+  proteanDeadLetter(
+    dlqKey: string,
+    streamKey: string,
+    group: string,
+    id: string,
+    mode: DeadLetterMode,
+    fallbackCount: string,
+    ...fields: string[]
+  ): Promise<string>;
   proteanRemoveIdleConsumers(streamKey: string, group: string, idleMs: string): Promise<string[]>;
 }
 interface ScriptPipeline {

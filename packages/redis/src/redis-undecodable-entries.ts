@@ -48,7 +48,14 @@ export async function decodeOrDeadLetter(
 }
 
 /** The last resort: acked without a dead letter, with an ERROR naming it; it stays in the stream until trimmed. */
-async function dropUndecodable(stream: string, group: string, id: string, deadLetters: RedisDeadLetterQueue, log: Logger, where: Record<string, unknown>): Promise<void> {
+async function dropUndecodable(
+  stream: string,
+  group: string,
+  id: string,
+  deadLetters: RedisDeadLetterQueue,
+  log: Logger,
+  where: Record<string, unknown>,
+): Promise<void> {
   try {
     await deadLetters.ackWithoutLetter(stream, group, id);
     log.error('undecodable stream entry dropped: it could not be dead-lettered on any of its deliveries; acked so it is not reclaimed forever', {

@@ -10,9 +10,9 @@ export class UndecodableEntryError extends Error {
     readonly problem: string,
   ) {
     super(
-      `Stream entry ${entryId} of stream "${stream}" (group "${group}") cannot be decoded: ${problem}. `
-        + 'protean-ts reads only entries holding a message envelope as JSON in an "envelope" field (as its brokers and outbox write them). '
-        + `The entry was moved to "${stream}:dlq" with its raw fields; fix the producer that wrote it, then remove it with \`protean-ts dlq purge ${stream}\`.`,
+      `Stream entry ${entryId} of stream "${stream}" (group "${group}") cannot be decoded: ${problem}. ` +
+        'protean-ts reads only entries holding a message envelope as JSON in an "envelope" field (as its brokers and outbox write them). ' +
+        `The entry was moved to "${stream}:dlq" with its raw fields; fix the producer that wrote it, then remove it with \`protean-ts dlq purge ${stream}\`.`,
     );
     this.name = 'UndecodableEntryError';
   }

@@ -27,7 +27,9 @@ describe('redis broker settings', () => {
     const broker = make({ uri: 'redis://h', maxlen: 500, maxlen_hard: 2_000 });
     expect(broker.maxlenHard).toBe(2_000);
     await broker.close();
-    expect(() => make({ uri: 'redis://h', maxlen: 500, maxlen_hard: 100 })).toThrow(/maxlen_hard: must be 0 \(no hard limit\) or at least maxlen \(500\), got 100/);
+    expect(() => make({ uri: 'redis://h', maxlen: 500, maxlen_hard: 100 })).toThrow(
+      /maxlen_hard: must be 0 \(no hard limit\) or at least maxlen \(500\), got 100/,
+    );
     expect(() => make({ uri: 'redis://h', maxlen_hard: -1 })).toThrow(/maxlen_hard: must be an integer between 0 and 1000000000/);
     await make({ uri: 'redis://h', maxlen: 0, maxlen_hard: 10 }).close();
   });

@@ -31,6 +31,10 @@ describe.skipIf(!up)('consume', () => {
   bench('read 100 + ack 100', async () => {
     await broker.publishBatch(batch.slice(0, 100));
     const messages = await broker.read('orders', 'bench', 'c', { count: 100, blockMs: 0 });
-    await broker.ack('orders', 'bench', messages.map((m) => m.id));
+    await broker.ack(
+      'orders',
+      'bench',
+      messages.map((m) => m.id),
+    );
   });
 });

@@ -37,9 +37,9 @@ describe.skipIf(!up)('redis broker: the database index of its URI', () => {
       // Waiting cannot fix it: the server's start ends at once.
       expect(isRetryableConnectError(error)).toBe(false);
       expect((error as Error).message).toBe(
-        `[brokers.events] uri: Redis at redis://127.0.0.1:6379/${databases + 83} has no database ${databases + 83} `
-          + `(it answered "ERR DB index is out of range"; it has ${databases} (0 to ${databases - 1})); `
-          + 'use an index it has as the path of uri (e.g. /0), or raise `databases` in redis.conf',
+        `[brokers.events] uri: Redis at redis://127.0.0.1:6379/${databases + 83} has no database ${databases + 83} ` +
+          `(it answered "ERR DB index is out of range"; it has ${databases} (0 to ${databases - 1})); ` +
+          'use an index it has as the path of uri (e.g. /0), or raise `databases` in redis.conf',
       );
       // Every command connects first, and fails the same way: nothing is written to database 0.
       await expect(broker.publish({ stream: 'orders', envelope })).rejects.toThrow(/has no database/);

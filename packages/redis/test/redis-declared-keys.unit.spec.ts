@@ -48,7 +48,10 @@ describe('redis keys declared to the config loader', () => {
   it('a uri given as a list is refused without echoing the password', async () => {
     const file = toml('[brokers.default]\nprovider = "redis"\nuri = ["redis://:hunter2@cache:6379"]');
     const error = await loadConfigWithAdapters({ configPath: file, env: {} }).catch((e: unknown) => e);
-    expect((error as ConfigError).problems[0]).toMatchObject({ path: 'brokers.default.uri', message: expect.stringContaining('must be a string (got ["redis://:***@cache:6379"])') });
+    expect((error as ConfigError).problems[0]).toMatchObject({
+      path: 'brokers.default.uri',
+      message: expect.stringContaining('must be a string (got ["redis://:***@cache:6379"])'),
+    });
     expect((error as ConfigError).message).not.toContain('hunter2');
   });
 

@@ -13,34 +13,41 @@ import { decodeEntry, toDeadLetter, type RawEntry } from '../src/redis-entry-cod
 
 const FIXED_SEED = 20_261_124;
 const RANDOM_SEED = Math.floor(Math.random() * 2 ** 31);
-const SEEDS = [['fixed', FIXED_SEED], ['random', RANDOM_SEED]] as const;
+const SEEDS = [
+  ['fixed', FIXED_SEED],
+  ['random', RANDOM_SEED],
+] as const;
 
 const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('', ' ', '\u0000', 'envelope', '__proto__', 'null', '{}', '[]'));
 
 /** An envelope JSON text: the sample one, one of its parts replaced or removed, or deep nesting. */
 const envelopeText: fc.Arbitrary<string> = fc.oneof(
   fc.constant(null).map(() => JSON.stringify(sampleBrokerEnvelope('s'))),
-  fc.record({
-    path: fc.constantFrom('data', 'metadata', 'metadata.headers', 'metadata.headers.id', 'metadata.headers.type', 'metadata.domain', 'metadata.envelope'),
-    value: fc.option(fc.oneof(fc.jsonValue({ maxDepth: 3 }), text), { nil: undefined }),
-  }).map(({ path, value }) => {
-    const envelope = sampleBrokerEnvelope('s') as unknown as Record<string, unknown>;
-    const steps = path.split('.');
-    let target = envelope;
-    for (const step of steps.slice(0, -1)) target = target[step] as Record<string, unknown>;
-    if (value === undefined) delete target[steps[steps.length - 1]!];
-    else target[steps[steps.length - 1]!] = value;
-    return JSON.stringify(envelope);
-  }),
-  fc.integer({ min: MAX_MESSAGE_NESTING - 3, max: 20_000 }).map((levels) =>
-    JSON.stringify(sampleBrokerEnvelope('s')).replace('"data":{', `"data":{"deep":${'['.repeat(levels)}${']'.repeat(levels)},`)),
+  fc
+    .record({
+      path: fc.constantFrom('data', 'metadata', 'metadata.headers', 'metadata.headers.id', 'metadata.headers.type', 'metadata.domain', 'metadata.envelope'),
+      value: fc.option(fc.oneof(fc.jsonValue({ maxDepth: 3 }), text), { nil: undefined }),
+    })
+    .map(({ path, value }) => {
+      const envelope = sampleBrokerEnvelope('s') as unknown as Record<string, unknown>;
+      const steps = path.split('.');
+      let target = envelope;
+      for (const step of steps.slice(0, -1)) target = target[step] as Record<string, unknown>;
+      if (value === undefined) delete target[steps[steps.length - 1]!];
+      else target[steps[steps.length - 1]!] = value;
+      return JSON.stringify(envelope);
+    }),
+  fc
+    .integer({ min: MAX_MESSAGE_NESTING - 3, max: 20_000 })
+    .map((levels) => JSON.stringify(sampleBrokerEnvelope('s')).replace('"data":{', `"data":{"deep":${'['.repeat(levels)}${']'.repeat(levels)},`)),
   fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value)),
   text,
 );
 
 const fields: fc.Arbitrary<string[]> = fc.oneof(
   fc.array(text, { maxLength: 9 }),
-  fc.tuple(fc.array(fc.tuple(text, text), { maxLength: 3 }), envelopeText, fc.array(fc.tuple(text, text), { maxLength: 3 }))
+  fc
+    .tuple(fc.array(fc.tuple(text, text), { maxLength: 3 }), envelopeText, fc.array(fc.tuple(text, text), { maxLength: 3 }))
     .map(([before, envelope, after]) => [...before.flat(), 'envelope', envelope, ...after.flat()]),
 );
 
@@ -75,13 +82,17 @@ describe('redis entry codec: property-based', () => {
 
   it.each(SEEDS)('lists any dead-letter entry without throwing (%s seed %i)', (_label, seed) => {
     fc.assert(
-      fc.property(fields, fc.array(fc.tuple(fc.constantFrom('original_id', 'error', 'delivery_count', 'raw_fields', 'stream'), text), { maxLength: 4 }), (message, failure) => {
-        const entry: RawEntry = ['2-0', [...message, ...failure.flat()]];
-        const letter = toDeadLetter(entry);
-        expect(letter.id).toBe('2-0');
-        expect(typeof letter.error).toBe('string');
-        if (letter.rawFields) expect(letter.rawFields.every((item) => typeof item === 'string')).toBe(true);
-      }),
+      fc.property(
+        fields,
+        fc.array(fc.tuple(fc.constantFrom('original_id', 'error', 'delivery_count', 'raw_fields', 'stream'), text), { maxLength: 4 }),
+        (message, failure) => {
+          const entry: RawEntry = ['2-0', [...message, ...failure.flat()]];
+          const letter = toDeadLetter(entry);
+          expect(letter.id).toBe('2-0');
+          expect(typeof letter.error).toBe('string');
+          if (letter.rawFields) expect(letter.rawFields.every((item) => typeof item === 'string')).toBe(true);
+        },
+      ),
       { seed, numRuns: 2_000 },
     );
   });

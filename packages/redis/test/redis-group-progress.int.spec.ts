@@ -30,7 +30,11 @@ describe.skipIf(!up)('redis broker: groupProgress (settled through a marked head
     const later = await publish('s', 2);
     // Delivered, not acked yet: not settled.
     expect(await broker.groupProgress('s', 'g', mark)).toMatchObject({ head: later[1], consumers: 1, settled: false });
-    await broker.ack('s', 'g', first.slice(0, 2).map((m) => m.id));
+    await broker.ack(
+      's',
+      'g',
+      first.slice(0, 2).map((m) => m.id),
+    );
     expect((await broker.groupProgress('s', 'g', mark)).settled).toBe(false);
     await broker.ack('s', 'g', [first[2]!.id]);
     // Settled through the mark, though the two later entries are undelivered.

@@ -51,7 +51,11 @@ describe.skipIf(!up)('redis broker: groupStatus after Redis restarts from its ap
       return persistence.includes('aof_rewrite_in_progress:0') && persistence.includes('aof_rewrite_scheduled:0');
     });
     if (thenRead > 0) read.push(...(await broker.read(stream, 'g', 'c', { count: thenRead, blockMs: 0 })));
-    await broker.ack(stream, 'g', read.map((m) => m.id));
+    await broker.ack(
+      stream,
+      'g',
+      read.map((m) => m.id),
+    );
     expect(await broker.groupStatus(stream, 'g')).toEqual({ pending: 0, lag: 50 - read.length, exists: true });
 
     await stopProcess(servers.pop()!, 'SIGTERM');

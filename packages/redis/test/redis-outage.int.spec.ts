@@ -61,7 +61,15 @@ describe.skipIf(!up)('redis broker during an outage', () => {
       expect((error as Error).message).toContain('ECONNREFUSED');
     }
     servers.push(await startRedisServer(port));
-    await eventually('connect() to succeed', () => broker.connect().then(() => true, () => false), 15_000);
+    await eventually(
+      'connect() to succeed',
+      () =>
+        broker.connect().then(
+          () => true,
+          () => false,
+        ),
+      15_000,
+    );
     expect(await broker.ping()).toBe(true);
   });
 
@@ -70,7 +78,9 @@ describe.skipIf(!up)('redis broker during an outage', () => {
     const error = await broker.connect().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BrokerSettingsError);
     expect(isRetryableConnectError(error)).toBe(false);
-    expect((error as Error).message).toMatch(/^\[brokers\.events\] uri: Redis at redis:\/\/pt-nobody:\*+@127\.0\.0\.1:6379 refused the credentials \(WRONGPASS .*\); fix the user and password in uri$/);
+    expect((error as Error).message).toMatch(
+      /^\[brokers\.events\] uri: Redis at redis:\/\/pt-nobody:\*+@127\.0\.0\.1:6379 refused the credentials \(WRONGPASS .*\); fix the user and password in uri$/,
+    );
     expect((error as Error).message).not.toContain('wrong-pw');
   });
 
@@ -88,7 +98,12 @@ describe.skipIf(!up)('redis broker during an outage', () => {
     await killRedisServer(servers.pop()!);
     expect(await blocked).toBeInstanceOf(BrokerUnavailableError);
     await expect(broker.publish({ stream: 'orders', envelope })).rejects.toThrow(BrokerUnavailableError);
-    await expect(broker.publishBatch([{ stream: 'orders', envelope }, { stream: 'orders', envelope }])).rejects.toThrow(BrokerUnavailableError);
+    await expect(
+      broker.publishBatch([
+        { stream: 'orders', envelope },
+        { stream: 'orders', envelope },
+      ]),
+    ).rejects.toThrow(BrokerUnavailableError);
     await expect(broker.ack('orders', 'g', ['1-0'])).rejects.toThrow(BrokerUnavailableError);
     expect(await broker.ping()).toBe(false);
 

@@ -27,7 +27,11 @@ describe.skipIf(!up)('redis broker: trimming never drops what a group has not co
     for (;;) {
       const messages = await broker.read(stream, group, 'c', { count: 1000, blockMs: 0 });
       if (messages.length === 0) return;
-      await broker.ack(stream, group, messages.map((m) => m.id));
+      await broker.ack(
+        stream,
+        group,
+        messages.map((m) => m.id),
+      );
     }
   };
 
@@ -55,7 +59,7 @@ describe.skipIf(!up)('redis broker: trimming never drops what a group has not co
     expect(await redis.xlen(broker.key(stream))).toBe(3_000);
     // Everything is still there for the stopped group once it comes back.
     let delivered = 0;
-    for (let messages; (messages = await broker.read(stream, 'stopped', 'c', { count: 1000, blockMs: 0 })).length > 0; ) delivered += messages.length;
+    for (let messages; (messages = await broker.read(stream, 'stopped', 'c', { count: 1000, blockMs: 0 })).length > 0;) delivered += messages.length;
     expect(delivered).toBe(3_000);
   });
 

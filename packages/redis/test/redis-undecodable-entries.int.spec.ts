@@ -58,9 +58,15 @@ describe.skipIf(!up)('redis broker: stream entries without a valid envelope', ()
       [ids.foreign, 'g', null, ['payment', 'p-0', 'amount', '12']],
       [ids.corrupt, 'g', null, ['envelope', '{"data":', 'type', 'X.v1']],
     ]);
-    expect(letters[0]!.error).toMatch(new RegExp(`Stream entry ${ids.foreign} of stream "${stream}" \\(group "g"\\) cannot be decoded: it has no "envelope" field`));
+    expect(letters[0]!.error).toMatch(
+      new RegExp(`Stream entry ${ids.foreign} of stream "${stream}" \\(group "g"\\) cannot be decoded: it has no "envelope" field`),
+    );
     expect(letters[1]!.error).toMatch(/cannot be decoded: its "envelope" field is not JSON/);
-    await broker.ack(stream, 'g', messages.map((m) => m.id));
+    await broker.ack(
+      stream,
+      'g',
+      messages.map((m) => m.id),
+    );
     expect(await pendingIds(broker, stream, 'g')).toEqual([]);
     const warnings = logs.filter((r) => r.level === 'warn' && r.msg === 'undecodable stream entry moved to the dead-letter stream');
     expect(warnings.map((r) => [r.stream, r.group, r.entryId])).toEqual([
@@ -79,10 +85,16 @@ describe.skipIf(!up)('redis broker: stream entries without a valid envelope', ()
 
     const reclaimed = await broker.reclaim(stream, 'g', 'c2', 0, 10);
 
-    expect(reclaimed.map((m) => [m.id, m.deliveryCount])).toEqual([[ids.first, 2], [ids.last, 2]]);
+    expect(reclaimed.map((m) => [m.id, m.deliveryCount])).toEqual([
+      [ids.first, 2],
+      [ids.last, 2],
+    ]);
     expect(await pendingIds(broker, stream, 'g')).toEqual([ids.first, ids.last]);
     const letters = await broker.listDeadLetters(stream);
-    expect(letters.map((l) => [l.originalId, l.envelope, l.deliveryCount])).toEqual([[ids.foreign, null, 2], [ids.corrupt, null, 2]]);
+    expect(letters.map((l) => [l.originalId, l.envelope, l.deliveryCount])).toEqual([
+      [ids.foreign, null, 2],
+      [ids.corrupt, null, 2],
+    ]);
   });
 
   it('dead-letters undecodable entries taken over from a dead consumer, returning the valid ones', async () => {
@@ -97,9 +109,15 @@ describe.skipIf(!up)('redis broker: stream entries without a valid envelope', ()
 
     const taken = await broker.reclaimFromDeadConsumers(stream, 'g', 'c2', 10, { minIdleMs: 0 });
 
-    expect(taken.map((m) => [m.id, m.deliveryCount])).toEqual([[ids.first, 2], [ids.last, 2]]);
+    expect(taken.map((m) => [m.id, m.deliveryCount])).toEqual([
+      [ids.first, 2],
+      [ids.last, 2],
+    ]);
     expect(await pendingIds(broker, stream, 'g')).toEqual([ids.first, ids.last]);
-    expect((await broker.listDeadLetters(stream)).map((l) => [l.originalId, l.deliveryCount])).toEqual([[ids.foreign, 2], [ids.corrupt, 2]]);
+    expect((await broker.listDeadLetters(stream)).map((l) => [l.originalId, l.deliveryCount])).toEqual([
+      [ids.foreign, 2],
+      [ids.corrupt, 2],
+    ]);
   });
 
   it('rejects envelopes that are JSON but lack what every broker call needs (data, metadata.headers.id and type)', async () => {

@@ -15,7 +15,12 @@ export function logProcessWarnings(logger: Logger): () => void {
       warning: warning.name,
       ...(warning.code ? { code: warning.code } : {}),
       // The first frame outside Node names the library that raised it.
-      at: warning.stack?.split('\n').slice(1).map((frame) => frame.trim()).find((frame) => !frame.includes('node:')) ?? null,
+      at:
+        warning.stack
+          ?.split('\n')
+          .slice(1)
+          .map((frame) => frame.trim())
+          .find((frame) => !frame.includes('node:')) ?? null,
     });
   };
   process.on('warning', onWarning);

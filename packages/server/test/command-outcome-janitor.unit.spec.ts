@@ -7,7 +7,10 @@ describe('CommandOutcomeJanitor', () => {
   it('deletes the records older than retention_hours and keeps the others', async () => {
     const provider = new MemoryProvider('default');
     const anHourAgo = new MemoryCommandOutcomeStore('default', () => new Date(Date.now() - 3_600_000));
-    for (const [store, commandId] of [[anHourAgo, 'old'], [provider.commandOutcomes, 'new']] as const) {
+    for (const [store, commandId] of [
+      [anHourAgo, 'old'],
+      [provider.commandOutcomes, 'new'],
+    ] as const) {
       const tx = await provider.begin();
       await store.claim(tx, { commandId, commandType: 'T.C.v1', idempotencyKey: `key-${commandId}` });
       await tx.commit();

@@ -6,7 +6,16 @@
  * code: each test fails without the feature it names.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PermanentError, POSITION_PASSED_TYPE, registerBroker, ValidationError, type Broker, type Domain, type BrokerSettings, type OutgoingMessage } from '@protean-ts/core';
+import {
+  PermanentError,
+  POSITION_PASSED_TYPE,
+  registerBroker,
+  ValidationError,
+  type Broker,
+  type Domain,
+  type BrokerSettings,
+  type OutgoingMessage,
+} from '@protean-ts/core';
 import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
 import { RedisBroker } from '@protean-ts/redis';
 import { Engine } from '../src/engine/engine.js';
@@ -163,10 +172,7 @@ describe.skipIf(!up)('consumer guarantees (one process, PostgreSQL and Redis)', 
   });
 
   it('moves the key past an abandoned outbox row at once, through the marker the outbox publishes in its place', async () => {
-    const app = await notes(
-      { provider: 'flag-refusing-redis' },
-      { streamSubscription: { gap_timeout_seconds: 600 }, outbox: { retry: { max_attempts: 1 } } },
-    );
+    const app = await notes({ provider: 'flag-refusing-redis' }, { streamSubscription: { gap_timeout_seconds: 600 }, outbox: { retry: { max_attempts: 1 } } });
     const engine = await start(app);
     const note = await app.commit(null, [1]);
     await app.commit(note, [2], [2]); // Flagged: the broker refuses it; the outbox abandons it.
@@ -180,10 +186,7 @@ describe.skipIf(!up)('consumer guarantees (one process, PostgreSQL and Redis)', 
   });
 
   it('lets the successors of an abandoned outbox row through after gap_timeout_seconds, with an ERROR "passed a gap", when no marker could be published', async () => {
-    const app = await notes(
-      { provider: 'marker-refusing-redis' },
-      { streamSubscription: { gap_timeout_seconds: 2 }, outbox: { retry: { max_attempts: 1 } } },
-    );
+    const app = await notes({ provider: 'marker-refusing-redis' }, { streamSubscription: { gap_timeout_seconds: 2 }, outbox: { retry: { max_attempts: 1 } } });
     const engine = await start(app);
     const note = await app.commit(null, [1]);
     await app.commit(note, [2], [2]); // Flagged: the broker refuses it; the outbox abandons it.

@@ -18,7 +18,15 @@ const config = (subscription: Record<string, unknown> = {}, inbox: Record<string
   inbox,
   server: {
     health: { port: 0 },
-    stream_subscription: { blocking_timeout_ms: 50, max_retries: 2, retry_delay_seconds: 0.01, enable_dlq: true, concurrency: 8, gap_timeout_seconds: 30, ...subscription },
+    stream_subscription: {
+      blocking_timeout_ms: 50,
+      max_retries: 2,
+      retry_delay_seconds: 0.01,
+      enable_dlq: true,
+      concurrency: 8,
+      gap_timeout_seconds: 30,
+      ...subscription,
+    },
   },
 });
 
@@ -46,7 +54,8 @@ describe('consumer guarantees (memory database, inline broker)', () => {
     await engine.start();
   }
   const broker = () => counter.domain.brokers.get('default')!;
-  const publish = (...envelopes: ReturnType<typeof counter.ticked>[]) => broker().publishBatch(envelopes.map((envelope) => ({ stream: counter.stream, envelope })));
+  const publish = (...envelopes: ReturnType<typeof counter.ticked>[]) =>
+    broker().publishBatch(envelopes.map((envelope) => ({ stream: counter.stream, envelope })));
   const tally = () => engine!.subscriptionStatuses().find((s) => s.name === 'Tally')!;
   const logged = (msg: string): LogRecord[] => logs.records.filter((r) => r.msg === msg);
   const drained = async () => (await broker().groupStatus(counter.stream, 'Tally')).pending === 0 && tally().inFlight === 0;
@@ -117,7 +126,13 @@ describe('consumer guarantees (memory database, inline broker)', () => {
     // a and b: one run each; c: 1 + max_retries runs.
     expect(counter.probe.runs).toBe(1 + 1 + 3);
     const letters = await broker().listDeadLetters(counter.stream);
-    expect(letters.map((l) => l.error)).toEqual(expect.arrayContaining([expect.stringContaining('ValidationError'), expect.stringContaining('already shipped'), expect.stringContaining('flaky database')]));
+    expect(letters.map((l) => l.error)).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('ValidationError'),
+        expect.stringContaining('already shipped'),
+        expect.stringContaining('flaky database'),
+      ]),
+    );
   });
 
   it('a dead-lettered message releases its key: the successors are handled, and a replay is handled once, late', async () => {
@@ -138,8 +153,11 @@ describe('consumer guarantees (memory database, inline broker)', () => {
     await start();
     const abandoned = counter.ticked('a', 2);
     const marker = positionPassedEnvelope({
-      position: positionOf(abandoned)!, messageId: abandoned.metadata.headers.id, messageType: abandoned.metadata.headers.type,
-      streamCategory: counter.stream, reason: 'abandoned in the outbox: too large',
+      position: positionOf(abandoned)!,
+      messageId: abandoned.metadata.headers.id,
+      messageType: abandoned.metadata.headers.type,
+      streamCategory: counter.stream,
+      reason: 'abandoned in the outbox: too large',
     });
     await publish(counter.ticked('a', 1), marker, counter.ticked('a', 3));
     await eventually(() => counter.probe.seen.get('a')?.length === 2);

@@ -16,12 +16,18 @@ const RANDOM_SEED = Number(process.env.FC_SEED) || Math.floor(Math.random() * 2 
 const scenario = fc.integer({ min: 1, max: 2500 }).chain((count) =>
   fc.tuple(
     fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 5 })), { minLength: count, maxLength: count }),
-    fc.shuffledSubarray(Array.from({ length: count }, (_, i) => i), { minLength: 0, maxLength: count }),
+    fc.shuffledSubarray(
+      Array.from({ length: count }, (_, i) => i),
+      { minLength: 0, maxLength: count },
+    ),
   ),
 );
 
 describe('CursorTracker', () => {
-  for (const [label, seed] of [['fixed seed', FIXED_SEED], ['random seed', RANDOM_SEED]] as const) {
+  for (const [label, seed] of [
+    ['fixed seed', FIXED_SEED],
+    ['random seed', RANDOM_SEED],
+  ] as const) {
     it(`settles on the last event of the finished prefix, whatever the finishing order (${label} ${seed})`, () => {
       fc.assert(
         fc.property(scenario, ([steps, finishing]) => {

@@ -84,7 +84,14 @@ describe.skipIf(!up)('Engine against PostgreSQL and Redis', () => {
     await setupTables(shop.domain);
     const child = spawn(process.execPath, ['--conditions=@protean-ts/source', '--import', 'tsx', 'test/fixtures/crashing-engine.ts'], {
       cwd: serverRoot,
-      env: { ...process.env, TSX_TSCONFIG_PATH: rootTsconfig, SHOP_NAME: 'Crash', SHOP_CONFIG: JSON.stringify(config), PROTEAN_TEST_CRASH_ON: 'Zed', PROTEAN_LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        TSX_TSCONFIG_PATH: rootTsconfig,
+        SHOP_NAME: 'Crash',
+        SHOP_CONFIG: JSON.stringify(config),
+        PROTEAN_TEST_CRASH_ON: 'Zed',
+        PROTEAN_LOG_LEVEL: 'warn',
+      },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const [, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (c, s) => resolve([c, s])));
@@ -210,7 +217,15 @@ describe.skipIf(!up)('Engine against PostgreSQL and Redis', () => {
     const broker = shop.domain.brokers.get('default')!;
     const redis = new Redis(REDIS_URI);
     try {
-      const envelope = { data: { n: 1 }, metadata: { headers: { id: 'm-1', time: new Date().toISOString(), type: 'X.Y.v1', stream: 'jobs' }, envelope: { specversion: '1.0' as const }, domain: { fqn: 'X.Y', kind: 'EVENT' as const, streamCategory: 'jobs', version: 1 }, extensions: {} } };
+      const envelope = {
+        data: { n: 1 },
+        metadata: {
+          headers: { id: 'm-1', time: new Date().toISOString(), type: 'X.Y.v1', stream: 'jobs' },
+          envelope: { specversion: '1.0' as const },
+          domain: { fqn: 'X.Y', kind: 'EVENT' as const, streamCategory: 'jobs', version: 1 },
+          extensions: {},
+        },
+      };
       await broker.publish({ stream: 'jobs', envelope });
       const [message] = await broker.read('jobs', 'workers', 'c1', { count: 1, blockMs: 0 });
       await broker.deadLetter('jobs', 'workers', message!, 'boom');
@@ -261,11 +276,19 @@ describe.skipIf(!up)('Engine against PostgreSQL and Redis', () => {
 
   it('gives up after [server] startup_timeout_seconds, naming what never came up with its masked URI', async () => {
     const port = await freePort();
-    const shop = makeShop('Dead', { ...shopConfig(db, { uri: `redis://:secret@127.0.0.1:${port}` }), server: { health: { port: 0 }, startup_timeout_seconds: 1 } });
+    const shop = makeShop('Dead', {
+      ...shopConfig(db, { uri: `redis://:secret@127.0.0.1:${port}` }),
+      server: { health: { port: 0 }, startup_timeout_seconds: 1 },
+    });
     engine = new Engine(shop.domain, { health: false });
-    const error = await engine.start().then(() => null, (e: Error) => e);
+    const error = await engine.start().then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(error?.name).toBe('InfrastructureUnavailableError');
-    expect(error?.message).toMatch(new RegExp(`still not reachable after \\d+ s[^]*\\[brokers\\.default\\] \\(redis at redis://:\\*+@127\\.0\\.0\\.1:${port}\\).*ECONNREFUSED`));
+    expect(error?.message).toMatch(
+      new RegExp(`still not reachable after \\d+ s[^]*\\[brokers\\.default\\] \\(redis at redis://:\\*+@127\\.0\\.0\\.1:${port}\\).*ECONNREFUSED`),
+    );
     expect(error?.message).not.toContain('secret');
     await engine.stop();
     engine = null;
@@ -274,13 +297,19 @@ describe.skipIf(!up)('Engine against PostgreSQL and Redis', () => {
   it('fails at once, without waiting, when Redis refuses the credentials or the database does not exist', async () => {
     const badAuth = makeShop('BadAuth', shopConfig(db, { uri: 'redis://nobody:wrong@127.0.0.1:6379' }));
     engine = new Engine(badAuth.domain, { health: false });
-    const authError = await engine.start().then(() => null, (e: Error) => e);
+    const authError = await engine.start().then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(authError?.message).toMatch(/\[brokers\.default\] uri: Redis at redis:\/\/nobody:\*+@127\.0\.0\.1:6379 refused the credentials \(WRONGPASS/);
     await engine.stop();
 
     const missing = makeShop('NoDb', shopConfig({ ...db, uri: `${db.uri}_missing` }, { uri: REDIS_URI }));
     engine = new Engine(missing.domain, { health: false });
-    const dbError = await engine.start().then(() => null, (e: Error) => e);
+    const dbError = await engine.start().then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(dbError?.message).toMatch(/\[databases\.default\] cannot connect to PostgreSQL at .*_missing: .*does not exist/);
     expect(logs.records.filter((r) => r.msg.startsWith('waiting for'))).toEqual([]);
     await engine.stop();

@@ -34,18 +34,22 @@ describe.skipIf(!up)('event-store subscriptions (PostgreSQL, two workers)', () =
   });
 
   async function worker(id: number) {
-    const ledger = makeLedger('Books', {
-      event_processing: 'async',
-      enable_outbox: false,
-      databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 4 } },
-      brokers: { default: { provider: 'inline' } },
-      server: {
-        default_subscription_type: 'event_store',
-        health: { port: 0 },
-        stream_subscription: { max_retries: 1, retry_delay_seconds: 0.01, concurrency: 8 },
-        event_store_subscription: { lease_seconds: 2, poll_interval_ms: 20 },
+    const ledger = makeLedger(
+      'Books',
+      {
+        event_processing: 'async',
+        enable_outbox: false,
+        databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 4 } },
+        brokers: { default: { provider: 'inline' } },
+        server: {
+          default_subscription_type: 'event_store',
+          health: { port: 0 },
+          stream_subscription: { max_retries: 1, retry_delay_seconds: 0.01, concurrency: 8 },
+          event_store_subscription: { lease_seconds: 2, poll_interval_ms: 20 },
+        },
       },
-    }, probe);
+      probe,
+    );
     await ledger.domain.init();
     for (const provider of ledger.domain.providers.values()) await provider.setupSchema(ledger.domain.runtime.aggregateSchemas(), { outbox: true });
     const engine = new Engine(ledger.domain, { health: false, workerId: id });
@@ -89,7 +93,9 @@ describe.skipIf(!up)('event-store subscriptions (PostgreSQL, two workers)', () =
     await eventually(async () => expect((await a.tallies()).get(id)).toEqual(upTo(10)));
     await a.engine.stop();
     // As if it had been killed before its last saves: cursor back to the start, lease still its own.
-    await sql(`UPDATE protean_event_store_subscriptions SET cursor_transaction_id = 0, cursor_global_position = 0, owner = 'dead-worker', lease_expires_at = clock_timestamp() + interval '1 second'`);
+    await sql(
+      `UPDATE protean_event_store_subscriptions SET cursor_transaction_id = 0, cursor_global_position = 0, owner = 'dead-worker', lease_expires_at = clock_timestamp() + interval '1 second'`,
+    );
 
     const b = await worker(2);
     await b.post(id, 2);
@@ -101,5 +107,4 @@ describe.skipIf(!up)('event-store subscriptions (PostgreSQL, two workers)', () =
     expect(row.owner).toBe(b.engine.consumer);
     await eventually(async () => expect((await sql('SELECT cursor_global_position::int AS p FROM protean_event_store_subscriptions'))[0].p).toBe(12));
   });
-
 });

@@ -5,7 +5,18 @@
  * lease over between engines.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BaseAggregate, BaseCommandHandler, BaseEvent, BaseEventHandler, Domain, DomainModelError, field, handle, type ConfigOverrides, type MemoryProvider } from '@protean-ts/core';
+import {
+  BaseAggregate,
+  BaseCommandHandler,
+  BaseEvent,
+  BaseEventHandler,
+  Domain,
+  DomainModelError,
+  field,
+  handle,
+  type ConfigOverrides,
+  type MemoryProvider,
+} from '@protean-ts/core';
 import { Engine } from '../src/engine/engine.js';
 import { eventually } from './support/eventually.js';
 import { captureLogs } from './support/log-capture.js';
@@ -35,7 +46,7 @@ describe('event-store subscriptions (memory)', () => {
     return { ...ledger, engine };
   }
 
-  it('delivers every event of the category once, in each stream\'s order, with events of many streams interleaved', async () => {
+  it("delivers every event of the category once, in each stream's order, with events of many streams interleaved", async () => {
     const { post, tallies, engine } = await start();
     const ids = await Promise.all(Array.from({ length: 5 }, () => post(null, 3, 1, 4)));
     await engine.start();
@@ -46,7 +57,7 @@ describe('event-store subscriptions (memory)', () => {
     expect(engine.subscriptionStatuses()[0]).toMatchObject({ kind: 'event_store', stream: 'books::ledger', state: 'running', handled: 42, deadLettered: 0 });
   });
 
-  it('passes over the types the handler does not handle, in their stream\'s turn', async () => {
+  it("passes over the types the handler does not handle, in their stream's turn", async () => {
     const { post, note, tallies, engine } = await start();
     const id = await post(null, 2);
     await note(id);
@@ -104,16 +115,22 @@ describe('event-store subscriptions (memory)', () => {
     }
 
     it('domain.init refuses a handler declared to read the event store for a category no event-sourced aggregate writes', async () => {
-      const error = await shop('event_store').init().catch((e: unknown) => e);
+      const error = await shop('event_store')
+        .init()
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(DomainModelError);
-      expect(String((error as Error).message)).toContain(`Receipts (event handler): subscriptionType 'event_store', but no event-sourced aggregate writes its category "stores::order"`);
+      expect(String((error as Error).message)).toContain(
+        `Receipts (event handler): subscriptionType 'event_store', but no event-sourced aggregate writes its category "stores::order"`,
+      );
     });
 
     it('the server refuses to start when default_subscription_type = "event_store" would leave such a handler without events', async () => {
       const domain = shop();
       await domain.init();
       const engine = new Engine(domain, { health: false });
-      await expect(engine.start()).rejects.toThrow(/Receipts would read "stores::order" from the event store .* no event-sourced aggregate writes that category there/);
+      await expect(engine.start()).rejects.toThrow(
+        /Receipts would read "stores::order" from the event store .* no event-sourced aggregate writes that category there/,
+      );
       await engine.stop();
     });
 
@@ -121,7 +138,9 @@ describe('event-store subscriptions (memory)', () => {
       const domain = new Domain('Commands');
       @domain.aggregate()
       class Order extends BaseAggregate {}
-      expect(() => domain.commandHandler({ partOf: Order, subscriptionType: 'event_store' })(class Orders extends BaseCommandHandler {})).toThrow(/a command handler cannot read the event store/);
+      expect(() => domain.commandHandler({ partOf: Order, subscriptionType: 'event_store' })(class Orders extends BaseCommandHandler {})).toThrow(
+        /a command handler cannot read the event store/,
+      );
     });
   });
 });

@@ -69,7 +69,10 @@ describe('HealthServer', () => {
 
   it('serves metrics at the configured path in the Prometheus text format, and lists the path among the others', async () => {
     server = new HealthServer({
-      host: '127.0.0.1', port: 0, logger, check: async () => healthReport([]),
+      host: '127.0.0.1',
+      port: 0,
+      logger,
+      check: async () => healthReport([]),
       metrics: { path: '/prom', scrape: async () => '# TYPE up gauge\nup 1\n' },
     });
     const base = `http://127.0.0.1:${await server.start()}`;
@@ -84,8 +87,16 @@ describe('HealthServer', () => {
 
   it('answers 500 naming the problem when a scrape fails', async () => {
     server = new HealthServer({
-      host: '127.0.0.1', port: 0, logger, check: async () => healthReport([]),
-      metrics: { path: '/metrics', scrape: async () => { throw new Error('database is down'); } },
+      host: '127.0.0.1',
+      port: 0,
+      logger,
+      check: async () => healthReport([]),
+      metrics: {
+        path: '/metrics',
+        scrape: async () => {
+          throw new Error('database is down');
+        },
+      },
     });
     const base = `http://127.0.0.1:${await server.start()}`;
     const metrics = await fetch(`${base}/metrics`);

@@ -31,7 +31,11 @@ describe('InboxJanitor', () => {
 
   it('names the database and the fix when the inbox tables do not exist', async () => {
     const missing = Object.assign(new Error('relation "public.protean_inbox_checkpoints" does not exist'), { code: '42P01' });
-    const store = { checkpoint: async () => { throw missing; } } as unknown as InboxStore;
+    const store = {
+      checkpoint: async () => {
+        throw missing;
+      },
+    } as unknown as InboxStore;
     const janitor = new InboxJanitor(store, 'default', 168, getLogger('test'));
     await expect(janitor.start()).rejects.toThrow(InboxNotSetUpError);
     await expect(janitor.start()).rejects.toThrow(/database "default".*protean-ts db setup/);

@@ -46,7 +46,11 @@ let serial = 0;
 
 const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'then', 'toJSON'] as const;
 const anyJson = fc.jsonValue({ maxDepth: 3 });
-const anyText = fc.oneof(fc.string({ unit: 'binary', maxLength: 30 }), fc.string({ unit: 'grapheme', maxLength: 30 }), fc.constantFrom('', ' ', '\u0000', '\ud800', 'null', '{}'));
+const anyText = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 30 }),
+  fc.string({ unit: 'grapheme', maxLength: 30 }),
+  fc.constantFrom('', ' ', '\u0000', '\ud800', 'null', '{}'),
+);
 // Text a string field accepts: fields refuse NUL and unpaired surrogates (they cannot be stored).
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const storableText = anyText.filter((text) => !text.includes('\u0000') && !LONE_SURROGATE.test(text));
@@ -66,7 +70,13 @@ function entryArbitrary(counter: Counter): fc.Arbitrary<Entry> {
     const key = `k${n}`;
     return { n, key, envelope: counter.ticked(key, n, 1), label };
   };
-  const handled = (label: string, envelope: MessageEnvelope, key: string, n: number): Entry => ({ label, fields: envelopeField(envelope), expected: { kind: 'handled' }, key, n });
+  const handled = (label: string, envelope: MessageEnvelope, key: string, n: number): Entry => ({
+    label,
+    fields: envelopeField(envelope),
+    expected: { kind: 'handled' },
+    key,
+    n,
+  });
   const deadLettered = (label: string, fields: (string | Buffer)[], reason: RegExp): Entry => ({ label, fields, expected: { kind: 'dead-lettered', reason } });
   const ends = (label: string, fields: (string | Buffer)[]): Entry => ({ label, fields, expected: { kind: 'ends' } });
 
@@ -107,10 +117,20 @@ function entryArbitrary(counter: Counter): fc.Arbitrary<Entry> {
       return ends('odd checksum', envelopeField(envelope));
     }),
     // Not JSON, not an envelope, no envelope at all, raw bytes.
-    fc.string().filter((text) => !parses(text)).map((text) => deadLettered('bad JSON', ['envelope', text], /is not JSON/)),
+    fc
+      .string()
+      .filter((text) => !parses(text))
+      .map((text) => deadLettered('bad JSON', ['envelope', text], /is not JSON/)),
     fc.uint8Array({ minLength: 1, maxLength: 64 }).map((bytes) => ends('raw bytes', ['envelope', Buffer.from(bytes), 'type', Buffer.from(bytes)])),
     anyJson.map((value) => deadLettered('JSON that is no envelope', ['envelope', JSON.stringify(value)], /cannot be decoded/)),
-    fc.array(fc.tuple(fc.string().filter((name) => name !== 'envelope'), anyText), { minLength: 1, maxLength: 5 })
+    fc
+      .array(
+        fc.tuple(
+          fc.string().filter((name) => name !== 'envelope'),
+          anyText,
+        ),
+        { minLength: 1, maxLength: 5 },
+      )
       .map((pairs) => deadLettered('no envelope field', pairs.flat(), /no "envelope" field/)),
     // Nesting: deeper than any message (dead-lettered at read), or just within (handled or refused by the handler side).
     fc.integer({ min: 201, max: 100_000 }).map((levels) => {
@@ -123,28 +143,53 @@ function entryArbitrary(counter: Counter): fc.Arbitrary<Entry> {
       return ends('nesting within the limit', envelopeField(signed(envelope)));
     }),
     // Missing or odd envelope parts, signed again (a producer that signs garbage) or not.
-    fc.record({
-      path: fc.constantFrom('data', 'metadata', 'metadata.headers', 'metadata.headers.id', 'metadata.headers.type', 'metadata.domain', 'metadata.domain.kind',
-        'metadata.envelope', 'metadata.envelope.position', 'metadata.envelope.position.key', 'metadata.envelope.position.sequence', 'metadata.extensions',
-        'metadata.headers.time', 'data.n', 'data.key'),
-      value: fc.option(fc.oneof(anyJson, anyText), { nil: undefined }),
-      resign: fc.boolean(),
-    }).map(({ path, value, resign }) => {
-      const envelope = valid('').envelope as unknown as Record<string, unknown>;
-      const steps = path.split('.');
-      let target = envelope;
-      for (const step of steps.slice(0, -1)) target = target[step] as Record<string, unknown>;
-      if (value === undefined) delete target[steps[steps.length - 1]!];
-      else target[steps[steps.length - 1]!] = value;
-      if (resign) tryToSign(envelope);
-      return ends(`${value === undefined ? 'missing' : 'odd'} ${path}${resign ? ', signed' : ''}`, envelopeField(envelope));
-    }),
+    fc
+      .record({
+        path: fc.constantFrom(
+          'data',
+          'metadata',
+          'metadata.headers',
+          'metadata.headers.id',
+          'metadata.headers.type',
+          'metadata.domain',
+          'metadata.domain.kind',
+          'metadata.envelope',
+          'metadata.envelope.position',
+          'metadata.envelope.position.key',
+          'metadata.envelope.position.sequence',
+          'metadata.extensions',
+          'metadata.headers.time',
+          'data.n',
+          'data.key',
+        ),
+        value: fc.option(fc.oneof(anyJson, anyText), { nil: undefined }),
+        resign: fc.boolean(),
+      })
+      .map(({ path, value, resign }) => {
+        const envelope = valid('').envelope as unknown as Record<string, unknown>;
+        const steps = path.split('.');
+        let target = envelope;
+        for (const step of steps.slice(0, -1)) target = target[step] as Record<string, unknown>;
+        if (value === undefined) delete target[steps[steps.length - 1]!];
+        else target[steps[steps.length - 1]!] = value;
+        if (resign) tryToSign(envelope);
+        return ends(`${value === undefined ? 'missing' : 'odd'} ${path}${resign ? ', signed' : ''}`, envelopeField(envelope));
+      }),
     // Prototype-named keys, as own keys the way JSON.parse makes them.
-    fc.record({ where: fc.constantFrom('', '"data":{', '"metadata":{', '"headers":{'), name: fc.constantFrom(...PROTOTYPE_KEYS), value: anyJson, resign: fc.boolean() })
+    fc
+      .record({
+        where: fc.constantFrom('', '"data":{', '"metadata":{', '"headers":{'),
+        name: fc.constantFrom(...PROTOTYPE_KEYS),
+        value: anyJson,
+        resign: fc.boolean(),
+      })
       .map(({ where, name, value, resign }) => {
         const text = JSON.stringify(valid('').envelope);
         // A function replacement: a generated value may hold `$\`` or `$'`, which a string replacement would expand.
-        const injected = where === '' ? `{${JSON.stringify(name)}:${JSON.stringify(value)},${text.slice(1)}` : text.replace(where, () => `${where}${JSON.stringify(name)}:${JSON.stringify(value)},`);
+        const injected =
+          where === ''
+            ? `{${JSON.stringify(name)}:${JSON.stringify(value)},${text.slice(1)}`
+            : text.replace(where, () => `${where}${JSON.stringify(name)}:${JSON.stringify(value)},`);
         const envelope = JSON.parse(injected) as Record<string, unknown>;
         if (resign) tryToSign(envelope);
         return ends(`prototype key ${name}`, ['envelope', resign ? JSON.stringify(envelope) : injected]);
@@ -157,9 +202,15 @@ function entryArbitrary(counter: Counter): fc.Arbitrary<Entry> {
     }),
     fc.constant(null).map(() => {
       const { envelope } = valid('');
-      const marker = stripEnvelope(positionPassedEnvelope({
-        position: positionOf(envelope)!, messageId: envelope.metadata.headers.id, messageType: envelope.metadata.headers.type, streamCategory: counter.stream, reason: 'forged',
-      }));
+      const marker = stripEnvelope(
+        positionPassedEnvelope({
+          position: positionOf(envelope)!,
+          messageId: envelope.metadata.headers.id,
+          messageType: envelope.metadata.headers.type,
+          streamCategory: counter.stream,
+          reason: 'forged',
+        }),
+      );
       return deadLettered('unsigned position marker', envelopeField(marker), /MissingChecksumError/);
     }),
     // Signed, but with what no inbox can store: PostgreSQL text holds no NUL, its indexes no huge keys.
@@ -167,12 +218,20 @@ function entryArbitrary(counter: Counter): fc.Arbitrary<Entry> {
       const { envelope } = valid('');
       if (inKey) envelope.metadata.envelope.position = { key: `${counter.stream}-${odd}`, sequence: 1 };
       else envelope.metadata.headers.id = `${envelope.metadata.headers.id}${odd}`;
-      return deadLettered(`unstorable ${inKey ? 'position key' : 'message id'}`, envelopeField(signed(envelope)), inKey ? /metadata\.envelope\.position/ : /metadata\.headers\.id/);
+      return deadLettered(
+        `unstorable ${inKey ? 'position key' : 'message id'}`,
+        envelopeField(signed(envelope)),
+        inKey ? /metadata\.envelope\.position/ : /metadata\.headers\.id/,
+      );
     }),
     fc.constantFrom<unknown>('\u0000', 'r'.repeat(100_000), { toString: 'not a function' }, ['x'], null).map((odd) => {
       const { envelope } = valid('');
       const marker = positionPassedEnvelope({
-        position: positionOf(envelope)!, messageId: `m\u0000${envelope.metadata.headers.id}`, messageType: envelope.metadata.headers.type, streamCategory: counter.stream, reason: 'placeholder',
+        position: positionOf(envelope)!,
+        messageId: `m\u0000${envelope.metadata.headers.id}`,
+        messageType: envelope.metadata.headers.type,
+        streamCategory: counter.stream,
+        reason: 'placeholder',
       });
       // Odd values a producer that signs garbage could put where text belongs: String() of the object throws.
       Object.assign(marker.data, { reason: odd, messageId: odd });
@@ -203,7 +262,12 @@ function tryToSign(envelope: Record<string, unknown>): void {
   }
 }
 
-function describeVariant(label: string, enabled: boolean, database: () => Promise<{ settings: Record<string, unknown>; drop(): Promise<void> }>, numRuns: number) {
+function describeVariant(
+  label: string,
+  enabled: boolean,
+  database: () => Promise<{ settings: Record<string, unknown>; drop(): Promise<void> }>,
+  numRuns: number,
+) {
   describe.skipIf(!enabled)(`malformed stream entries through a running subscription (Redis, ${label})`, () => {
     const redis = new Redis(REDIS_URI, { lazyConnect: true });
     const prefix = uniquePrefix('malformed');
@@ -259,49 +323,56 @@ function describeVariant(label: string, enabled: boolean, database: () => Promis
       return new Map((await broker().listDeadLetters(counter.stream, { count: 100_000 })).map((letter) => [letter.originalId, letter]));
     }
 
-    it.each([['fixed', FIXED_SEED], ['random', RANDOM_SEED]] as const)('every entry ends handled or dead-lettered with a reason (%s seed %i)', async (_seedLabel, seed) => {
-      const outcomes = { entries: 0, handled: 0, deadLettered: 0 };
-      await fc.assert(
-        fc.asyncProperty(fc.array(entryArbitrary(counter), { minLength: 1, maxLength: 12 }), async (entries) => {
-          const pipeline = redis.pipeline();
-          for (const entry of entries) pipeline.xadd(broker().key(counter.stream), '*', ...entry.fields);
-          const ids = ((await pipeline.exec()) ?? []).map(([error, id]) => {
-            if (error) throw error;
-            return id as string;
-          });
-          await settled();
-          const letters = await deadLetters();
-          for (const [i, entry] of entries.entries()) {
-            const letter = letters.get(ids[i]!);
-            const ran = entry.key !== undefined && (counter.probe.seen.get(entry.key) ?? []).includes(entry.n!);
-            const where = `${entry.label} (entry ${ids[i]})`;
-            outcomes.entries += 1;
-            if (ran) outcomes.handled += 1;
-            if (letter) outcomes.deadLettered += 1;
-            if (letter) expect(letter.error, `${where}: a dead letter without a reason`).not.toBe('');
-            if (letter) expect(letter.envelope !== null || letter.rawFields !== undefined, `${where}: a dead letter without the message`).toBe(true);
-            if (entry.expected.kind === 'handled') {
-              expect(ran, `${where}: not handled${letter ? `, dead-lettered: ${letter.error.slice(0, 300)}` : ''}`).toBe(true);
-              expect(letter, `${where}: handled and dead-lettered`).toBeUndefined();
+    it.each([
+      ['fixed', FIXED_SEED],
+      ['random', RANDOM_SEED],
+    ] as const)(
+      'every entry ends handled or dead-lettered with a reason (%s seed %i)',
+      async (_seedLabel, seed) => {
+        const outcomes = { entries: 0, handled: 0, deadLettered: 0 };
+        await fc.assert(
+          fc.asyncProperty(fc.array(entryArbitrary(counter), { minLength: 1, maxLength: 12 }), async (entries) => {
+            const pipeline = redis.pipeline();
+            for (const entry of entries) pipeline.xadd(broker().key(counter.stream), '*', ...entry.fields);
+            const ids = ((await pipeline.exec()) ?? []).map(([error, id]) => {
+              if (error) throw error;
+              return id as string;
+            });
+            await settled();
+            const letters = await deadLetters();
+            for (const [i, entry] of entries.entries()) {
+              const letter = letters.get(ids[i]!);
+              const ran = entry.key !== undefined && (counter.probe.seen.get(entry.key) ?? []).includes(entry.n!);
+              const where = `${entry.label} (entry ${ids[i]})`;
+              outcomes.entries += 1;
+              if (ran) outcomes.handled += 1;
+              if (letter) outcomes.deadLettered += 1;
+              if (letter) expect(letter.error, `${where}: a dead letter without a reason`).not.toBe('');
+              if (letter) expect(letter.envelope !== null || letter.rawFields !== undefined, `${where}: a dead letter without the message`).toBe(true);
+              if (entry.expected.kind === 'handled') {
+                expect(ran, `${where}: not handled${letter ? `, dead-lettered: ${letter.error.slice(0, 300)}` : ''}`).toBe(true);
+                expect(letter, `${where}: handled and dead-lettered`).toBeUndefined();
+              }
+              if (entry.expected.kind === 'dead-lettered') {
+                expect(letter, `${where}: not dead-lettered`).toBeDefined();
+                expect(letter!.error, where).toMatch(entry.expected.reason);
+              }
             }
-            if (entry.expected.kind === 'dead-lettered') {
-              expect(letter, `${where}: not dead-lettered`).toBeDefined();
-              expect(letter!.error, where).toMatch(entry.expected.reason);
-            }
-          }
-        }),
-        { seed, numRuns, endOnFailure: true },
-      );
-      // Hundreds of entries went through, both ways (the suite is not vacuous).
-      expect(outcomes.entries).toBeGreaterThan(numRuns * 3);
-      expect(outcomes.handled).toBeGreaterThan(numRuns / 2);
-      expect(outcomes.deadLettered).toBeGreaterThan(numRuns);
-      // Nothing escaped the subscription: no message failed to settle, the loop never broke.
-      const escaped = logs.records.filter((r) => r.msg === 'could not settle a message; trying again' || r.msg === 'subscription loop ended unexpectedly');
-      expect(escaped.map((r) => JSON.stringify(r).slice(0, 500))).toEqual([]);
-      expect(tally().state).toBe('running');
-      expect(tally().dropped).toBe(0);
-    }, SUITE_TIMEOUT_MS);
+          }),
+          { seed, numRuns, endOnFailure: true },
+        );
+        // Hundreds of entries went through, both ways (the suite is not vacuous).
+        expect(outcomes.entries).toBeGreaterThan(numRuns * 3);
+        expect(outcomes.handled).toBeGreaterThan(numRuns / 2);
+        expect(outcomes.deadLettered).toBeGreaterThan(numRuns);
+        // Nothing escaped the subscription: no message failed to settle, the loop never broke.
+        const escaped = logs.records.filter((r) => r.msg === 'could not settle a message; trying again' || r.msg === 'subscription loop ended unexpectedly');
+        expect(escaped.map((r) => JSON.stringify(r).slice(0, 500))).toEqual([]);
+        expect(tally().state).toBe('running');
+        expect(tally().dropped).toBe(0);
+      },
+      SUITE_TIMEOUT_MS,
+    );
   });
 }
 
@@ -311,7 +382,12 @@ async function setupTables(domain: Domain): Promise<void> {
 }
 
 describeVariant('memory database', redisUp, async () => ({ settings: { provider: 'memory' }, drop: async () => undefined }), 60);
-describeVariant('PostgreSQL', postgresUp, async () => {
-  const db: TempDatabase = await createTempDatabase();
-  return { settings: { provider: 'postgresql', database_uri: db.uri, pool_size: 4 }, drop: db.drop };
-}, 25);
+describeVariant(
+  'PostgreSQL',
+  postgresUp,
+  async () => {
+    const db: TempDatabase = await createTempDatabase();
+    return { settings: { provider: 'postgresql', database_uri: db.uri, pool_size: 4 }, drop: db.drop };
+  },
+  25,
+);

@@ -60,7 +60,8 @@ describe('malformed messages in a subscription (memory database, inline broker)'
     await engine.start();
   }
   const broker = () => counter.domain.brokers.get('default')!;
-  const publish = (...envelopes: ReturnType<typeof counter.ticked>[]) => broker().publishBatch(envelopes.map((envelope) => ({ stream: counter.stream, envelope })));
+  const publish = (...envelopes: ReturnType<typeof counter.ticked>[]) =>
+    broker().publishBatch(envelopes.map((envelope) => ({ stream: counter.stream, envelope })));
   const tally = () => engine!.subscriptionStatuses().find((s) => s.name === 'Tally')!;
   const drained = async () => (await broker().groupStatus(counter.stream, 'Tally')).pending === 0 && tally().inFlight === 0;
 
@@ -89,10 +90,15 @@ describe('malformed messages in a subscription (memory database, inline broker)'
   it('regression: an unsigned position marker is dead-lettered, not followed', async () => {
     await start();
     const abandoned = counter.ticked('a', 2);
-    const marker = stripEnvelope(positionPassedEnvelope({
-      position: positionOf(abandoned)!, messageId: abandoned.metadata.headers.id, messageType: abandoned.metadata.headers.type,
-      streamCategory: counter.stream, reason: 'forged',
-    }));
+    const marker = stripEnvelope(
+      positionPassedEnvelope({
+        position: positionOf(abandoned)!,
+        messageId: abandoned.metadata.headers.id,
+        messageType: abandoned.metadata.headers.type,
+        streamCategory: counter.stream,
+        reason: 'forged',
+      }),
+    );
     await publish(counter.ticked('a', 1), marker);
     await eventually(async () => (await drained()) && tally().deadLettered === 1);
     expect(tally().passedAbandoned).toBe(0);

@@ -91,7 +91,8 @@ describe.skipIf(!up)('process managers in the server on PostgreSQL and Redis', (
       await first.domain.repositoryFor(first.Payment).add(payment);
     });
     // The handler records its call before its transaction commits: wait for the committed state.
-    const waiting = async () => (await first.domain.providers.get('default')!.outbox.list({ status: 'scheduled', limit: 100 })).map((row) => String(row.envelope.data.orderId)).sort();
+    const waiting = async () =>
+      (await first.domain.providers.get('default')!.outbox.list({ status: 'scheduled', limit: 100 })).map((row) => String(row.envelope.data.orderId)).sort();
     await eventually(async () => JSON.stringify(await waiting()) === JSON.stringify([...late].sort()), 10_000);
     expect(first.calls).toContain(`paid ${paid}`);
     await firstEngine.stop();
@@ -111,7 +112,12 @@ describe.skipIf(!up)('process managers in the server on PostgreSQL and Redis', (
       expect(row.status).toBe('published');
       expect(row.publishedAt!.getTime()).toBeGreaterThanOrEqual(row.deliverAt!.getTime());
     }
-    expect(rows.filter((row) => row.messageType === 'Pmr.CancelOrder.v1').map((row) => row.envelope.data.orderId).sort()).toEqual([...late].sort());
+    expect(
+      rows
+        .filter((row) => row.messageType === 'Pmr.CancelOrder.v1')
+        .map((row) => row.envelope.data.orderId)
+        .sort(),
+    ).toEqual([...late].sort());
     expect(rows.filter((row) => row.messageType === 'Pmr.ConfirmOrder.v1').map((row) => row.envelope.data.orderId)).toEqual([paid]);
   });
 });

@@ -48,7 +48,11 @@ describe('process managers in the server', () => {
     const f = fulfilment('Pm1', () => '1h');
     await f.domain.init();
     try {
-      expect(planSubscriptions(f.domain).filter((entry) => entry.role === 'processManager').map((entry) => [entry.group, entry.stream])).toEqual([
+      expect(
+        planSubscriptions(f.domain)
+          .filter((entry) => entry.role === 'processManager')
+          .map((entry) => [entry.group, entry.stream]),
+      ).toEqual([
         ['Fulfilment', 'pm1::order'],
         ['Fulfilment', 'pm1::payment'],
       ]);
@@ -93,7 +97,10 @@ describe('process managers in the server', () => {
     expect((await engine.waitUntilDrained(10_000)).drained).toBe(true);
     // One name, two subscriptions: the health checks tell them apart by stream.
     const checks = (await engine.healthReport()).checks.filter((c) => c.kind === 'subscription').map((c) => c.name);
-    expect(checks.filter((name) => name.startsWith('subscription:Fulfilment'))).toEqual(['subscription:Fulfilment@pm2::order', 'subscription:Fulfilment@pm2::payment']);
+    expect(checks.filter((name) => name.startsWith('subscription:Fulfilment'))).toEqual([
+      'subscription:Fulfilment@pm2::order',
+      'subscription:Fulfilment@pm2::payment',
+    ]);
     expect(f.calls.filter((call) => call === `timed out ${late}`)).toHaveLength(1);
     const rows = await outbox().list({ limit: 1000 });
     const timeouts = rows.filter((row) => row.messageType === 'Pm2.PaymentTimedOut.v1');

@@ -59,7 +59,16 @@ describe.skipIf(!up)('process managers in collectStatus on PostgreSQL', () => {
 
     const before = await collectStatus(f.domain);
     expect(before.processManagers).toEqual([
-      { processManager: 'Fulfilment', category: 'pms::fulfilment', instances: 0, ended: 0, transitionsCapped: false, dueTimeouts: 0, pastDueTimeouts: 0, timeoutsCapped: false },
+      {
+        processManager: 'Fulfilment',
+        category: 'pms::fulfilment',
+        instances: 0,
+        ended: 0,
+        transitionsCapped: false,
+        dueTimeouts: 0,
+        pastDueTimeouts: 0,
+        timeoutsCapped: false,
+      },
     ]);
 
     const processMetrics = installProcessMeterProvider();
@@ -77,7 +86,10 @@ describe.skipIf(!up)('process managers in collectStatus on PostgreSQL', () => {
       const ids = [await place(), await place(), await place()];
       const record = f.domain.registry.requireRecord(f.Fulfilment, 'processManager');
       const store = f.domain.providers.get('default')!.eventStore;
-      await eventually(async () => (await Promise.all(ids.map(async (id) => (await store.streamVersion(processManagerStream(record, id))) >= 0))).every(Boolean), 10_000);
+      await eventually(
+        async () => (await Promise.all(ids.map(async (id) => (await store.streamVersion(processManagerStream(record, id))) >= 0))).every(Boolean),
+        10_000,
+      );
       await f.domain.uow(async () => {
         const payment = f.Payment.create({ forOrder: ids[0] });
         payment.receive();
@@ -87,7 +99,16 @@ describe.skipIf(!up)('process managers in collectStatus on PostgreSQL', () => {
       // Read while the engine runs: stopping it closes the domain's connections.
       const status = await collectStatus(f.domain);
       expect(status.processManagers).toEqual([
-        { processManager: 'Fulfilment', category: 'pms::fulfilment', instances: 2, ended: 1, transitionsCapped: false, dueTimeouts: 2, pastDueTimeouts: 0, timeoutsCapped: false },
+        {
+          processManager: 'Fulfilment',
+          category: 'pms::fulfilment',
+          instances: 2,
+          ended: 1,
+          transitionsCapped: false,
+          dueTimeouts: 2,
+          pastDueTimeouts: 0,
+          timeoutsCapped: false,
+        },
       ]);
       // A bound below the manager's transitions gives no count rather than a wrong one.
       const capped = await collectStatus(f.domain, { maxTransitions: 2 });
@@ -95,10 +116,18 @@ describe.skipIf(!up)('process managers in collectStatus on PostgreSQL', () => {
 
       // The same numbers as gauges, at a scrape of the process's metrics.
       const text = prometheusText((await processMetrics!.collect()).resourceMetrics);
-      expect(text).toContain('protean_process_manager_instances{protean_process_manager="Fulfilment",protean_state="open",otel_scope_name="@protean-ts/server"} 2');
-      expect(text).toContain('protean_process_manager_instances{protean_process_manager="Fulfilment",protean_state="ended",otel_scope_name="@protean-ts/server"} 1');
-      expect(text).toContain('protean_process_manager_due_timeouts{protean_process_manager="Fulfilment",protean_timeout_past_due="false",otel_scope_name="@protean-ts/server"} 2');
-      expect(text).toContain('protean_process_manager_due_timeouts{protean_process_manager="Fulfilment",protean_timeout_past_due="true",otel_scope_name="@protean-ts/server"} 0');
+      expect(text).toContain(
+        'protean_process_manager_instances{protean_process_manager="Fulfilment",protean_state="open",otel_scope_name="@protean-ts/server"} 2',
+      );
+      expect(text).toContain(
+        'protean_process_manager_instances{protean_process_manager="Fulfilment",protean_state="ended",otel_scope_name="@protean-ts/server"} 1',
+      );
+      expect(text).toContain(
+        'protean_process_manager_due_timeouts{protean_process_manager="Fulfilment",protean_timeout_past_due="false",otel_scope_name="@protean-ts/server"} 2',
+      );
+      expect(text).toContain(
+        'protean_process_manager_due_timeouts{protean_process_manager="Fulfilment",protean_timeout_past_due="true",otel_scope_name="@protean-ts/server"} 0',
+      );
     } finally {
       await engine.stop();
     }

@@ -25,7 +25,10 @@ describe('logProcessWarnings', () => {
   it('regression: logs a warning as one WARN record and prints no raw line', async () => {
     const { records, stderr } = capture();
     cleanups.push(logProcessWarnings(getLogger('server', { workerId: 2 })));
-    process.emitWarning('Calling client.query() when the client is already executing a query is deprecated', { type: 'DeprecationWarning', code: 'PT_TEST_DEP' });
+    process.emitWarning('Calling client.query() when the client is already executing a query is deprecated', {
+      type: 'DeprecationWarning',
+      code: 'PT_TEST_DEP',
+    });
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(stderr).not.toHaveBeenCalled();
     expect(records).toHaveLength(1);

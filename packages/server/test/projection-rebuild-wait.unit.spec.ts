@@ -19,11 +19,16 @@ function rebuildingProjection() {
   let next = 0;
   const message = (log: Logger, signal = new AbortController().signal) => {
     const id = next++;
-    return waitingOutRebuilds(async (): Promise<HandleOutcome> => {
-      if (!state.rebuilding) return 'handled';
-      state.refusals.set(id, (state.refusals.get(id) ?? 0) + 1);
-      throw refused();
-    }, log, signal, 1);
+    return waitingOutRebuilds(
+      async (): Promise<HandleOutcome> => {
+        if (!state.rebuilding) return 'handled';
+        state.refusals.set(id, (state.refusals.get(id) ?? 0) + 1);
+        throw refused();
+      },
+      log,
+      signal,
+      1,
+    );
   };
   /** Resolves once each of the first `count` messages has been refused twice: all of them wait. */
   const allWaiting = (count: number) => eventually(() => Array.from({ length: count }, (_, i) => state.refusals.get(i) ?? 0).every((n) => n >= 2));
@@ -35,11 +40,16 @@ describe('waitingOutRebuilds', () => {
     const logs = captureLogs();
     try {
       let calls = 0;
-      const outcome = await waitingOutRebuilds(async (): Promise<HandleOutcome> => {
-        calls += 1;
-        if (calls <= 3) throw refused();
-        return 'handled';
-      }, getLogger('subscription'), new AbortController().signal, 1);
+      const outcome = await waitingOutRebuilds(
+        async (): Promise<HandleOutcome> => {
+          calls += 1;
+          if (calls <= 3) throw refused();
+          return 'handled';
+        },
+        getLogger('subscription'),
+        new AbortController().signal,
+        1,
+      );
       expect([outcome, calls]).toEqual(['handled', 4]);
       expect(logs.records.filter((r) => r.msg === 'projection is being rebuilt; its projector waits')).toHaveLength(1);
       expect(logs.records.filter((r) => r.msg === 'projection rebuild ended; the projector resumes')).toHaveLength(1);
@@ -57,8 +67,20 @@ describe('waitingOutRebuilds', () => {
       await allWaiting(30);
       state.rebuilding = false;
       expect(await Promise.all(first)).toEqual(Array(30).fill('handled'));
-      expect(logs.records.filter((r) => r.msg === WAITS)).toEqual([expect.objectContaining({ subscription: 'AccountSummaryProjector-ledger::account', projection: 'AccountSummary', projector: 'AccountSummaryProjector' })]);
-      expect(logs.records.filter((r) => r.msg === RESUMES)).toEqual([expect.objectContaining({ subscription: 'AccountSummaryProjector-ledger::account', projection: 'AccountSummary', projector: 'AccountSummaryProjector' })]);
+      expect(logs.records.filter((r) => r.msg === WAITS)).toEqual([
+        expect.objectContaining({
+          subscription: 'AccountSummaryProjector-ledger::account',
+          projection: 'AccountSummary',
+          projector: 'AccountSummaryProjector',
+        }),
+      ]);
+      expect(logs.records.filter((r) => r.msg === RESUMES)).toEqual([
+        expect.objectContaining({
+          subscription: 'AccountSummaryProjector-ledger::account',
+          projection: 'AccountSummary',
+          projector: 'AccountSummaryProjector',
+        }),
+      ]);
       expect(logs.records.map((r) => r.msg)).toEqual([WAITS, RESUMES]);
 
       state.rebuilding = true;
@@ -83,7 +105,11 @@ describe('waitingOutRebuilds', () => {
       await allWaiting(5);
       state.rebuilding = false;
       await Promise.all(messages);
-      const logged = (msg: string) => logs.records.filter((r) => r.msg === msg).map((r) => r.subscription).sort();
+      const logged = (msg: string) =>
+        logs.records
+          .filter((r) => r.msg === msg)
+          .map((r) => r.subscription)
+          .sort();
       expect(logged(WAITS)).toEqual(['AccountSummaryProjector-ledger::account', 'AccountSummaryProjector-ledger::transfer']);
       expect(logged(RESUMES)).toEqual(['AccountSummaryProjector-ledger::account', 'AccountSummaryProjector-ledger::transfer']);
     } finally {
@@ -115,10 +141,28 @@ describe('waitingOutRebuilds', () => {
   it("a stopping subscription leaves the message unsettled ('early'), not failed", async () => {
     const stop = new AbortController();
     stop.abort();
-    await expect(waitingOutRebuilds(async () => { throw refused(); }, getLogger('subscription'), stop.signal, 1)).resolves.toBe('early');
+    await expect(
+      waitingOutRebuilds(
+        async () => {
+          throw refused();
+        },
+        getLogger('subscription'),
+        stop.signal,
+        1,
+      ),
+    ).resolves.toBe('early');
   });
 
-  it('other errors are the runner\'s to retry or dead-letter', async () => {
-    await expect(waitingOutRebuilds(async () => { throw new Error('boom'); }, getLogger('subscription'), undefined, 1)).rejects.toThrow('boom');
+  it("other errors are the runner's to retry or dead-letter", async () => {
+    await expect(
+      waitingOutRebuilds(
+        async () => {
+          throw new Error('boom');
+        },
+        getLogger('subscription'),
+        undefined,
+        1,
+      ),
+    ).rejects.toThrow('boom');
   });
 });

@@ -57,7 +57,11 @@ describe.skipIf(!up)('projectors through the server', () => {
     domain = ledger.domain;
     await domain.init({ config: config(db, uniquePrefix('proj-stream')) });
     await setupTables(domain);
-    expect(planSubscriptions(domain).filter((p) => p.role === 'projector').map((p) => [p.group, p.stream, p.source])).toEqual([
+    expect(
+      planSubscriptions(domain)
+        .filter((p) => p.role === 'projector')
+        .map((p) => [p.group, p.stream, p.source]),
+    ).toEqual([
       ['AccountSummaryProjector-proj_stream::account', 'proj_stream::account', 'stream'],
       ['AccountSummaryProjector-proj_stream::transfer', 'proj_stream::transfer', 'stream'],
     ]);

@@ -4,7 +4,12 @@ import { BaseProjector, configureLogging, on, type Domain } from '@protean-ts/co
 import { projectionLedger } from '../../core/test/support/projection-ledger.js';
 import { planSubscriptions } from '../src/subscriptions/subscription-plan.js';
 
-const memory = (overrides: Record<string, unknown> = {}) => ({ databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } }, event_processing: 'async', ...overrides });
+const memory = (overrides: Record<string, unknown> = {}) => ({
+  databases: { default: { provider: 'memory' } },
+  brokers: { default: { provider: 'inline' } },
+  event_processing: 'async',
+  ...overrides,
+});
 
 describe('projector subscriptions in the plan', () => {
   let domain: Domain | undefined;
@@ -14,7 +19,7 @@ describe('projector subscriptions in the plan', () => {
     if (restore) configureLogging(restore);
   });
 
-  it('one per followed category: the projector\'s name for one, <Projector>-<category> for several', async () => {
+  it("one per followed category: the projector's name for one, <Projector>-<category> for several", async () => {
     restore = configureLogging({ sink: () => {} });
     const ledger = projectionLedger({ name: 'Plan' });
     domain = ledger.domain;
@@ -24,7 +29,11 @@ describe('projector subscriptions in the plan', () => {
     }
     expect(OwnerIndex).toBeDefined();
     await domain.init({ config: memory() });
-    expect(planSubscriptions(domain).filter((p) => p.role === 'projector').map((p) => [p.group, p.stream, p.source, p.projection?.name])).toEqual([
+    expect(
+      planSubscriptions(domain)
+        .filter((p) => p.role === 'projector')
+        .map((p) => [p.group, p.stream, p.source, p.projection?.name]),
+    ).toEqual([
       ['AccountSummaryProjector-plan::account', 'plan::account', 'stream', 'AccountSummary'],
       ['AccountSummaryProjector-plan::transfer', 'plan::transfer', 'stream', 'AccountSummary'],
       ['OwnerIndex', 'plan::account', 'stream', 'AccountSummary'],
@@ -42,7 +51,11 @@ describe('projector subscriptions in the plan', () => {
     restore = configureLogging({ sink: () => {} });
     domain = projectionLedger({ name: 'PlanStore', eventSourced: true }).domain;
     await domain.init({ config: memory({ enable_outbox: false, server: { default_subscription_type: 'event_store' } }) });
-    expect(planSubscriptions(domain).filter((p) => p.role === 'projector').map((p) => p.source)).toEqual(['event_store', 'event_store']);
+    expect(
+      planSubscriptions(domain)
+        .filter((p) => p.role === 'projector')
+        .map((p) => p.source),
+    ).toEqual(['event_store', 'event_store']);
     await domain.close();
     domain = projectionLedger({ name: 'PlanRows' }).domain;
     await domain.init({ config: memory({ enable_outbox: false, server: { default_subscription_type: 'event_store' } }) });

@@ -18,7 +18,13 @@ describe('installShutdown signals', () => {
     vi.useFakeTimers();
     const forceExit = vi.fn();
     let finish!: (code: number) => void;
-    handle = installShutdown({ graceMs: 60_000, logger: getLogger('test'), signals: ['SIGTERM'], forceExit, shutdown: () => new Promise((resolve) => (finish = resolve)) });
+    handle = installShutdown({
+      graceMs: 60_000,
+      logger: getLogger('test'),
+      signals: ['SIGTERM'],
+      forceExit,
+      shutdown: () => new Promise((resolve) => (finish = resolve)),
+    });
     process.emit('SIGTERM');
     process.emit('SIGTERM');
     expect(forceExit).not.toHaveBeenCalled();

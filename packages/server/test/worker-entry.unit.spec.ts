@@ -22,7 +22,15 @@ describe('runWorker (one Engine as a process)', () => {
   afterEach(() => logs.restore());
 
   const run = (engine: Engine, testModeTimeoutMs: number) =>
-    runWorker({ engine, workerId: null, graceMs: 5000, testMode: true, testModeTimeoutMs, logger: getLogger('server'), forceExit: (code) => forced.push(code) });
+    runWorker({
+      engine,
+      workerId: null,
+      graceMs: 5000,
+      testMode: true,
+      testModeTimeoutMs,
+      logger: getLogger('server'),
+      forceExit: (code) => forced.push(code),
+    });
 
   it('in test mode resolves 0 once every message was handled, after stopping the engine', async () => {
     const shop = makeShop('Worker1', config(0.01));
@@ -50,7 +58,12 @@ describe('runWorker (one Engine as a process)', () => {
   });
 
   it('resolves 1 when the engine cannot start', async () => {
-    const shop = makeShop('Worker3', { ...config(1), databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } }, outbox: { broker: 'missing' } });
+    const shop = makeShop('Worker3', {
+      ...config(1),
+      databases: { default: { provider: 'memory' } },
+      brokers: { default: { provider: 'inline' } },
+      outbox: { broker: 'missing' },
+    });
     const engine = new Engine(shop.domain, { health: false });
     expect(await run(engine, 1000)).toBe(1);
     expect(logs.records.find((r) => r.msg === 'engine failed to start')).toBeDefined();

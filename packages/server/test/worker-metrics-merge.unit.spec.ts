@@ -34,7 +34,13 @@ describe('mergeWorkerMetrics: one scrape for a supervisor', () => {
     const one = await worker(record({ Ledger: 3, Mail: 1 }, [0.05, 0.5], 7));
     const two = await worker(record({ Ledger: 4 }, [0.05, 2, 3], 9));
 
-    const text = prometheusText({ resource: defaultResource(), scopeMetrics: mergeWorkerMetrics([{ workerId: 2, scopeMetrics: two }, { workerId: 1, scopeMetrics: one }]) });
+    const text = prometheusText({
+      resource: defaultResource(),
+      scopeMetrics: mergeWorkerMetrics([
+        { workerId: 2, scopeMetrics: two },
+        { workerId: 1, scopeMetrics: one },
+      ]),
+    });
     const lines = text.split('\n');
     const line = (prefix: string) => lines.find((l) => l.startsWith(prefix));
     expect(line('messaging_client_consumed_messages_total{messaging_consumer_group_name="Ledger"')).toMatch(/ 7$/);
@@ -50,7 +56,10 @@ describe('mergeWorkerMetrics: one scrape for a supervisor', () => {
 
   it('keeps a worker that reports nothing from changing the sums', async () => {
     const one = await worker((provider) => provider.getMeter('m').createCounter('c').add(2));
-    const merged = mergeWorkerMetrics([{ workerId: 1, scopeMetrics: one }, { workerId: 2, scopeMetrics: [] }]);
+    const merged = mergeWorkerMetrics([
+      { workerId: 1, scopeMetrics: one },
+      { workerId: 2, scopeMetrics: [] },
+    ]);
     expect(prometheusText({ resource: defaultResource(), scopeMetrics: merged })).toMatch(/^c_total\{otel_scope_name="m"\} 2$/m);
   });
 });

@@ -12,7 +12,17 @@
  * `thenFails`) expects a refusal. `.when(…).result` gives the outcome to look at.
  */
 import { randomUUID } from 'node:crypto';
-import { applyMarksOf, BaseCommand, fieldsOf, identityFieldOf, IMPLICIT_ID, type BaseAggregate, type BaseEvent, type ClassRef, type Domain } from '@protean-ts/core';
+import {
+  applyMarksOf,
+  BaseCommand,
+  fieldsOf,
+  identityFieldOf,
+  IMPLICIT_ID,
+  type BaseAggregate,
+  type BaseEvent,
+  type ClassRef,
+  type Domain,
+} from '@protean-ts/core';
 import { assertError, assertEvents, type ErrorClass } from './assertions.js';
 import type { ExpectedEvent } from './event-view.js';
 import { captureEvents } from './capture-events.js';
@@ -77,13 +87,16 @@ export class Scenario<T extends BaseAggregate> {
       return this.runCommand(this.domain, aggregate, history, step);
     }
     if (typeof step !== 'function') throw new TypeError('when(…) takes a function calling the aggregate, or a command (with .in(domain))');
-    if (this.domain) return this.runInDomain(this.domain, aggregate, history, () => this.domain!.uow(async () => {
-      const repository = this.domain!.repositoryFor(aggregate.constructor as ClassRef<T>);
-      const loaded = await repository.get(aggregate.id);
-      const result = await step(loaded);
-      await repository.add(loaded);
-      return result;
-    }));
+    if (this.domain)
+      return this.runInDomain(this.domain, aggregate, history, () =>
+        this.domain!.uow(async () => {
+          const repository = this.domain!.repositoryFor(aggregate.constructor as ClassRef<T>);
+          const loaded = await repository.get(aggregate.id);
+          const result = await step(loaded);
+          await repository.add(loaded);
+          return result;
+        }),
+      );
     aggregate.clearPendingEvents();
     let result: unknown;
     let error: unknown;
@@ -148,7 +161,9 @@ export class WhenStep<T extends BaseAggregate> {
     const outcome = await this.result;
     if (outcome.error !== undefined) {
       const error = outcome.error;
-      throw Object.assign(new Error(`expected events, but the step threw ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`), { cause: error });
+      throw Object.assign(new Error(`expected events, but the step threw ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`), {
+        cause: error,
+      });
     }
     assertEvents(outcome.events, expected, 'events raised');
     return outcome;
@@ -169,10 +184,13 @@ function isErrorClass(value: unknown): value is ErrorClass {
 function fromHistory<T extends BaseAggregate>(cls: AggregateClass<T>, history: readonly BaseEvent[], options: GivenOptions): Arranged<T> {
   if (!history.length) return { aggregate: cls.fromPlain({ [identityName(cls)]: options.id ?? randomUUID() }, { version: -1 }), history: [] };
   if (applyMarksOf(cls).length === 0) {
-    throw new TypeError(`given(${cls.name}, events): ${cls.name} is not event-sourced (it has no @apply methods), so it cannot be rebuilt from events; give an instance in its state instead: given(${cls.name}.create({ … }))`);
+    throw new TypeError(
+      `given(${cls.name}, events): ${cls.name} is not event-sourced (it has no @apply methods), so it cannot be rebuilt from events; give an instance in its state instead: given(${cls.name}.create({ … }))`,
+    );
   }
   const id = options.id ?? identityOfEvent(history[0]!, identityName(cls));
-  if (id === undefined) throw new TypeError(`given(${cls.name}, events): ${history[0]!.constructor.name} has no identifier field to take ${cls.name}'s identity from; pass { id }`);
+  if (id === undefined)
+    throw new TypeError(`given(${cls.name}, events): ${history[0]!.constructor.name} has no identifier field to take ${cls.name}'s identity from; pass { id }`);
   const aggregate = cls.fromPlain({ [identityName(cls)]: id }, { version: -1 });
   // Raising applies each event through its @apply method, as a replay does; the events stay
   // pending, so a domain can store them as the aggregate's history.

@@ -37,7 +37,11 @@ export function assertError(error: unknown, expected: ExpectedError): void {
 }
 
 /** Runs `work` and asserts it throws (or rejects with) the expected error; returns that error. */
-export async function assertRejects<E extends Error>(work: Promise<unknown> | (() => unknown), error: abstract new (...args: never[]) => E, message?: string | RegExp): Promise<E> {
+export async function assertRejects<E extends Error>(
+  work: Promise<unknown> | (() => unknown),
+  error: abstract new (...args: never[]) => E,
+  message?: string | RegExp,
+): Promise<E> {
   let thrown: unknown;
   try {
     await (typeof work === 'function' ? work() : work);

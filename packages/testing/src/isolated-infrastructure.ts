@@ -36,7 +36,10 @@ export interface IsolatedInfrastructure {
 
 export async function isolatedInfrastructure(options: IsolatedInfrastructureOptions = {}): Promise<IsolatedInfrastructure> {
   const label = options.label ?? 't';
-  if (!/^[a-z][a-z0-9_]{0,30}$/.test(label)) throw new TypeError(`isolatedInfrastructure: label must be lower-case letters, digits and _ (at most 31, starting with a letter), got ${JSON.stringify(label)}`);
+  if (!/^[a-z][a-z0-9_]{0,30}$/.test(label))
+    throw new TypeError(
+      `isolatedInfrastructure: label must be lower-case letters, digits and _ (at most 31, starting with a letter), got ${JSON.stringify(label)}`,
+    );
   const suffix = randomBytes(5).toString('hex');
   const schema = `${label}_${suffix}`;
   const databaseUri = options.databaseUri ?? process.env.PROTEAN_TEST_DATABASE_URI ?? 'postgresql://postgres@127.0.0.1:5432/postgres';

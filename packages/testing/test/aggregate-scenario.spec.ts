@@ -16,13 +16,19 @@ describe('given / when / then, in memory', () => {
   });
 
   it('expects a refusal by its class and message', async () => {
-    await given(Account, [opened('a2')]).when((account) => account.withdraw(1)).then(InsufficientFunds);
-    await given(Account, [opened('a2')]).when((account) => account.withdraw(1)).thenFails(InsufficientFunds, /the balance is 0/);
+    await given(Account, [opened('a2')])
+      .when((account) => account.withdraw(1))
+      .then(InsufficientFunds);
+    await given(Account, [opened('a2')])
+      .when((account) => account.withdraw(1))
+      .thenFails(InsufficientFunds, /the balance is 0/);
   });
 
   it('takes an aggregate in its state, and checks event types alone when given classes', async () => {
     const account = Account.fromPlain({ id: 'a3', owner: 'bo', balance: 5 }, { version: 0 });
-    await given(account).when((a) => a.deposit(1)).then([Deposited]);
+    await given(account)
+      .when((a) => a.deposit(1))
+      .then([Deposited]);
   });
 
   it('gives the outcome to look at', async () => {
@@ -70,19 +76,27 @@ describe('given / when / then through a domain', () => {
     expect(outcome.aggregate?.balance).toBe(30);
   });
 
-  it('checks a command handler\'s refusal, and that nothing was committed', async () => {
-    const outcome = await given(Account, [opened('d2')]).in(bank).when(Withdraw.create({ accountId: 'd2', amount: 1 })).thenFails(InsufficientFunds);
+  it("checks a command handler's refusal, and that nothing was committed", async () => {
+    const outcome = await given(Account, [opened('d2')])
+      .in(bank)
+      .when(Withdraw.create({ accountId: 'd2', amount: 1 }))
+      .thenFails(InsufficientFunds);
     expect(outcome.events).toEqual([]);
   });
 
   it('stores an aggregate given in its state and runs a method step on it in a unit of work', async () => {
     const line = StatementLine.create({ accountId: 'd4', amount: 1 });
-    const { aggregate } = await given(line).in(bank).when((stored) => void (stored.amount = 2)).then([]);
+    const { aggregate } = await given(line)
+      .in(bank)
+      .when((stored) => void (stored.amount = 2))
+      .then([]);
     expect(aggregate?.amount).toBe(2);
     expect((await bank.repositoryFor(StatementLine).get(line.id)).amount).toBe(2);
   });
 
   it('says a command needs a domain', async () => {
-    await expect(given(Account, [opened('d3')]).when(Withdraw.create({ accountId: 'd3', amount: 1 }))).rejects.toThrow(/given\(…\)\.in\(domain\)\.when\(command\)/);
+    await expect(given(Account, [opened('d3')]).when(Withdraw.create({ accountId: 'd3', amount: 1 }))).rejects.toThrow(
+      /given\(…\)\.in\(domain\)\.when\(command\)/,
+    );
   });
 });

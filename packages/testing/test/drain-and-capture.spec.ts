@@ -8,11 +8,24 @@ import { CommandRefusedError } from '@protean-ts/core';
 import { Account, Audit, bank, Deposited, Opened, StatementLine, Withdraw, Withdrawn } from './support/bank.js';
 
 describe('drain and captured events, embedded', () => {
-  beforeAll(() => bank.init({ config: { event_processing: 'async', command_processing: 'async', databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } }, server: { stream_subscription: { max_retries: 1, retry_delay_seconds: 0.01 } } } }));
+  beforeAll(() =>
+    bank.init({
+      config: {
+        event_processing: 'async',
+        command_processing: 'async',
+        databases: { default: { provider: 'memory' } },
+        brokers: { default: { provider: 'inline' } },
+        server: { stream_subscription: { max_retries: 1, retry_delay_seconds: 0.01 } },
+      },
+    }),
+  );
   afterAll(() => stopHandlers(bank));
 
   it('runs queued commands and the event handlers they lead to until nothing is left', async () => {
-    await given(Account, [Opened.create({ accountId: 'q1', owner: 'ann' }), Deposited.create({ accountId: 'q1', amount: 10 })]).in(bank).when((a) => a.deposit(0)).then([Deposited]);
+    await given(Account, [Opened.create({ accountId: 'q1', owner: 'ann' }), Deposited.create({ accountId: 'q1', amount: 10 })])
+      .in(bank)
+      .when((a) => a.deposit(0))
+      .then([Deposited]);
     const captured = captureEvents(bank);
     await bank.process(Withdraw.create({ accountId: 'q1', amount: 4 }));
     await bank.process(Withdraw.create({ accountId: 'q1', amount: 5 }));
@@ -30,7 +43,10 @@ describe('drain and captured events, embedded', () => {
   });
 
   it('returns an outcome across the in-process server when awaited', async () => {
-    await given(Account, [Opened.create({ accountId: 'q2', owner: 'bo' }), Deposited.create({ accountId: 'q2', amount: 7 })]).in(bank).when((a) => a.deposit(0)).then([Deposited]);
+    await given(Account, [Opened.create({ accountId: 'q2', owner: 'bo' }), Deposited.create({ accountId: 'q2', amount: 7 })])
+      .in(bank)
+      .when((a) => a.deposit(0))
+      .then([Deposited]);
     await drain(bank);
     const balance = await bank.process<number>(Withdraw.create({ accountId: 'q2', amount: 2 }), { asynchronous: true, awaitOutcome: { timeoutMs: 20_000 } });
     expect(balance).toBe(5);

@@ -8,7 +8,9 @@ import { drain, stopHandlers } from '../src/index.js';
 import { library, Loan, reminded } from './support/loans.js';
 
 describe('drain with dueWithin', () => {
-  beforeAll(() => library.init({ config: { event_processing: 'async', databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } } } }));
+  beforeAll(() =>
+    library.init({ config: { event_processing: 'async', databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } } } }),
+  );
   afterAll(() => stopHandlers(library));
 
   const scheduled = async () => (await library.providers.get('default')!.outbox.list({ status: 'scheduled', limit: 100 })).length;

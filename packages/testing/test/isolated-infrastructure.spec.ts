@@ -23,7 +23,10 @@ describe.skipIf(!up)('isolated infrastructure on PostgreSQL and Redis', () => {
     await bank.init({ config: { ...infra.config, event_processing: 'async', command_processing: 'async' } });
     await infra.setUp(bank);
 
-    await given(Account, [Opened.create({ accountId: 'p1', owner: 'ann' }), Deposited.create({ accountId: 'p1', amount: 9 })]).in(bank).when((a) => a.deposit(1)).then([Deposited]);
+    await given(Account, [Opened.create({ accountId: 'p1', owner: 'ann' }), Deposited.create({ accountId: 'p1', amount: 9 })])
+      .in(bank)
+      .when((a) => a.deposit(1))
+      .then([Deposited]);
     const captured = captureEvents(bank);
     await bank.process(Withdraw.create({ accountId: 'p1', amount: 3 }));
     await drain(bank);

@@ -40,7 +40,9 @@ class StaleTickets extends BaseProcessManager {
 }
 
 describe('a permanent error in a handler', () => {
-  beforeAll(() => desk.init({ config: { event_processing: 'async', databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } } } }));
+  beforeAll(() =>
+    desk.init({ config: { event_processing: 'async', databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } } } }),
+  );
   afterAll(() => stopHandlers(desk));
 
   it('is dead-lettered at the first failure, with the error that names the bad duration', async () => {

@@ -28,7 +28,14 @@ interface Expected {
 const REACHED_PAYMENT = ['OrderPlaced', 'StockReserved', 'OrderConfirmed'];
 
 const EXPECTED: Record<Outcome, Expected> = {
-  paid: { status: 'PAID', reason: null, steps: ['placed', 'confirmed', 'paid'], reservation: 'RESERVED', payment: 'CAPTURED', fulfilment: [...REACHED_PAYMENT, 'PaymentCaptured'] },
+  paid: {
+    status: 'PAID',
+    reason: null,
+    steps: ['placed', 'confirmed', 'paid'],
+    reservation: 'RESERVED',
+    payment: 'CAPTURED',
+    fulfilment: [...REACHED_PAYMENT, 'PaymentCaptured'],
+  },
   declined: {
     status: 'CANCELLED',
     reason: 'payment declined: card declined by the issuer',
@@ -46,7 +53,14 @@ const EXPECTED: Record<Outcome, Expected> = {
     payment: 'PENDING',
     fulfilment: [...REACHED_PAYMENT, 'PaymentTimedOut'],
   },
-  'out-of-stock': { status: 'CANCELLED', reason: /^out of stock \(/, steps: ['placed', 'cancelled'], reservation: 'REJECTED', payment: null, fulfilment: ['OrderPlaced', 'ReservationFailed'] },
+  'out-of-stock': {
+    status: 'CANCELLED',
+    reason: /^out of stock \(/,
+    steps: ['placed', 'cancelled'],
+    reservation: 'REJECTED',
+    payment: null,
+    fulfilment: ['OrderPlaced', 'ReservationFailed'],
+  },
 };
 
 export function differences(plans: readonly PlannedOrder[], skus: readonly string[], effects: ShopEffects): string[] {
@@ -80,12 +94,15 @@ export function differences(plans: readonly PlannedOrder[], skus: readonly strin
     const fulfilment = effects.fulfilment.get(plan.orderId);
     const handled = (fulfilment?.handled ?? []).map((type) => type.replace(/^Shop\.|\.v\d+$/g, ''));
     if (handled.join() !== want.fulfilment.join() || !fulfilment?.completed) {
-      report(`order ${id} (${outcome}): fulfilment handled ${handled.join(' → ') || '(nothing)'}${fulfilment?.completed ? '' : ', not completed'}, expected ${want.fulfilment.join(' → ')}`);
+      report(
+        `order ${id} (${outcome}): fulfilment handled ${handled.join(' → ') || '(nothing)'}${fulfilment?.completed ? '' : ', not completed'}, expected ${want.fulfilment.join(' → ')}`,
+      );
     }
     // A fired timeout is one published row; a dropped one was deleted with the completing transition.
     const timeouts = effects.paymentTimeouts.get(plan.orderId) ?? {};
     const fired = outcome === 'timed-out' ? { published: 1 } : {};
-    if (JSON.stringify(timeouts) !== JSON.stringify(fired)) report(`order ${id} (${outcome}): payment timeouts in the outbox ${JSON.stringify(timeouts)}, expected ${JSON.stringify(fired)}`);
+    if (JSON.stringify(timeouts) !== JSON.stringify(fired))
+      report(`order ${id} (${outcome}): payment timeouts in the outbox ${JSON.stringify(timeouts)}, expected ${JSON.stringify(fired)}`);
     if (order && order.total !== total) report(`order ${id}: total ${order.total}, expected ${total}`);
 
     const raised = effects.orderEvents.get(plan.orderId) ?? [];
@@ -111,7 +128,8 @@ export function differences(plans: readonly PlannedOrder[], skus: readonly strin
     }
 
     const payment = effects.payments.get(plan.orderId);
-    if ((payment?.status ?? null) !== want.payment) report(`order ${id} (${outcome}): payment ${payment?.status ?? 'none'}, expected ${want.payment ?? 'none'}`);
+    if ((payment?.status ?? null) !== want.payment)
+      report(`order ${id} (${outcome}): payment ${payment?.status ?? 'none'}, expected ${want.payment ?? 'none'}`);
     if (payment && payment.amount !== total) report(`order ${id}: payment of ${payment.amount}, expected ${total}`);
     if (payment && payment.version !== 0) report(`order ${id}: payment saved ${payment.version + 1} times, expected once`);
   }
@@ -132,7 +150,8 @@ export function differences(plans: readonly PlannedOrder[], skus: readonly strin
     const releases = orderListProblem(stock.releasedFor, releasedFor.get(sku) ?? []);
     if (releases) report(`${sku}: units released for ${releases}`);
     const events = 2 + stock.reservedFor.length + stock.releasedFor.length;
-    if (stock.version !== events - 1) report(`${sku}: stream at version ${stock.version}, expected ${events - 1} (catalogued, received, ${events - 2} reservations and releases)`);
+    if (stock.version !== events - 1)
+      report(`${sku}: stream at version ${stock.version}, expected ${events - 1} (catalogued, received, ${events - 2} reservations and releases)`);
     const catalogued = effects.catalogue.get(sku);
     if (catalogued?.unitsReceived !== onHand) report(`${sku}: the catalogue counts ${catalogued?.unitsReceived ?? 'no'} units received, expected ${onHand}`);
   }
@@ -167,9 +186,12 @@ export function snapshotProblems(skus: readonly string[], threshold: number, eff
     }
     if (snapshot.type !== 'Shop.StockItem.v1') problems.push(`${sku}: snapshot of type ${snapshot.type}`);
     if (JSON.stringify(snapshot.state) !== JSON.stringify(snapshot.replayed)) {
-      problems.push(`${sku}: snapshot at version ${snapshot.version} holds ${JSON.stringify(snapshot.state)}, its events fold to ${JSON.stringify(snapshot.replayed)}`);
+      problems.push(
+        `${sku}: snapshot at version ${snapshot.version} holds ${JSON.stringify(snapshot.state)}, its events fold to ${JSON.stringify(snapshot.replayed)}`,
+      );
     }
-    if (head - snapshot.version > threshold) problems.push(`${sku}: snapshot at version ${snapshot.version}, ${head - snapshot.version} events behind the head (threshold ${threshold})`);
+    if (head - snapshot.version > threshold)
+      problems.push(`${sku}: snapshot at version ${snapshot.version}, ${head - snapshot.version} events behind the head (threshold ${threshold})`);
   }
   return problems;
 }

@@ -77,7 +77,13 @@ const address = (): Address => Address.create({ street: 'Korenmarkt 1', city: 'G
  */
 export async function sendPlaceOrder(order: PlannedOrder, asynchronous = true): Promise<void> {
   const items = order.items.map((item) => LineItem.create({ ...item, unitPrice: Money.of(UNIT_PRICE) }));
-  const command = PlaceOrder.create({ orderId: order.orderId, customerId: order.customerId, items, shippingAddress: address(), paymentMethod: order.paymentMethod });
+  const command = PlaceOrder.create({
+    orderId: order.orderId,
+    customerId: order.customerId,
+    items,
+    shippingAddress: address(),
+    paymentMethod: order.paymentMethod,
+  });
   await domain.process(command, { asynchronous });
 }
 

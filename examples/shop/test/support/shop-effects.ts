@@ -72,13 +72,17 @@ const RESERVED_CHANGE = `CASE WHEN type LIKE 'Shop.UnitsReserved.%' THEN (data -
 
 export async function readEffects(db: TempDatabase): Promise<ShopEffects> {
   const [orders, orderEvents, timelines, reservations, payments, stock, snapshots, catalogue, fulfilment, paymentTimeouts, outbox] = await Promise.all([
-    db.query<{ id: string; status: string; cancellation_reason: string | null; total_amount: string; _version: number }>('SELECT id, status, cancellation_reason, total_amount, _version FROM "order"'),
+    db.query<{ id: string; status: string; cancellation_reason: string | null; total_amount: string; _version: number }>(
+      'SELECT id, status, cancellation_reason, total_amount, _version FROM "order"',
+    ),
     // One row per event (an event goes to one broker here); within an order, `sequence` grows in raising order.
     db.query<{ order_id: string; ids: string[]; types: string[] }>(`
       SELECT substring(partition_key FROM '^shop::order-(.*)$') AS order_id, array_agg(message_id ORDER BY sequence) AS ids, array_agg(message_type ORDER BY sequence) AS types
       FROM protean_outbox WHERE stream_name = 'shop::order' GROUP BY partition_key`),
     db.query<{ order_id: string; entries: StoredTimelineEntry[] }>('SELECT order_id, entries FROM order_timeline'),
-    db.query<{ order_id: string; status: string; items: { sku: string; quantity: number }[]; _version: number }>('SELECT order_id, status, items, _version FROM reservation'),
+    db.query<{ order_id: string; status: string; items: { sku: string; quantity: number }[]; _version: number }>(
+      'SELECT order_id, status, items, _version FROM reservation',
+    ),
     db.query<{ order_id: string; status: string; amount_amount: string; _version: number }>('SELECT order_id, status, amount_amount, _version FROM payment'),
     db.query<{ sku: string; on_hand: string; reserved: string; version: string; reserved_for: string[] | null; released_for: string[] | null }>(`
       SELECT ${STOCK_SKU} AS sku, sum(${ON_HAND_CHANGE}) AS on_hand, sum(${RESERVED_CHANGE}) AS reserved, max(position) AS version,
@@ -106,7 +110,16 @@ export async function readEffects(db: TempDatabase): Promise<ShopEffects> {
     reservations: new Map(reservations.map((r) => [r.order_id, { status: r.status, items: r.items, version: Number(r._version) }])),
     payments: new Map(payments.map((p) => [p.order_id, { status: p.status, amount: Number(p.amount_amount), version: Number(p._version) }])),
     stock: new Map(
-      stock.map((s) => [s.sku, { onHand: Number(s.on_hand), reserved: Number(s.reserved), version: Number(s.version), reservedFor: s.reserved_for ?? [], releasedFor: s.released_for ?? [] }]),
+      stock.map((s) => [
+        s.sku,
+        {
+          onHand: Number(s.on_hand),
+          reserved: Number(s.reserved),
+          version: Number(s.version),
+          reservedFor: s.reserved_for ?? [],
+          releasedFor: s.released_for ?? [],
+        },
+      ]),
     ),
     stockSnapshots: new Map(
       snapshots.map((s) => [
@@ -164,7 +177,13 @@ export async function readProgress(db: TempDatabase): Promise<Progress> {
  * `stallMs` (a lost or dead-lettered step never comes; a worker's death holds messages up for
  * seconds, not a minute).
  */
-export async function waitUntilSettled(db: TempDatabase, orders: number, timeoutMs: number, onProgress?: (p: Progress) => void, stallMs = 60_000): Promise<Progress> {
+export async function waitUntilSettled(
+  db: TempDatabase,
+  orders: number,
+  timeoutMs: number,
+  onProgress?: (p: Progress) => void,
+  stallMs = 60_000,
+): Promise<Progress> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   let movedAt = Date.now();
@@ -172,7 +191,11 @@ export async function waitUntilSettled(db: TempDatabase, orders: number, timeout
     const progress = await readProgress(db);
     onProgress?.(progress);
     const settled =
-      progress.settledOrders === orders && progress.settledTimelines === orders && progress.pendingReleases === 0 && progress.unpublished === 0 && progress.uncataloguedUnits === 0;
+      progress.settledOrders === orders &&
+      progress.settledTimelines === orders &&
+      progress.pendingReleases === 0 &&
+      progress.unpublished === 0 &&
+      progress.uncataloguedUnits === 0;
     if (settled) return progress;
     if (JSON.stringify(progress) !== last) [last, movedAt] = [JSON.stringify(progress), Date.now()];
     if (Date.now() - movedAt > stallMs) throw new Error(`not settled, nothing moved for ${stallMs} ms: ${last} of ${orders} orders`);

@@ -108,5 +108,8 @@ function parseLine(line: string): LogLine {
 }
 
 function tail(logs: readonly LogLine[]): string {
-  return logs.slice(-15).map((l) => JSON.stringify(l).slice(0, 400)).join('\n');
+  return logs
+    .slice(-15)
+    .map((l) => JSON.stringify(l).slice(0, 400))
+    .join('\n');
 }

@@ -35,7 +35,12 @@ async function givenStoredV1Delivery(sku: string, v1: StockReceivedV1): Promise<
   const provider = domain.providers.get('default')!;
   const tx = await provider.begin();
   try {
-    const record = { messageId: envelope.metadata.headers.id, type: envelope.metadata.headers.type, data: envelope.data, metadata: envelope.metadata as unknown as Record<string, unknown> };
+    const record = {
+      messageId: envelope.metadata.headers.id,
+      type: envelope.metadata.headers.type,
+      data: envelope.data,
+      metadata: envelope.metadata as unknown as Record<string, unknown>,
+    };
     await eventStore().append(tx, streamOf(sku), [record], { expectedVersion: item._version - 1 });
     await tx.commit();
   } catch (error) {
@@ -52,7 +57,7 @@ export function describeStockHistory(storeName: string, target: StockHistoryTarg
       await target.close();
     });
 
-    it('is its history: catalogued, received, reserved and released units replay into today\'s stock', async () => {
+    it("is its history: catalogued, received, reserved and released units replay into today's stock", async () => {
       await target.open();
       await givenStock('CUP', 10, 6.5);
       await whenOrdering({ CUP: 2 });
@@ -76,7 +81,11 @@ export function describeStockHistory(storeName: string, target: StockHistoryTarg
       expect(await eventStore().latestSnapshot(streamOf('MUG'))).toBeNull();
 
       const loaded = await stock().get('MUG');
-      expect(await eventStore().latestSnapshot(streamOf('MUG'))).toMatchObject({ version: 4, type: 'Shop.StockItem.v1', data: { sku: 'MUG', name: 'Mug', onHand: 40, reserved: 0 } });
+      expect(await eventStore().latestSnapshot(streamOf('MUG'))).toMatchObject({
+        version: 4,
+        type: 'Shop.StockItem.v1',
+        data: { sku: 'MUG', name: 'Mug', onHand: 40, reserved: 0 },
+      });
 
       loaded.reserve('order-1', 15);
       loaded.reserve('order-2', 5);

@@ -36,9 +36,13 @@ export function JourneyView({ params }) {
       ${state.loading && html`<p class="loading">Following…</p>`}
       ${state.error && html`<p class="error">${state.error}</p>`}
       ${data && data.steps.length === 0 && html`<p class="note" data-testid="journey-empty">No outbox row carries correlation id ${data.correlationId} (published rows are removed after the outbox retention).</p>`}
-      ${data && data.steps.length > 0 && html`
+      ${
+        data &&
+        data.steps.length > 0 &&
+        html`
         <ol class="journey" data-testid="journey">
-          ${data.steps.map((step) => html`
+          ${data.steps.map(
+            (step) => html`
             <li data-message=${step.messageId}>
               <div class="step">
                 <strong>${step.messageType}</strong> <span class="note">${step.stream} · ${step.partitionKey} #${step.sequence} · outbox ${step.status}</span>
@@ -47,15 +51,19 @@ export function JourneyView({ params }) {
               </div>
               <ul class="handlings">
                 ${step.handlings.length === 0 && html`<li class="note">no subscription handles this type</li>`}
-                ${step.handlings.map((hd) => html`
+                ${step.handlings.map(
+                  (hd) => html`
                   <li class=${`handling ${hd.state}`} data-subscription=${hd.subscription}>
                     <span class="state">${hd.state}</span> ${hd.subscription} <span class="note">(${hd.role})</span>
                     ${hd.at && html` <span class="times">${hd.exact ? '' : 'by '}${formatTime(hd.at)} ${offset(hd.at)}</span>`}
                     ${hd.detail && html` <span class="note">${hd.detail}</span>`}
-                  </li>`)}
+                  </li>`,
+                )}
               </ul>
-            </li>`)}
-        </ol>`}
+            </li>`,
+          )}
+        </ol>`
+      }
       ${data && html`<${Unsupported} names=${data.unsupported} />`}
     </section>`;
 }

@@ -3,10 +3,22 @@ import { useEffect, useState } from 'preact/hooks';
 import { getJson, html } from '../lib.js';
 
 const KIND_TITLES = {
-  aggregate: 'Aggregates', entity: 'Entities', valueObject: 'Value objects', event: 'Events', command: 'Commands', query: 'Queries',
-  commandHandler: 'Command handlers', eventHandler: 'Event handlers', queryHandler: 'Query handlers', applicationService: 'Application services',
-  domainService: 'Domain services', repository: 'Repositories', subscriber: 'Subscribers', processManager: 'Process managers',
-  projection: 'Projections', projector: 'Projectors',
+  aggregate: 'Aggregates',
+  entity: 'Entities',
+  valueObject: 'Value objects',
+  event: 'Events',
+  command: 'Commands',
+  query: 'Queries',
+  commandHandler: 'Command handlers',
+  eventHandler: 'Event handlers',
+  queryHandler: 'Query handlers',
+  applicationService: 'Application services',
+  domainService: 'Domain services',
+  repository: 'Repositories',
+  subscriber: 'Subscribers',
+  processManager: 'Process managers',
+  projection: 'Projections',
+  projector: 'Projectors',
 };
 
 export function MapView() {
@@ -26,11 +38,13 @@ export function MapView() {
       <p class="note">${map.module}</p>
       ${map.problems.length > 0 && html`<ul class="error">${map.problems.map((p) => html`<li>${p}</li>`)}</ul>`}
       <div class="kinds">
-        ${Object.entries(map.elements).map(([kind, names]) => html`
+        ${Object.entries(map.elements).map(
+          ([kind, names]) => html`
           <div class="card" data-kind=${kind}>
             <h3>${KIND_TITLES[kind] ?? kind} <span class="count">${names.length}</span></h3>
             <ul>${names.map((n) => html`<li>${n}</li>`)}</ul>
-          </div>`)}
+          </div>`,
+        )}
       </div>
     </section>
     <section>
@@ -38,18 +52,25 @@ export function MapView() {
       <table data-testid="map-subscriptions">
         <thead><tr><th>Stream</th><th>Subscription</th><th>Kind</th><th>Handles</th></tr></thead>
         <tbody>
-          ${[...byStream.entries()].map(([stream, subs]) => subs.map((s, i) => html`
+          ${[...byStream.entries()].map(([stream, subs]) =>
+            subs.map(
+              (s, i) => html`
             <tr data-subscription=${s.group}>
               ${i === 0 && html`<td rowspan=${subs.length} class="stream">${stream}</td>`}
               <td>${s.group}</td><td>${s.role}</td><td class="types">${s.handles.join(', ') || '—'}</td>
-            </tr>`))}
+            </tr>`,
+            ),
+          )}
         </tbody>
       </table>
-      ${map.aggregates.length > 0 && html`
+      ${
+        map.aggregates.length > 0 &&
+        html`
         <h2>Aggregates and their tables</h2>
         <table>
           <thead><tr><th>Aggregate</th><th>Database</th><th>Table or streams</th><th>Fields</th></tr></thead>
           <tbody>${map.aggregates.map((a) => html`<tr><td>${a.name}</td><td>${a.provider}</td><td>${a.eventSourced ? html`<em>event-sourced: streams ${a.streamCategory}-&lt;id&gt;</em>` : a.table}</td><td class="types">${a.fields.join(', ')}</td></tr>`)}</tbody>
-        </table>`}
+        </table>`
+      }
     </section>`;
 }

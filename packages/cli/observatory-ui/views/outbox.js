@@ -8,17 +8,23 @@ const STATUSES = ['pending', 'processing', 'published', 'failed', 'abandoned', '
 function Rows({ database, rows, title, onRetry }) {
   if (rows.length === 0) return html`<p class="note">No ${title} rows.</p>`;
   return html`
-    <h3>${title[0].toUpperCase() + title.slice(1)} rows <button data-testid=${`retry-all-${title}-${database}`} onClick=${() => onRetry(database, rows.map((r) => r.id))}>Retry all ${rows.length}</button></h3>
+    <h3>${title[0].toUpperCase() + title.slice(1)} rows <button data-testid=${`retry-all-${title}-${database}`} onClick=${() =>
+      onRetry(
+        database,
+        rows.map((r) => r.id),
+      )}>Retry all ${rows.length}</button></h3>
     <table data-testid=${`outbox-${title}-${database}`}>
       <thead><tr><th>Id</th><th>Message</th><th>Stream</th><th>Attempts</th><th>Created</th><th>Last error</th><th></th></tr></thead>
-      <tbody>${rows.map((r) => html`
+      <tbody>${rows.map(
+        (r) => html`
         <tr data-row=${r.id}>
           <td>${r.id}</td>
           <td>${r.messageType}${r.correlationId && html`<br /><a class="small" href=${`#journey?correlation=${encodeURIComponent(r.correlationId)}`}>journey</a>`}</td>
           <td>${r.targetBroker}:${r.streamName}</td><td class="num">${r.retryCount}/${r.maxRetries}</td>
           <td>${formatTime(r.createdAt)}</td><td class="error-text">${r.lastError ?? ''}</td>
           <td><button onClick=${() => onRetry(database, [r.id])}>Retry</button></td>
-        </tr>`)}
+        </tr>`,
+      )}
       </tbody>
     </table>`;
 }
@@ -36,7 +42,8 @@ export function OutboxView({ snapshot }) {
   };
   return html`
     ${message && html`<p class=${message.ok ? 'ok' : 'error'} data-testid="action-result">${message.text}</p>`}
-    ${snapshot.outbox.map(({ report, abandoned, failed }) => html`
+    ${snapshot.outbox.map(
+      ({ report, abandoned, failed }) => html`
       <section data-database=${report.database}>
         <h2>Database ${report.database} <span class="note">${report.label}</span></h2>
         ${report.error && html`<p class="error">Could not read this outbox: ${report.error}</p>`}
@@ -46,5 +53,6 @@ export function OutboxView({ snapshot }) {
         </div>
         <${Rows} database=${report.database} rows=${abandoned} title="abandoned" onRetry=${retry} />
         <${Rows} database=${report.database} rows=${failed} title="failed" onRetry=${retry} />
-      </section>`)}`;
+      </section>`,
+    )}`;
 }

@@ -107,7 +107,10 @@ function targetsOf(domain: Domain): Target[] {
   const schemas = domain.runtime.aggregateSchemas();
   return [...domain.providers].map(([name, provider]) => {
     const settings = domain.config.databases[name];
-    const where = [settings?.database_uri ? maskUri(settings.database_uri) : undefined, typeof settings?.schema === 'string' ? `schema ${settings.schema}` : undefined].filter(Boolean);
+    const where = [
+      settings?.database_uri ? maskUri(settings.database_uri) : undefined,
+      typeof settings?.schema === 'string' ? `schema ${settings.schema}` : undefined,
+    ].filter(Boolean);
     return {
       name,
       provider,
@@ -121,7 +124,9 @@ async function confirm(action: 'drop' | 'truncate', domain: Domain, targets: Tar
   const what = action === 'drop' ? 'DROP every table' : 'DELETE every row';
   const names = targets.map((t) => t.name).join(', ');
   if (!process.stdin.isTTY) {
-    throw new CliError(`db ${action} would ${what} of domain ${domain.name} in ${plural(targets.length, 'database')} ${names}; there is no terminal to confirm on, so pass -y to go ahead`);
+    throw new CliError(
+      `db ${action} would ${what} of domain ${domain.name} in ${plural(targets.length, 'database')} ${names}; there is no terminal to confirm on, so pass -y to go ahead`,
+    );
   }
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
   try {

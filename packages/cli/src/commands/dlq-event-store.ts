@@ -5,13 +5,7 @@
  * inbox (so it counts once, even if the subscription also got to it), and removes the letter
  * once the handler succeeded; a purge removes the letters without handling.
  */
-import {
-  envelopeOf,
-  withPosition,
-  type Domain,
-  type EventStore,
-  type EventStoreDeadLetter,
-} from '@protean-ts/core';
+import { envelopeOf, withPosition, type Domain, type EventStore, type EventStoreDeadLetter } from '@protean-ts/core';
 import { errorText, eventStoreInboxName, type PlannedSubscription } from '@protean-ts/server';
 import { CliError } from '../cli-error.js';
 import type { CliIO } from '../cli-context.js';
@@ -25,7 +19,10 @@ function storeOf(domain: Domain): EventStore {
   return provider.eventStore;
 }
 
-export async function eventStoreLetterCounts(domain: Domain, subscriptions: readonly PlannedSubscription[]): Promise<{ subscription: string; category: string; total: number }[]> {
+export async function eventStoreLetterCounts(
+  domain: Domain,
+  subscriptions: readonly PlannedSubscription[],
+): Promise<{ subscription: string; category: string; total: number }[]> {
   const states = await storeOf(domain).subscriptions.states();
   return subscriptions.map((entry) => ({
     subscription: entry.group,
@@ -38,14 +35,20 @@ export async function listEventStoreLetters(domain: Domain, io: CliIO, entry: Pl
   const letters = await storeOf(domain).subscriptions.deadLetters(entry.group, READ_LIMIT);
   const shown = letters.slice(0, options.limit);
   if (options.json) {
-    io.stdout(`${JSON.stringify({ subscription: entry.group, category: entry.stream, source: 'event_store', total: letters.length, letters: shown }, null, 2)}\n`);
+    io.stdout(
+      `${JSON.stringify({ subscription: entry.group, category: entry.stream, source: 'event_store', total: letters.length, letters: shown }, null, 2)}\n`,
+    );
     return;
   }
   for (const letter of shown) {
-    io.stdout(`${letter.globalPosition}  ${letter.streamName}@${letter.position}  ${letter.type} ${letter.messageId}  failed ${letter.deadLetteredAt.toISOString()}\n`);
+    io.stdout(
+      `${letter.globalPosition}  ${letter.streamName}@${letter.position}  ${letter.type} ${letter.messageId}  failed ${letter.deadLetteredAt.toISOString()}\n`,
+    );
     io.stdout(`    ${letter.error.split('\n')[0]}\n`);
   }
-  io.stdout(`dlq list: ${letters.length} dead ${plural(letters.length)} for event-store subscription ${entry.group} (category ${entry.stream})${letters.length > shown.length ? `, first ${shown.length} shown (--limit)` : ''}\n`);
+  io.stdout(
+    `dlq list: ${letters.length} dead ${plural(letters.length)} for event-store subscription ${entry.group} (category ${entry.stream})${letters.length > shown.length ? `, first ${shown.length} shown (--limit)` : ''}\n`,
+  );
 }
 
 export async function replayEventStoreLetters(domain: Domain, io: CliIO, entry: PlannedSubscription, ids: string[] | undefined): Promise<void> {
@@ -107,7 +110,13 @@ async function replayOne(domain: Domain, store: EventStore, entry: PlannedSubscr
   }
 }
 
-export async function purgeEventStoreLetters(domain: Domain, io: CliIO, entry: PlannedSubscription, confirm: (question: string) => Promise<void>, yes: boolean): Promise<void> {
+export async function purgeEventStoreLetters(
+  domain: Domain,
+  io: CliIO,
+  entry: PlannedSubscription,
+  confirm: (question: string) => Promise<void>,
+  yes: boolean,
+): Promise<void> {
   const store = storeOf(domain);
   const letters = await store.subscriptions.deadLetters(entry.group, READ_LIMIT);
   if (letters.length === 0) {
@@ -115,7 +124,10 @@ export async function purgeEventStoreLetters(domain: Domain, io: CliIO, entry: P
     return;
   }
   if (!yes) await confirm(`Delete ${letters.length} dead ${plural(letters.length)} of event-store subscription ${entry.group} (the events stay in the store)?`);
-  const purged = await store.subscriptions.removeDeadLetters(entry.group, letters.map((l) => l.globalPosition));
+  const purged = await store.subscriptions.removeDeadLetters(
+    entry.group,
+    letters.map((l) => l.globalPosition),
+  );
   io.stdout(`dlq purge: ${purged} dead ${plural(purged)} of ${entry.group} deleted; the events stay in their streams\n`);
 }
 

@@ -76,7 +76,9 @@ async function withDomain(context: CliContext, work: (domain: Domain) => Promise
 
 function resolve(domain: Domain, io: CliIO, name: string, brokerOption?: string): DlqTarget {
   return resolveDlqTarget(domain, name, brokerOption, (known) => {
-    io.stderr(`note: "${name}" is no subscription and no stream a subscription reads; treating it as a stream name (subscriptions: ${known.join(', ') || 'none'})\n`);
+    io.stderr(
+      `note: "${name}" is no subscription and no stream a subscription reads; treating it as a stream name (subscriptions: ${known.join(', ') || 'none'})\n`,
+    );
   });
 }
 
@@ -99,12 +101,16 @@ async function listAll(domain: Domain, io: CliIO, json: boolean): Promise<void> 
     return;
   }
   for (const s of summary) {
-    const detail = Object.entries(s.groups).map(([group, n]) => `${group}: ${n}`).join(', ');
+    const detail = Object.entries(s.groups)
+      .map(([group, n]) => `${group}: ${n}`)
+      .join(', ');
     io.stdout(`${s.broker}:${s.stream}  ${s.total} dead ${plural(s.total, 'letter')}${detail ? ` (${detail})` : ''}\n`);
   }
   for (const c of storeCounts) io.stdout(`event store ${c.category}  ${c.total} dead ${plural(c.total, 'letter')} (${c.subscription})\n`);
   const total = summary.reduce((n, s) => n + s.total, 0) + storeCounts.reduce((n, c) => n + c.total, 0);
-  const places = storeCounts.length ? `${summary.length} ${plural(summary.length, 'stream')} and ${storeCounts.length} event-store ${plural(storeCounts.length, 'subscription')}` : `${summary.length} ${plural(summary.length, 'stream')}`;
+  const places = storeCounts.length
+    ? `${summary.length} ${plural(summary.length, 'stream')} and ${storeCounts.length} event-store ${plural(storeCounts.length, 'subscription')}`
+    : `${summary.length} ${plural(summary.length, 'stream')}`;
   io.stdout(`dlq list: ${total} dead ${plural(total, 'letter')} in ${places}\n`);
 }
 
@@ -122,7 +128,9 @@ async function listOne(domain: Domain, io: CliIO, name: string, options: { limit
     io.stdout(`    ${letter.error.split('\n')[0]}\n`);
   }
   const scope = target.group ? `subscription ${target.group} on stream ${target.stream}` : `stream ${target.stream}`;
-  io.stdout(`dlq list: ${letters.length} dead ${plural(letters.length, 'letter')} for ${scope}${letters.length > shown.length ? `, first ${shown.length} shown (--limit)` : ''}\n`);
+  io.stdout(
+    `dlq list: ${letters.length} dead ${plural(letters.length, 'letter')} for ${scope}${letters.length > shown.length ? `, first ${shown.length} shown (--limit)` : ''}\n`,
+  );
 }
 
 async function replay(domain: Domain, io: CliIO, name: string, options: { id?: string[]; broker?: string }): Promise<void> {
@@ -139,8 +147,8 @@ async function replay(domain: Domain, io: CliIO, name: string, options: { id?: s
   const skipped = ids.filter((id) => undecodable.has(id));
   if (skipped.length) {
     io.stderr(
-      `note: not replaying ${skipped.length} dead ${plural(skipped.length, 'letter')} holding a stream entry that could not be decoded (${skipped.join(', ')}); `
-        + `see its rawFields with \`protean-ts dlq list ${name} --json\`, fix the producer that wrote it, then \`protean-ts dlq purge ${target.stream}\`\n`,
+      `note: not replaying ${skipped.length} dead ${plural(skipped.length, 'letter')} holding a stream entry that could not be decoded (${skipped.join(', ')}); ` +
+        `see its rawFields with \`protean-ts dlq list ${name} --json\`, fix the producer that wrote it, then \`protean-ts dlq purge ${target.stream}\`\n`,
     );
     ids = ids.filter((id) => !undecodable.has(id));
   }
@@ -150,7 +158,9 @@ async function replay(domain: Domain, io: CliIO, name: string, options: { id?: s
   }
   const others = target.readers.filter((r) => r.group !== target.group).map((r) => r.group);
   if (target.group && others.length) {
-    io.stderr(`note: replayed messages go back to stream ${target.stream}, so ${others.join(', ')} receive them again too (handlers are idempotent under at-least-once delivery)\n`);
+    io.stderr(
+      `note: replayed messages go back to stream ${target.stream}, so ${others.join(', ')} receive them again too (handlers are idempotent under at-least-once delivery)\n`,
+    );
   }
   let replayed = 0;
   for (let start = 0; start < ids.length; start += REPLAY_CHUNK) {
@@ -167,8 +177,8 @@ async function purge(domain: Domain, io: CliIO, name: string, options: { broker?
     const foreign = foreignGroups(target, all);
     if (foreign.length) {
       throw new CliError(
-        `dlq purge: the dead letters of stream ${target.stream} also hold letters of ${foreign.join(', ')}, and purge removes the whole stream's; `
-          + `run \`protean-ts dlq purge ${target.stream}\` to remove them all, or replay ${name}'s with \`protean-ts dlq replay ${name}\``,
+        `dlq purge: the dead letters of stream ${target.stream} also hold letters of ${foreign.join(', ')}, and purge removes the whole stream's; ` +
+          `run \`protean-ts dlq purge ${target.stream}\` to remove them all, or replay ${name}'s with \`protean-ts dlq replay ${name}\``,
       );
     }
   }

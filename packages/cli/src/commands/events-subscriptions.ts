@@ -57,7 +57,9 @@ export async function subscriptions(store: EventStore, domain: Domain, io: CliIO
   for (const row of rows) {
     const lease = row.owner ? `held by ${row.owner} until ${row.leaseExpiresAt}` : 'not held (no worker reads it)';
     const behind = `${row.behindCapped ? '≥ ' : ''}${row.behind} behind`;
-    io.stdout(`  ${row.subscription} (${row.handler}) <- ${row.category}  ${behind}  cursor ${row.cursor.transactionId}/${row.cursor.globalPosition}  ${row.deadLetters} dead letters  ${lease}\n`);
+    io.stdout(
+      `  ${row.subscription} (${row.handler}) <- ${row.category}  ${behind}  cursor ${row.cursor.transactionId}/${row.cursor.globalPosition}  ${row.deadLetters} dead letters  ${lease}\n`,
+    );
   }
   io.stdout(`events subscriptions: ${rows.length} event-store ${rows.length === 1 ? 'subscription' : 'subscriptions'}\n`);
 }

@@ -70,12 +70,13 @@ export async function withStore(context: CliContext, work: (store: EventStore, d
 function eventStoreOf(domain: Domain): EventStore {
   const database = domain.config.event_store.database;
   const provider = domain.providers.get(database);
-  if (!provider) throw new CliError(`[event_store] database = "${database}" names no [databases.${database}]; add that table or point event_store.database at one`);
+  if (!provider)
+    throw new CliError(`[event_store] database = "${database}" names no [databases.${database}]; add that table or point event_store.database at one`);
   if (provider.kind === 'memory') {
     throw new CliError(
-      `no event store to read: [event_store] database = "${database}" is a memory database, whose events live only in the process that wrote them; `
-        + 'set [event_store] database to a [databases.<name>] with provider = "postgresql", or give the store its own database with '
-        + '[event_store] provider = "postgresql" and database_uri (see docs/event-sourcing.md)',
+      `no event store to read: [event_store] database = "${database}" is a memory database, whose events live only in the process that wrote them; ` +
+        'set [event_store] database to a [databases.<name>] with provider = "postgresql", or give the store its own database with ' +
+        '[event_store] provider = "postgresql" and database_uri (see docs/event-sourcing.md)',
     );
   }
   return provider.eventStore;
@@ -110,7 +111,10 @@ async function read(store: EventStore, io: CliIO, stream: string, options: ReadO
     }
   } else if (isCategory(stream)) {
     if (options.from !== undefined) {
-      throw new CliError(`--from is a position in one entity stream; a category or ${ALL_STREAMS} is read from the start (use --limit to stop early)`, ExitCode.USAGE);
+      throw new CliError(
+        `--from is a position in one entity stream; a category or ${ALL_STREAMS} is read from the start (use --limit to stop early)`,
+        ExitCode.USAGE,
+      );
     }
     for await (const page of categoryPages(store, stream, options.pageSize, limit)) {
       events.push(...page);
@@ -127,7 +131,9 @@ async function read(store: EventStore, io: CliIO, stream: string, options: ReadO
     return;
   }
   for (const event of events) {
-    io.stdout(`${event.position}  ${event.globalPosition}  ${event.time.toISOString()}  ${event.type}  ${event.messageId}${isEntityStream(stream) ? '' : `  ${event.streamName}`}\n`);
+    io.stdout(
+      `${event.position}  ${event.globalPosition}  ${event.time.toISOString()}  ${event.type}  ${event.messageId}${isEntityStream(stream) ? '' : `  ${event.streamName}`}\n`,
+    );
   }
   io.stdout(`events read: ${events.length} ${plural(events.length, 'event')} of ${stream}\n`);
 }

@@ -9,9 +9,22 @@ import type { CommandGroup } from './command-group.js';
 
 // Every kind, in the order shown; `satisfies` makes a kind added to core fail to compile here until listed.
 const KIND_ORDER = {
-  aggregate: 1, entity: 2, valueObject: 3, event: 4, command: 5, query: 6,
-  commandHandler: 7, eventHandler: 8, queryHandler: 9, applicationService: 10, domainService: 11, repository: 12, subscriber: 13, processManager: 14,
-  projection: 15, projector: 16,
+  aggregate: 1,
+  entity: 2,
+  valueObject: 3,
+  event: 4,
+  command: 5,
+  query: 6,
+  commandHandler: 7,
+  eventHandler: 8,
+  queryHandler: 9,
+  applicationService: 10,
+  domainService: 11,
+  repository: 12,
+  subscriber: 13,
+  processManager: 14,
+  projection: 15,
+  projector: 16,
 } satisfies Record<ElementKind, number>;
 const KINDS = Object.keys(KIND_ORDER) as ElementKind[];
 
@@ -41,7 +54,14 @@ export function summarizeDomain(domain: Domain, module: string, eventStoreDataba
         const schema = domain.aggregateSchemaFor(record.cls as ClassRef<BaseAggregate>);
         const fields = schema.fields.map((f) => f.name);
         if (!domain.registry.isEventSourced(record.cls)) return { name: schema.name, provider: schema.provider, table: schema.tableName, fields };
-        return { name: schema.name, provider: eventStoreDatabase, table: null, eventSourced: true as const, streamCategory: domain.registry.streamCategoryOf(record.cls), fields };
+        return {
+          name: schema.name,
+          provider: eventStoreDatabase,
+          table: null,
+          eventSourced: true as const,
+          streamCategory: domain.registry.streamCategoryOf(record.cls),
+          fields,
+        };
       });
   return { name: domain.name, module, aggregates, elements, problems };
 }
@@ -54,7 +74,10 @@ export const registerInfoCommands: CommandGroup = (program, context) => {
     .action(async (options: { json?: boolean }) => {
       const domain = await context.loadDomain();
       // info works without a valid configuration (the model is what it shows); the event store's database comes from it when it loads.
-      const eventStoreDatabase = await context.loadConfig().then((loaded) => loaded.config.event_store.database, () => undefined);
+      const eventStoreDatabase = await context.loadConfig().then(
+        (loaded) => loaded.config.event_store.database,
+        () => undefined,
+      );
       const summary = summarizeDomain(domain, context.locateDomain().file, eventStoreDatabase);
       const { io } = context;
       if (options.json) io.stdout(`${JSON.stringify(summary, null, 2)}\n`);

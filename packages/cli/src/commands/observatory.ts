@@ -39,13 +39,17 @@ export const registerObservatoryCommands: CommandGroup = (program, context) => {
           host: options.host,
           port: options.port,
           refreshMs: Math.round(options.refresh * 1000),
-          onError: (error) => logger.warn('observatory could not read the domain\'s state', { error: error instanceof Error ? error.message : String(error) }),
+          onError: (error) => logger.warn("observatory could not read the domain's state", { error: error instanceof Error ? error.message : String(error) }),
         });
       } catch (error) {
         await domain.close();
         const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EADDRINUSE') throw new CliError(`observatory: ${options.host}:${options.port} is in use; choose another --port (0 picks a free one)`, ExitCode.FAILURE, { cause: error });
-        if (code === 'EADDRNOTAVAIL') throw new CliError(`observatory: ${options.host} is not an address of this machine; check --host`, ExitCode.FAILURE, { cause: error });
+        if (code === 'EADDRINUSE')
+          throw new CliError(`observatory: ${options.host}:${options.port} is in use; choose another --port (0 picks a free one)`, ExitCode.FAILURE, {
+            cause: error,
+          });
+        if (code === 'EADDRNOTAVAIL')
+          throw new CliError(`observatory: ${options.host} is not an address of this machine; check --host`, ExitCode.FAILURE, { cause: error });
         throw error;
       }
       context.io.stdout(`observatory: ${observatory.url} (Ctrl-C to stop)\n`);

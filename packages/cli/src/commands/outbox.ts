@@ -42,9 +42,7 @@ export const registerOutboxCommands: CommandGroup = (program, context) => {
     .argument('[ids...]', 'outbox row ids (as `outbox list` shows them)')
     .option('--abandoned', 'retry every abandoned row')
     .option('--database <name>', 'only this [databases.<name>] (required for ids when there are several databases)')
-    .action((ids: string[], options: { abandoned?: boolean; database?: string }) =>
-      withDomain(context, (domain) => retry(domain, context.io, ids, options)),
-    );
+    .action((ids: string[], options: { abandoned?: boolean; database?: string }) => withDomain(context, (domain) => retry(domain, context.io, ids, options)));
 };
 
 async function withDomain(context: CliContext, work: (domain: Domain) => Promise<void>): Promise<void> {
@@ -74,7 +72,13 @@ async function status(domain: Domain, io: CliIO, json: boolean): Promise<void> {
   const results: { target: Target; counts: OutboxCounts }[] = [];
   for (const target of targets(domain)) results.push({ target, counts: await target.provider.outbox.counts() });
   if (json) {
-    io.stdout(`${JSON.stringify(results.map(({ target, counts }) => ({ database: target.name, ...counts })), null, 2)}\n`);
+    io.stdout(
+      `${JSON.stringify(
+        results.map(({ target, counts }) => ({ database: target.name, ...counts })),
+        null,
+        2,
+      )}\n`,
+    );
     return;
   }
   for (const { target, counts } of results) {
@@ -84,8 +88,8 @@ async function status(domain: Domain, io: CliIO, json: boolean): Promise<void> {
   }
   const total = (key: OutboxStatus) => results.reduce((n, r) => n + r.counts[key], 0);
   io.stdout(
-    `outbox status: ${results.length} ${plural(results.length, 'database')}, ${total('pending')} pending, ${total('processing')} processing, `
-      + `${total('failed')} failed, ${total('abandoned')} abandoned\n`,
+    `outbox status: ${results.length} ${plural(results.length, 'database')}, ${total('pending')} pending, ${total('processing')} processing, ` +
+      `${total('failed')} failed, ${total('abandoned')} abandoned\n`,
   );
 }
 
@@ -96,7 +100,13 @@ async function list(domain: Domain, io: CliIO, options: { status?: OutboxStatus;
     results.push({ database: target.name, rows: await target.provider.outbox.list(query) });
   }
   if (options.json) {
-    io.stdout(`${JSON.stringify(results.map((r) => ({ database: r.database, rows: r.rows.map(rowSummary) })), null, 2)}\n`);
+    io.stdout(
+      `${JSON.stringify(
+        results.map((r) => ({ database: r.database, rows: r.rows.map(rowSummary) })),
+        null,
+        2,
+      )}\n`,
+    );
     return;
   }
   let shown = 0;
@@ -104,16 +114,21 @@ async function list(domain: Domain, io: CliIO, options: { status?: OutboxStatus;
     io.stdout(`[databases.${database}] ${rows.length} ${plural(rows.length, 'row')}${options.status ? ` ${options.status}` : ''}\n`);
     for (const row of rows) {
       const error = row.lastError ? `  error: ${row.lastError.split('\n')[0]}` : '';
-      io.stdout(`  ${row.id}  ${row.status}  ${row.messageType} → ${row.targetBroker}:${row.streamName}  attempts ${row.retryCount}/${row.maxRetries}  created ${row.createdAt.toISOString()}${row.deliverAt ? `  due ${row.deliverAt.toISOString()}` : ''}${error}\n`);
+      io.stdout(
+        `  ${row.id}  ${row.status}  ${row.messageType} → ${row.targetBroker}:${row.streamName}  attempts ${row.retryCount}/${row.maxRetries}  created ${row.createdAt.toISOString()}${row.deliverAt ? `  due ${row.deliverAt.toISOString()}` : ''}${error}\n`,
+      );
     }
     shown += rows.length;
   }
-  io.stdout(`outbox list: ${shown} ${plural(shown, 'row')} shown${options.status ? ` (status ${options.status})` : ''}, at most ${options.limit} per database\n`);
+  io.stdout(
+    `outbox list: ${shown} ${plural(shown, 'row')} shown${options.status ? ` (status ${options.status})` : ''}, at most ${options.limit} per database\n`,
+  );
 }
 
 async function retry(domain: Domain, io: CliIO, ids: string[], options: { abandoned?: boolean; database?: string }): Promise<void> {
   if (ids.length > 0 && options.abandoned) throw new CliError('outbox retry: give row ids or --abandoned, not both', ExitCode.USAGE);
-  if (ids.length === 0 && !options.abandoned) throw new CliError('outbox retry: give the ids of the rows to retry, or --abandoned for every abandoned row', ExitCode.USAGE);
+  if (ids.length === 0 && !options.abandoned)
+    throw new CliError('outbox retry: give the ids of the rows to retry, or --abandoned for every abandoned row', ExitCode.USAGE);
   const chosen = targets(domain, options.database);
   if (ids.length > 0 && chosen.length > 1) {
     // Row ids are per database; retrying id 7 everywhere would touch unrelated rows.
@@ -127,7 +142,9 @@ async function retry(domain: Domain, io: CliIO, ids: string[], options: { abando
   }
   io.stdout(`outbox retry: ${total} ${plural(total, 'row')} back to pending; a running server publishes them on its next tick\n`);
   if (ids.length > 0 && total < ids.length) {
-    throw new CliError(`outbox retry: ${ids.length - total} of ${ids.length} ids were not retried (unknown, or not failed/abandoned); see \`protean-ts outbox list\``);
+    throw new CliError(
+      `outbox retry: ${ids.length - total} of ${ids.length} ids were not retried (unknown, or not failed/abandoned); see \`protean-ts outbox list\``,
+    );
   }
 }
 

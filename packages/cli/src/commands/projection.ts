@@ -35,7 +35,7 @@ export const registerProjectionCommands: CommandGroup = (program, context) => {
 
   projection
     .command('rebuild <projection>')
-    .description('Empty a projection and replay its projectors\' events from the event store, in global order (its projectors\' subscriptions wait meanwhile)')
+    .description("Empty a projection and replay its projectors' events from the event store, in global order (its projectors' subscriptions wait meanwhile)")
     .option('--batch <n>', 'events per read and per transaction', whole('--batch', 1), DEFAULT_REBUILD_BATCH)
     .action((name: string, options: { batch: number }) => withStore(context, (_store, domain) => rebuild(domain, context.io, name, options.batch)));
 
@@ -55,11 +55,14 @@ async function rebuild(domain: Domain, io: CliIO, name: string, batch: number): 
     io.stderr(`projection rebuild: ${name}: emptying it and replaying its events from the event store…\n`);
     const summary = await rebuildProjection(domain, name, {
       batchSize: batch,
-      onProgress: (p) => io.stderr(`projection rebuild: ${p.projection}: ${p.read} ${plural(p.read, 'event')} read, ${p.applied} applied, ${p.skipped} skipped (global position ${p.position})\n`),
+      onProgress: (p) =>
+        io.stderr(
+          `projection rebuild: ${p.projection}: ${p.read} ${plural(p.read, 'event')} read, ${p.applied} applied, ${p.skipped} skipped (global position ${p.position})\n`,
+        ),
     });
     io.stdout(
-      `projection rebuild: ${summary.projection} rebuilt: ${summary.applied} ${plural(summary.applied, 'event')} applied, ${summary.skipped} skipped `
-        + `(${summary.read} read from the event store) in ${summary.seconds.toFixed(1)} s\n`,
+      `projection rebuild: ${summary.projection} rebuilt: ${summary.applied} ${plural(summary.applied, 'event')} applied, ${summary.skipped} skipped ` +
+        `(${summary.read} read from the event store) in ${summary.seconds.toFixed(1)} s\n`,
     );
   } catch (error) {
     if (error instanceof ProjectionRebuildError) throw new CliError(`projection rebuild: ${error.message}`);
@@ -91,9 +94,19 @@ async function status(store: EventStore, domain: Domain, io: CliIO, json: boolea
       const source = projector.options.subscriptionType ?? config.server.default_subscription_type;
       for (const { name, category } of registry.projectorSubscriptions(projector.cls)) {
         // A rebuild applied everything up to where it stopped, whatever the subscription's cursor says.
-        const where = source === 'event_store' ? await eventStoreLag(store, category, laterOf(cursors.get(name), state?.rebuiltThrough ?? undefined)) : await streamLag(domain, category, name);
+        const where =
+          source === 'event_store'
+            ? await eventStoreLag(store, category, laterOf(cursors.get(name), state?.rebuiltThrough ?? undefined))
+            : await streamLag(domain, category, name);
         const health = typeof where.lag === 'number' ? (where.lag > 0 ? 'lagging' : 'ok') : where.lag.startsWith('unknown') ? 'unknown' : 'lagging';
-        lines.push({ projection: record.name, projector: projector.name, subscription: name, source, ...where, state: state?.rebuilding ? 'rebuilding' : health });
+        lines.push({
+          projection: record.name,
+          projector: projector.name,
+          subscription: name,
+          source,
+          ...where,
+          state: state?.rebuilding ? 'rebuilding' : health,
+        });
       }
     }
     projections.push({ projection: record.name, state, subscriptions: lines });
@@ -106,12 +119,23 @@ async function status(store: EventStore, domain: Domain, io: CliIO, json: boolea
     io.stdout(`projection status: domain ${domain.name} has no projections\n`);
     return;
   }
-  const rows = projections.flatMap((p) => p.subscriptions.map((s) => [s.projection, s.subscription, s.source, s.position === null ? '-' : String(s.position), String(s.lag), s.state]));
+  const rows = projections.flatMap((p) =>
+    p.subscriptions.map((s) => [s.projection, s.subscription, s.source, s.position === null ? '-' : String(s.position), String(s.lag), s.state]),
+  );
   const header = ['PROJECTION', 'SUBSCRIPTION', 'SOURCE', 'POSITION', 'LAG', 'STATE'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  for (const row of [header, ...rows]) io.stdout(`${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);
+  for (const row of [header, ...rows])
+    io.stdout(
+      `${row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd()}\n`,
+    );
   for (const p of projections) {
-    if (p.state?.rebuilding) io.stdout(`${p.projection}: being rebuilt since ${p.state.rebuildStartedAt?.toISOString()}; its projectors wait (an interrupted rebuild is finished by running it again)\n`);
+    if (p.state?.rebuilding)
+      io.stdout(
+        `${p.projection}: being rebuilt since ${p.state.rebuildStartedAt?.toISOString()}; its projectors wait (an interrupted rebuild is finished by running it again)\n`,
+      );
     else if (p.state?.rebuiltAt) io.stdout(`${p.projection}: last rebuilt ${p.state.rebuiltAt.toISOString()} (${p.state.eventsApplied} events applied)\n`);
   }
 }
@@ -143,6 +167,7 @@ async function streamLag(domain: Domain, category: string, group: string): Promi
   if (!found.exists) return { position: null, lag: 'unknown (no consumer group yet: the server has not subscribed)' };
   if (found.lag === null) return { position: null, lag: found.pending === 0 ? 'unknown' : `${found.pending} pending` };
   // The broker shows this process only its own unacked entries (RabbitMQ without management_uri).
-  if (found.pendingLocalOnly) return { position: null, lag: `${found.lag} undelivered, pending unknown (set brokers.${domain.config.outbox.broker}.management_uri)` };
+  if (found.pendingLocalOnly)
+    return { position: null, lag: `${found.lag} undelivered, pending unknown (set brokers.${domain.config.outbox.broker}.management_uri)` };
   return { position: null, lag: found.pending + found.lag };
 }

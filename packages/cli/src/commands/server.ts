@@ -43,9 +43,19 @@ export const registerServerCommands: CommandGroup = (program, context) => {
     .option('--test-mode', 'exit 0 once every outbox is empty and every stream drained (for tests and CI)')
     .option('--test-mode-timeout <seconds>', 'with --test-mode, exit 1 naming what is still busy after this long', number('--test-mode-timeout'), 60)
     .option('--grace <seconds>', 'on SIGINT/SIGTERM, time to finish work in flight before being killed', number('--grace'), 10)
-    .option('--crash-limit <n>', 'give up when one worker crashes this many times within --crash-window', integer('--crash-limit', 1), DEFAULT_RESTART_POLICY.crashLimit)
+    .option(
+      '--crash-limit <n>',
+      'give up when one worker crashes this many times within --crash-window',
+      integer('--crash-limit', 1),
+      DEFAULT_RESTART_POLICY.crashLimit,
+    )
     .option('--crash-window <seconds>', 'window of --crash-limit', number('--crash-window'), DEFAULT_RESTART_POLICY.crashWindowMs / 1000)
-    .option('--restart-delay <ms>', 'first restart delay of a crashed worker; doubles per crash up to 30 s', integer('--restart-delay', 0), DEFAULT_RESTART_POLICY.initialDelayMs)
+    .option(
+      '--restart-delay <ms>',
+      'first restart delay of a crashed worker; doubles per crash up to 30 s',
+      integer('--restart-delay', 0),
+      DEFAULT_RESTART_POLICY.initialDelayMs,
+    )
     .action(async (options: ServerOptions) => {
       // A worker is a process the supervisor forked: the variable and the IPC channel together,
       // so a PROTEAN_WORKER_ID left in a shell does not turn a standalone server into a worker.

@@ -34,21 +34,24 @@ export const registerSnapshotCommands: CommandGroup = (program, context) => {
     .option('--page-size <n>', 'events per category read when finding the aggregates', whole('--page-size', 1), PAGE_SIZE)
     .action(async (options: CreateOptions) => {
       if (options.id !== undefined && options.aggregate === undefined) {
-        throw new CliError('snapshot create: --id needs --aggregate (the id is one of that aggregate\'s ids), e.g. --aggregate Account --id 42', ExitCode.USAGE);
+        throw new CliError("snapshot create: --id needs --aggregate (the id is one of that aggregate's ids), e.g. --aggregate Account --id 42", ExitCode.USAGE);
       }
       await withStore(context, (store, domain) => create(store, domain, context.io, options));
     });
 };
 
 async function create(store: EventStore, domain: Domain, io: CliIO, options: CreateOptions): Promise<void> {
-  const records = options.aggregate === undefined
-    ? domain.recordsOf('aggregate').filter((r) => r.options.isEventSourced)
-    : [eventSourcedAggregate(domain, options.aggregate, 'snapshot create')];
+  const records =
+    options.aggregate === undefined
+      ? domain.recordsOf('aggregate').filter((r) => r.options.isEventSourced)
+      : [eventSourcedAggregate(domain, options.aggregate, 'snapshot create')];
   const tally: Tally = { written: 0, current: 0 };
   for (const record of records) {
     const repository = domain.repositoryFor(record.cls as ClassRef<BaseAggregate>);
     if (!(repository instanceof EventSourcedRepository)) {
-      throw new CliError(`snapshot create: the repository of ${record.name} is no EventSourcedRepository; a custom repository of an event-sourced aggregate must extend it`);
+      throw new CliError(
+        `snapshot create: the repository of ${record.name} is no EventSourcedRepository; a custom repository of an event-sourced aggregate must extend it`,
+      );
     }
     const snapshotOne = async (id: string): Promise<boolean> => {
       const outcome = await repository.writeSnapshot(id);

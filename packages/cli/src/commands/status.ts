@@ -34,7 +34,9 @@ export const registerStatusCommands: CommandGroup = (program, context) => {
     .option('--wait-drained', 'wait until every outbox row open now is published and every subscription has handled its stream up to then; exit 1 at --timeout')
     .option('--timeout <seconds>', `how long --wait-drained waits (default ${DEFAULT_TIMEOUT_S})`, seconds('--timeout', MAX_TIMEOUT_S), DEFAULT_TIMEOUT_S)
     .option('--interval <seconds>', `how often --wait-drained checks (default ${DEFAULT_INTERVAL_S})`, seconds('--interval', 60), DEFAULT_INTERVAL_S)
-    .action((options: StatusOptions) => withDomain(context, (domain) => (options.waitDrained ? waitDrained(domain, context.io, options) : show(domain, context.io, options.json === true))));
+    .action((options: StatusOptions) =>
+      withDomain(context, (domain) => (options.waitDrained ? waitDrained(domain, context.io, options) : show(domain, context.io, options.json === true))),
+    );
 };
 
 async function withDomain(context: CliContext, work: (domain: Domain) => Promise<void>): Promise<void> {
@@ -71,7 +73,10 @@ async function waitDrained(domain: Domain, io: CliIO, options: StatusOptions): P
     }
     if (Date.now() >= deadline) {
       if (options.json) io.stdout(`${JSON.stringify({ ...progress, waitedMs: waited }, null, 2)}\n`);
-      throw new CliError(`status --wait-drained: not drained after ${options.timeout} s; left:\n${progress.left.map((l) => `  ${l}`).join('\n')}`, ExitCode.FAILURE);
+      throw new CliError(
+        `status --wait-drained: not drained after ${options.timeout} s; left:\n${progress.left.map((l) => `  ${l}`).join('\n')}`,
+        ExitCode.FAILURE,
+      );
     }
     const line = progressLine(progress);
     if (line !== lastLine || Date.now() - lastPrinted >= PROGRESS_EVERY_MS) {
@@ -95,7 +100,9 @@ export function renderStatus(status: SystemStatus): string {
   out.push('Outbox');
   out.push(outboxTable(status.outboxes));
   out.push('Subscriptions');
-  out.push(status.subscriptions.length ? subscriptionTable(status.subscriptions) : '  none (no handler, subscriber, process manager or projector runs asynchronously)');
+  out.push(
+    status.subscriptions.length ? subscriptionTable(status.subscriptions) : '  none (no handler, subscriber, process manager or projector runs asynchronously)',
+  );
   out.push(summary(status));
   return `${out.join('\n').replace(/ +$/gm, '')}\n`;
 }
@@ -104,7 +111,19 @@ function outboxTable(outboxes: readonly OutboxReport[]): string {
   const table = plainTable(['DATABASE', 'PENDING', 'PROCESSING', 'FAILED', 'SCHEDULED', 'PUBLISHED', 'ABANDONED', 'OLDEST PENDING']);
   for (const o of outboxes) {
     if (o.error !== undefined) table.push([o.database, { colSpan: 7, content: `error: ${o.error}` }]);
-    else table.push([o.database, o.pending, o.processing, o.failed, o.scheduled, o.published, o.abandoned, o.oldestPendingAgeMs == null ? '-' : formatAge(o.oldestPendingAgeMs)].map(String));
+    else
+      table.push(
+        [
+          o.database,
+          o.pending,
+          o.processing,
+          o.failed,
+          o.scheduled,
+          o.published,
+          o.abandoned,
+          o.oldestPendingAgeMs == null ? '-' : formatAge(o.oldestPendingAgeMs),
+        ].map(String),
+      );
   }
   return table.toString();
 }
@@ -114,11 +133,15 @@ function subscriptionTable(subscriptions: readonly SubscriptionBacklog[]): strin
   for (const s of subscriptions) {
     if (s.source === 'stream') {
       const note =
-        s.error !== undefined ? `error: ${s.error}`
-        : !s.exists ? 'no consumer group yet (no server started it)'
-        : s.lostToTrimming > 0 ? `${s.lostToTrimming} lost to trimming`
-        : s.pendingLocalOnly ? `pending unknown: the broker shows only this process's unacked messages; set brokers.${s.broker}.management_uri`
-        : '';
+        s.error !== undefined
+          ? `error: ${s.error}`
+          : !s.exists
+            ? 'no consumer group yet (no server started it)'
+            : s.lostToTrimming > 0
+              ? `${s.lostToTrimming} lost to trimming`
+              : s.pendingLocalOnly
+                ? `pending unknown: the broker shows only this process's unacked messages; set brokers.${s.broker}.management_uri`
+                : '';
       // This process holds no deliveries: its own count (0) would read as "nothing in flight".
       const pending = s.pendingLocalOnly ? '?' : s.pending;
       table.push([s.subscription, 'stream', `${s.broker}:${s.stream}`, s.lag ?? '?', pending, s.consumers ?? '?', s.deadLetters ?? '-', note].map(String));
@@ -142,14 +165,31 @@ function summary(status: SystemStatus): string {
 
 /** A table without borders, two spaces between columns: reads like `ps` or `kubectl get`. */
 function plainTable(head: string[]): Table.Table {
-  const none = { top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '  ', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  ' };
+  const none = {
+    top: '',
+    'top-mid': '',
+    'top-left': '',
+    'top-right': '',
+    bottom: '',
+    'bottom-mid': '',
+    'bottom-left': '',
+    'bottom-right': '',
+    left: '  ',
+    'left-mid': '',
+    mid: '',
+    'mid-mid': '',
+    right: '',
+    'right-mid': '',
+    middle: '  ',
+  };
   return new Table({ head, chars: none, style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 } });
 }
 
 function seconds(flag: string, max: number): (value: string) => number {
   return (value) => {
     const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0 || n > max) throw new CliError(`${flag} must be a number of seconds above 0 and at most ${max}, got "${value}"`, ExitCode.USAGE);
+    if (!Number.isFinite(n) || n <= 0 || n > max)
+      throw new CliError(`${flag} must be a number of seconds above 0 and at most ${max}, got "${value}"`, ExitCode.USAGE);
     return n;
   };
 }

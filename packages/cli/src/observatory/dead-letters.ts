@@ -36,14 +36,21 @@ function subscriptionTarget(domain: Domain, subscription: string, stream?: strin
     throw new ObservatoryRequestError(
       stream === undefined || !plan.some((p) => p.group === subscription)
         ? `no stream subscription "${subscription}" (subscriptions: ${known})`
-        : `subscription "${subscription}" does not read stream "${stream}" (it reads ${plan.filter((p) => p.group === subscription).map((p) => p.stream).join(', ')})`,
+        : `subscription "${subscription}" does not read stream "${stream}" (it reads ${plan
+            .filter((p) => p.group === subscription)
+            .map((p) => p.stream)
+            .join(', ')})`,
     );
   }
   const readers = plan.filter((p) => p.stream === entry.stream && p.broker === entry.broker);
   return { stream: entry.stream, broker: domain.runtime.broker(entry.broker), group: entry.group, readers };
 }
 
-export async function inspectDeadLetters(domain: Domain, subscription: string, stream?: string): Promise<{ subscription: string; stream: string; total: number; letters: DeadLetterView[] }> {
+export async function inspectDeadLetters(
+  domain: Domain,
+  subscription: string,
+  stream?: string,
+): Promise<{ subscription: string; stream: string; total: number; letters: DeadLetterView[] }> {
   const target = subscriptionTarget(domain, subscription, stream);
   const letters = await deadLettersOf(target);
   return {
@@ -66,12 +73,18 @@ export async function inspectDeadLetters(domain: Domain, subscription: string, s
 }
 
 /** Publishes the subscription's letters (all, or the given ids) back to their stream; undecodable ones stay. */
-export async function replayDeadLetters(domain: Domain, subscription: string, stream?: string, ids?: readonly string[]): Promise<{ replayed: number; skipped: string[] }> {
+export async function replayDeadLetters(
+  domain: Domain,
+  subscription: string,
+  stream?: string,
+  ids?: readonly string[],
+): Promise<{ replayed: number; skipped: string[] }> {
   const target = subscriptionTarget(domain, subscription, stream);
   const available = await deadLettersOf(target);
   const chosen = ids && ids.length ? ids : available.map((l) => l.id);
   const unknown = chosen.filter((id) => !available.some((l) => l.id === id));
-  if (unknown.length) throw new ObservatoryRequestError(`no dead letter ${unknown.join(', ')} for ${subscription}; it may have been replayed or purged already`);
+  if (unknown.length)
+    throw new ObservatoryRequestError(`no dead letter ${unknown.join(', ')} for ${subscription}; it may have been replayed or purged already`);
   const undecodable = new Set(available.filter((l) => l.envelope === null).map((l) => l.id));
   const replayable = chosen.filter((id) => !undecodable.has(id));
   const replayed = replayable.length ? await target.broker.replayDeadLetters(target.stream, replayable) : 0;
@@ -85,8 +98,8 @@ export async function purgeDeadLetters(domain: Domain, subscription: string, str
   const foreign = foreignGroups(target, all);
   if (foreign.length) {
     throw new ObservatoryRequestError(
-      `the dead letters of stream ${target.stream} also hold letters of ${foreign.join(', ')}, and purge removes the whole stream's; `
-        + `replay ${subscription}'s instead, or run \`protean-ts dlq purge ${target.stream}\``,
+      `the dead letters of stream ${target.stream} also hold letters of ${foreign.join(', ')}, and purge removes the whole stream's; ` +
+        `replay ${subscription}'s instead, or run \`protean-ts dlq purge ${target.stream}\``,
     );
   }
   return { purged: await target.broker.purgeDeadLetters(target.stream) };

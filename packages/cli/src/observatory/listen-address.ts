@@ -19,9 +19,9 @@ export function checkListenHost(host: string, allowRemote: boolean): void {
   if (host.trim() === '') throw new CliError('--host must not be empty; leave it out to listen on 127.0.0.1', ExitCode.USAGE);
   if (isLoopbackHost(host) || allowRemote) return;
   throw new CliError(
-    `observatory: refusing to listen on ${host}: the observatory has no authentication and its pages can retry outbox rows and `
-      + 'replay or purge dead letters, so anyone who reaches the address could do so. Keep the default 127.0.0.1 (reach it '
-      + 'through an SSH tunnel), or pass --allow-remote if the address is protected some other way',
+    `observatory: refusing to listen on ${host}: the observatory has no authentication and its pages can retry outbox rows and ` +
+      'replay or purge dead letters, so anyone who reaches the address could do so. Keep the default 127.0.0.1 (reach it ' +
+      'through an SSH tunnel), or pass --allow-remote if the address is protected some other way',
     ExitCode.USAGE,
   );
 }

@@ -75,10 +75,19 @@ export async function messageJourney(domain: Domain, correlationId: string): Pro
     );
     for (const row of rows) {
       steps.push({
-        database: name, outboxId: String(row.id), messageId: row.message_id, messageType: row.message_type, stream: row.stream_name,
-        partitionKey: row.partition_key, sequence: Number(row.sequence), status: row.status, causationId: row.causation_id,
-        createdAt: new Date(row.created_at).toISOString(), publishedAt: row.published_at ? new Date(row.published_at).toISOString() : null,
-        lastError: row.last_error, handlings: [],
+        database: name,
+        outboxId: String(row.id),
+        messageId: row.message_id,
+        messageType: row.message_type,
+        stream: row.stream_name,
+        partitionKey: row.partition_key,
+        sequence: Number(row.sequence),
+        status: row.status,
+        causationId: row.causation_id,
+        createdAt: new Date(row.created_at).toISOString(),
+        publishedAt: row.published_at ? new Date(row.published_at).toISOString() : null,
+        lastError: row.last_error,
+        handlings: [],
       });
     }
   }
@@ -115,8 +124,19 @@ async function addHandlings(domain: Domain, steps: JourneyStep[], unsupported: s
       if (letter) handling = { state: 'dead-lettered', at: letter.failedAt, exact: true, detail: letter.error };
       else if (pass) handling = { state: 'passed', at: new Date(pass.passed_at).toISOString(), exact: true, detail: pass.reason };
       else if (checkpoint && Number(checkpoint.last_sequence) >= step.sequence) {
-        handling = { state: 'handled', at: new Date(checkpoint.updated_at).toISOString(), exact: Number(checkpoint.last_sequence) === step.sequence, detail: null };
-      } else handling = { state: 'waiting', at: null, exact: false, detail: checkpoint ? `checkpoint at ${checkpoint.last_sequence}` : 'no checkpoint for this key yet' };
+        handling = {
+          state: 'handled',
+          at: new Date(checkpoint.updated_at).toISOString(),
+          exact: Number(checkpoint.last_sequence) === step.sequence,
+          detail: null,
+        };
+      } else
+        handling = {
+          state: 'waiting',
+          at: null,
+          exact: false,
+          detail: checkpoint ? `checkpoint at ${checkpoint.last_sequence}` : 'no checkpoint for this key yet',
+        };
       step.handlings.push({ subscription: entry.group, role: entry.role, ...handling });
     }
   }

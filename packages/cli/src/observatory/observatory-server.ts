@@ -75,7 +75,12 @@ export async function startObservatory(options: ObservatoryOptions): Promise<Run
     },
     'POST /api/dead-letters/replay': async (_url, body) => {
       const { subscription, stream, ids } = body as { subscription?: unknown; stream?: unknown; ids?: unknown };
-      return replayDeadLetters(domain, requiredString(subscription, 'subscription'), optionalString(stream, 'stream'), ids === undefined ? undefined : stringList(ids, 'ids'));
+      return replayDeadLetters(
+        domain,
+        requiredString(subscription, 'subscription'),
+        optionalString(stream, 'stream'),
+        ids === undefined ? undefined : stringList(ids, 'ids'),
+      );
     },
     'POST /api/dead-letters/purge': async (_url, body) => {
       const { subscription, stream } = body as { subscription?: unknown; stream?: unknown };
@@ -95,7 +100,8 @@ export async function startObservatory(options: ObservatoryOptions): Promise<Run
     const url = new URL(request.url ?? '/', 'http://observatory.invalid');
     // A page on another site could otherwise reach a loopback server through a DNS name that
     // resolves to 127.0.0.1 (DNS rebinding): on loopback, only loopback names are answered.
-    if (loopbackOnly && !isLoopbackHost(hostName(request.headers.host ?? ''))) return reply(response, 421, { error: 'the observatory answers only to loopback host names' });
+    if (loopbackOnly && !isLoopbackHost(hostName(request.headers.host ?? '')))
+      return reply(response, 421, { error: 'the observatory answers only to loopback host names' });
     if (request.method === 'GET' && url.pathname === '/events') return openStream(response);
     const route = routes[`${request.method} ${url.pathname}`];
     if (route) {

@@ -57,7 +57,10 @@ export async function outboxView(domain: Domain, reports: readonly OutboxReport[
 export async function retryOutboxRows(domain: Domain, database: string, ids: readonly string[]): Promise<number> {
   const provider = managedProviders(domain).find(([name]) => name === database)?.[1];
   if (!provider) {
-    const known = managedProviders(domain).map(([name]) => name).join(', ') || 'none';
+    const known =
+      managedProviders(domain)
+        .map(([name]) => name)
+        .join(', ') || 'none';
     throw new ObservatoryRequestError(`no managed database "${database}" (managed databases: ${known})`);
   }
   if (ids.length === 0) throw new ObservatoryRequestError('give the ids of the outbox rows to retry');

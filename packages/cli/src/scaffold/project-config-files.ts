@@ -118,22 +118,23 @@ dist/
 `;
 
 export function readme(project: ProjectOptions): string {
-  const production = project.broker === 'redis'
-    ? [
-        'With PostgreSQL and Redis running (see `domain.toml`, `[production]`):',
-        '',
-        '```sh',
-        'export PROTEAN_ENV=production',
-        'npx protean-ts db setup     # the tables',
-        'npm run server             # the server: outbox relay and event handlers; Ctrl-C stops it',
-        'npm start                  # in a second terminal: a command, handled by the server',
-        '```',
-        '',
-        'Deploy the server as `npm run server` (its script `exec`s the server, so SIGTERM reaches it),',
-        'as `node_modules/.bin/protean-ts server`, or with the Dockerfile; not with `npx`, which does',
-        'not pass SIGTERM on and would leave the server running.',
-      ]
-    : ['`PROTEAN_ENV=production` selects the `[production]` overlay of `domain.toml`.'];
+  const production =
+    project.broker === 'redis'
+      ? [
+          'With PostgreSQL and Redis running (see `domain.toml`, `[production]`):',
+          '',
+          '```sh',
+          'export PROTEAN_ENV=production',
+          'npx protean-ts db setup     # the tables',
+          'npm run server             # the server: outbox relay and event handlers; Ctrl-C stops it',
+          'npm start                  # in a second terminal: a command, handled by the server',
+          '```',
+          '',
+          'Deploy the server as `npm run server` (its script `exec`s the server, so SIGTERM reaches it),',
+          'as `node_modules/.bin/protean-ts server`, or with the Dockerfile; not with `npx`, which does',
+          'not pass SIGTERM on and would leave the server running.',
+        ]
+      : ['`PROTEAN_ENV=production` selects the `[production]` overlay of `domain.toml`.'];
   return [
     `# ${project.name}`,
     '',

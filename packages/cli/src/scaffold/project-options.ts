@@ -33,8 +33,8 @@ export function projectOptions(name: string, database: string, broker: string): 
   if (db === 'memory' && br === 'redis') {
     // The server is another process: it cannot read an outbox kept in the command process's memory.
     throw new CliError(
-      '--database memory with --broker redis: a memory database lives inside one process, so `protean-ts server` '
-        + 'could never read the events it stores; use --database postgresql with --broker redis, or --broker inline',
+      '--database memory with --broker redis: a memory database lives inside one process, so `protean-ts server` ' +
+        'could never read the events it stores; use --database postgresql with --broker redis, or --broker inline',
       ExitCode.USAGE,
     );
   }

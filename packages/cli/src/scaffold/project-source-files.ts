@@ -6,11 +6,12 @@
 import type { ProjectOptions } from './project-options.js';
 
 export function domainModule(project: ProjectOptions): string {
-  const domainName = project.folder
-    .split(/[^a-zA-Z0-9]+/)
-    .filter(Boolean)
-    .map((word) => word[0]!.toUpperCase() + word.slice(1))
-    .join('') || 'App';
+  const domainName =
+    project.folder
+      .split(/[^a-zA-Z0-9]+/)
+      .filter(Boolean)
+      .map((word) => word[0]!.toUpperCase() + word.slice(1))
+      .join('') || 'App';
   return `import { BaseAggregate, BaseCommand, BaseCommandHandler, BaseEvent, BaseEventHandler, Domain, field, handle } from '@protean-ts/core';
 
 // \`root\` lets domain.init() find domain.toml next to the project, wherever the process starts.

@@ -40,11 +40,7 @@ export function baseTsconfigFor(domainFile: string | null): string {
 export function writeRuntimeTsconfig(domainFile: string | null): string {
   const base = baseTsconfigFor(domainFile);
   const root = path.parse(domainFile ? path.resolve(domainFile) : process.cwd()).root;
-  const content = JSON.stringify(
-    { extends: base, compilerOptions: REQUIRED_COMPILER_OPTIONS, include: [`${root}**/*`], exclude: [] },
-    null,
-    2,
-  );
+  const content = JSON.stringify({ extends: base, compilerOptions: REQUIRED_COMPILER_OPTIONS, include: [`${root}**/*`], exclude: [] }, null, 2);
   const folder = path.join(os.tmpdir(), 'protean-ts');
   fs.mkdirSync(folder, { recursive: true });
   const hash = crypto.createHash('sha256').update(content).digest('hex').slice(0, 16);

@@ -46,7 +46,8 @@ export function registerBroker(kind: string, factory: BrokerFactory, options: Re
 
 /** Every provider kind that can be used now or loaded on demand, and the keys the loaded ones declared, for the config validator. */
 export function knownAdapterKinds(): KnownProviders {
-  const settings = (section: Section) => Object.assign(Object.create(null) as Record<string, ProviderSettingsSpec>, Object.fromEntries(declaredSettings[section]));
+  const settings = (section: Section) =>
+    Object.assign(Object.create(null) as Record<string, ProviderSettingsSpec>, Object.fromEntries(declaredSettings[section]));
   return {
     databases: unique([...databaseFactories.keys(), ...Object.keys(LAZY_ADAPTER_PACKAGES.databases)]),
     brokers: unique([...brokerFactories.keys(), ...Object.keys(LAZY_ADAPTER_PACKAGES.brokers)]),

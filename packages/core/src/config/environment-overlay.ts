@@ -35,8 +35,10 @@ export function applyEnvironmentOverlay(raw: Record<string, unknown>, environmen
   if (!environment) return { merged: base, environments: defined, warnings };
   const overlay = overlays.get(environment);
   if (!overlay) {
-    warnings.push(`PROTEAN_ENV=${environment} but there is no [${environment}] table; using the base configuration`
-      + (defined.length ? ` (environment tables: ${defined.join(', ')})` : ''));
+    warnings.push(
+      `PROTEAN_ENV=${environment} but there is no [${environment}] table; using the base configuration` +
+        (defined.length ? ` (environment tables: ${defined.join(', ')})` : ''),
+    );
     return { merged: base, environments: defined, warnings };
   }
   return { merged: deepMerge(base, overlay), environments: defined, warnings };

@@ -18,11 +18,7 @@ export const EVENT_STORE_DATABASE = 'event_store';
  * checked like any other and `inbox.database = "event_store"` can name it. Returns whether the
  * store is settled: no `database_uri`, or its entry was added (false: its problems are reported).
  */
-export function addDedicatedEventStoreDatabase(
-  config: DomainConfig,
-  explicit: Record<string, unknown>,
-  problems: ConfigProblem[],
-): boolean {
+export function addDedicatedEventStoreDatabase(config: DomainConfig, explicit: Record<string, unknown>, problems: ConfigProblem[]): boolean {
   const store = isPlainObject(config.event_store) ? config.event_store : undefined;
   if (!store || !Object.hasOwn(store, 'database_uri')) return true;
   // Not a string: the schema check has reported it.
@@ -31,26 +27,38 @@ export function addDedicatedEventStoreDatabase(
   const written = isPlainObject(explicit.event_store) ? explicit.event_store : store;
   const found: ConfigProblem[] = [];
   if (store.database_uri.trim() === '') {
-    found.push({ path: 'event_store.database_uri', message: 'is empty; set it to the event store\'s PostgreSQL URI (postgresql://user:password@host/database), or remove it to keep the events in event_store.database' });
+    found.push({
+      path: 'event_store.database_uri',
+      message:
+        "is empty; set it to the event store's PostgreSQL URI (postgresql://user:password@host/database), or remove it to keep the events in event_store.database",
+    });
   }
   if (Object.hasOwn(written, 'database')) {
     found.push({
       path: 'event_store.database_uri',
-      message: 'cannot be set together with event_store.database: the event store lives either in a [databases.<name>] you name '
-        + '(event_store.database, sharing its transactions) or in a database of its own (event_store.database_uri); remove one of the two keys',
+      message:
+        'cannot be set together with event_store.database: the event store lives either in a [databases.<name>] you name ' +
+        '(event_store.database, sharing its transactions) or in a database of its own (event_store.database_uri); remove one of the two keys',
     });
   }
   if (!Object.hasOwn(written, 'provider')) {
-    found.push({ path: 'event_store.provider', message: 'is required with event_store.database_uri: set provider = "postgresql" (the adapter that reads that URI)' });
+    found.push({
+      path: 'event_store.provider',
+      message: 'is required with event_store.database_uri: set provider = "postgresql" (the adapter that reads that URI)',
+    });
   } else if (store.provider === 'memory') {
-    found.push({ path: 'event_store.database_uri', message: 'has no effect with provider "memory" (a memory store has no database); set provider = "postgresql", or remove database_uri' });
+    found.push({
+      path: 'event_store.database_uri',
+      message: 'has no effect with provider "memory" (a memory store has no database); set provider = "postgresql", or remove database_uri',
+    });
   }
   const explicitDatabases = isPlainObject(explicit.databases) ? explicit.databases : {};
   if (Object.hasOwn(explicitDatabases, EVENT_STORE_DATABASE)) {
     found.push({
       path: `databases.${EVENT_STORE_DATABASE}`,
-      message: `is reserved while event_store.database_uri is set (the event store's own database is entered under that name); `
-        + `either remove event_store.database_uri and set event_store.database = "${EVENT_STORE_DATABASE}", or rename [databases.${EVENT_STORE_DATABASE}]`,
+      message:
+        `is reserved while event_store.database_uri is set (the event store's own database is entered under that name); ` +
+        `either remove event_store.database_uri and set event_store.database = "${EVENT_STORE_DATABASE}", or rename [databases.${EVENT_STORE_DATABASE}]`,
     });
   }
   problems.push(...found);
@@ -69,7 +77,10 @@ export function checkEventStore(config: DomainConfig, databases: string[], expli
   const store = isPlainObject(config.event_store) ? config.event_store : undefined;
   if (!store || typeof store.database !== 'string') return;
   if (!databases.includes(store.database)) {
-    problems.push({ path: 'event_store.database', message: `database "${store.database}" is not configured; name one of [databases.*] (${databases.join(', ') || 'none'}), or give the store its own database with event_store.database_uri` });
+    problems.push({
+      path: 'event_store.database',
+      message: `database "${store.database}" is not configured; name one of [databases.*] (${databases.join(', ') || 'none'}), or give the store its own database with event_store.database_uri`,
+    });
     return;
   }
   const entry = config.databases[store.database];

@@ -42,11 +42,12 @@ export const BUILTIN_PROVIDERS: KnownProviders = {
 /** Built-ins plus any extra names and settings, without duplicates (later settings win). */
 export function withBuiltins(...extras: Array<Partial<KnownProviders> | undefined>): KnownProviders {
   const join = (section: ProviderSection) => [...new Set([BUILTIN_PROVIDERS[section], ...extras.map((e) => e?.[section] ?? [])].flat())];
-  const settings = (section: ProviderSection) => Object.assign(
-    Object.create(null) as Record<string, ProviderSettingsSpec>,
-    BUILTIN_PROVIDERS.settings[section],
-    ...extras.map((e) => e?.settings?.[section] ?? {}),
-  );
+  const settings = (section: ProviderSection) =>
+    Object.assign(
+      Object.create(null) as Record<string, ProviderSettingsSpec>,
+      BUILTIN_PROVIDERS.settings[section],
+      ...extras.map((e) => e?.settings?.[section] ?? {}),
+    );
   return {
     databases: join('databases'),
     brokers: join('brokers'),

@@ -151,11 +151,18 @@ function readToml(file: string): Record<string, unknown> {
   } catch (error) {
     if (error instanceof TomlError) {
       // No `cause`: the parser's message quotes the offending line, which may hold a secret.
-      const problem: ConfigProblem = { path: '', line: error.line, message: `TOML syntax error at ${file}:${error.line}:${error.column}: ${firstLine(error.message)}` };
+      const problem: ConfigProblem = {
+        path: '',
+        line: error.line,
+        message: `TOML syntax error at ${file}:${error.line}:${error.column}: ${firstLine(error.message)}`,
+      };
       throw new ConfigError([problem], file);
     }
     // Anything else the parser throws (a RangeError on absurd nesting) is still the file's fault.
-    throw new ConfigError([{ path: '', message: `cannot be read as TOML: ${error instanceof Error ? error.name : 'error'}; simplify the file (nesting too deep?)` }], file);
+    throw new ConfigError(
+      [{ path: '', message: `cannot be read as TOML: ${error instanceof Error ? error.name : 'error'}; simplify the file (nesting too deep?)` }],
+      file,
+    );
   }
 }
 

@@ -61,7 +61,21 @@ export function maskSecrets<T = DomainConfig>(config: T): T {
  * Keys of key/value connection strings and query strings whose values are never secret; an error
  * echoing a rejected value keeps these and hides every other one (see `maskLoosely`).
  */
-const PLAIN_KEYS = new Set(['host', 'hostaddr', 'port', 'dbname', 'database', 'user', 'username', 'sslmode', 'application_name', 'connect_timeout', 'schema', 'service', 'target_session_attrs']);
+const PLAIN_KEYS = new Set([
+  'host',
+  'hostaddr',
+  'port',
+  'dbname',
+  'database',
+  'user',
+  'username',
+  'sslmode',
+  'application_name',
+  'connect_timeout',
+  'schema',
+  'service',
+  'target_session_attrs',
+]);
 // `key=value` with any key, even an empty or mistyped one (`pasword=`, `p[assword=`).
 const ANY_KEY_VALUE = /([^\s=&?#;,'"]*)(\s*=\s*)('(?:\\.|[^'\\])*'?|"(?:\\.|[^"\\])*"?|[^\s&#;,'"]+)/g;
 // `"key": value` with any key.

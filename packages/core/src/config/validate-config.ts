@@ -107,8 +107,10 @@ export function validateConfig(input: unknown, options: ValidateOptions): Valida
       }
     }
     if (provider?.known && unchecked.length) {
-      warnings.push(`${at}: provider "${provider.name}" has not declared its keys (is its adapter package installed?), `
-        + `so ${unchecked.map((k) => `\`${k}\``).join(', ')} ${unchecked.length === 1 ? 'is' : 'are'} passed on unchecked`);
+      warnings.push(
+        `${at}: provider "${provider.name}" has not declared its keys (is its adapter package installed?), ` +
+          `so ${unchecked.map((k) => `\`${k}\``).join(', ')} ${unchecked.length === 1 ? 'is' : 'are'} passed on unchecked`,
+      );
     }
     // An ordinary object again (spreading copies a `__proto__` key as an own key, not a prototype).
     return { ...out };
@@ -173,8 +175,12 @@ function checkCrossKeys(config: DomainConfig, options: ValidateOptions, problems
   checkSubscriptionType(config, problems);
   checkMetricsPath(config, problems);
   const retry = outbox && isPlainObject(outbox.retry) ? outbox.retry : undefined;
-  if (retry && typeof retry.base_delay_seconds === 'number' && typeof retry.max_backoff_seconds === 'number'
-    && retry.max_backoff_seconds < retry.base_delay_seconds) {
+  if (
+    retry &&
+    typeof retry.base_delay_seconds === 'number' &&
+    typeof retry.max_backoff_seconds === 'number' &&
+    retry.max_backoff_seconds < retry.base_delay_seconds
+  ) {
     problems.push({
       path: 'outbox.retry.max_backoff_seconds',
       message: `must be at least outbox.retry.base_delay_seconds (${retry.base_delay_seconds}), got ${retry.max_backoff_seconds}`,
@@ -195,9 +201,15 @@ function checkMetricsPath(config: DomainConfig, problems: ConfigProblem[]): void
   const path = (config.server as { health?: { metrics_path?: unknown } } | undefined)?.health?.metrics_path;
   if (typeof path !== 'string') return;
   if (!/^\/[A-Za-z0-9._~\-/]*$/.test(path)) {
-    problems.push({ path: 'server.health.metrics_path', message: `must be a URL path starting with "/" (letters, digits, ".", "_", "~", "-", "/"), e.g. "/metrics" (got "${path}")` });
+    problems.push({
+      path: 'server.health.metrics_path',
+      message: `must be a URL path starting with "/" (letters, digits, ".", "_", "~", "-", "/"), e.g. "/metrics" (got "${path}")`,
+    });
   } else if (HEALTH_PATHS.includes(path)) {
-    problems.push({ path: 'server.health.metrics_path', message: `"${path}" is a health endpoint of its own (${HEALTH_PATHS.join(', ')}); choose another path, e.g. "/metrics"` });
+    problems.push({
+      path: 'server.health.metrics_path',
+      message: `"${path}" is a health endpoint of its own (${HEALTH_PATHS.join(', ')}); choose another path, e.g. "/metrics"`,
+    });
   }
 }
 
@@ -206,8 +218,9 @@ function checkSubscriptionType(config: DomainConfig, problems: ConfigProblem[]):
   if (server?.default_subscription_type !== 'event_store' || (config.enable_outbox as unknown) === false) return;
   problems.push({
     path: 'server.default_subscription_type',
-    message: 'is "event_store", but enable_outbox is true (its default): handlers then read the event store, and the outbox would relay the same events to broker streams as well. '
-      + 'Set enable_outbox = false, or keep default_subscription_type = "stream" and give single handlers subscriptionType: \'event_store\'',
+    message:
+      'is "event_store", but enable_outbox is true (its default): handlers then read the event store, and the outbox would relay the same events to broker streams as well. ' +
+      'Set enable_outbox = false, or keep default_subscription_type = "stream" and give single handlers subscriptionType: \'event_store\'',
   });
 }
 
@@ -223,14 +236,14 @@ function checkProviders(section: ProviderSection, tables: unknown, explicitTable
       continue;
     }
     const written = isPlainObject(explicitTables) && Object.hasOwn(explicitTables, name) ? explicitTables[name] : undefined;
-    const connection = isPlainObject(written) && !Object.hasOwn(written, 'provider')
-      ? CONNECTION_KEYS[section].find((key) => Object.hasOwn(written, key))
-      : undefined;
+    const connection =
+      isPlainObject(written) && !Object.hasOwn(written, 'provider') ? CONNECTION_KEYS[section].find((key) => Object.hasOwn(written, key)) : undefined;
     if (connection) {
       problems.push({
         path: `${at}.provider`,
-        message: `is missing, but [${at}] sets ${connection}: without a provider of its own it would run on the default "${provider}" `
-          + `and ignore ${connection}. Add provider = "…" (one of ${known.join(', ')}); check the spelling of \`provider\``,
+        message:
+          `is missing, but [${at}] sets ${connection}: without a provider of its own it would run on the default "${provider}" ` +
+          `and ignore ${connection}. Add provider = "…" (one of ${known.join(', ')}); check the spelling of \`provider\``,
       });
       continue;
     }
@@ -260,8 +273,7 @@ function unknownProvider(provider: string, known: readonly string[]): string {
 }
 
 function undefinedBroker(name: string, defined: readonly string[]): string {
-  return `names broker "${name}", which is not defined; add a [brokers.${name}] table`
-    + ` (defined: ${defined.length ? defined.join(', ') : 'none'})`;
+  return `names broker "${name}", which is not defined; add a [brokers.${name}] table` + ` (defined: ${defined.length ? defined.join(', ') : 'none'})`;
 }
 
 function unknownKeyWarning(path: string, key: string, known: readonly string[], owner: string): string {

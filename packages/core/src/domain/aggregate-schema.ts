@@ -34,7 +34,9 @@ export function buildAggregateSchema<T>(registry: ElementRegistry, aggregate: Cl
   const record = registry.recordOf(aggregate);
   // A projection is stored like an aggregate: one row, its fields as columns.
   if (record?.kind !== 'aggregate' && record?.kind !== 'projection') {
-    throw new RegistrationError(`${aggregate?.name ?? String(aggregate)} is not a registered aggregate or projection of domain "${registry.domainName}"; only aggregates and projections are persisted`);
+    throw new RegistrationError(
+      `${aggregate?.name ?? String(aggregate)} is not a registered aggregate or projection of domain "${registry.domainName}"; only aggregates and projections are persisted`,
+    );
   }
   const entities: EntitySchema[] = [];
   childEntities(registry, aggregate, new Set([aggregate]), entities);

@@ -9,8 +9,8 @@ export function checkDomainServices(registry: ElementRegistry, problems: string[
     const { partOf } = record.options;
     if (partOf.length < 2) {
       problems.push(
-        `${label}: partOf lists ${partOf.length === 0 ? 'no aggregate' : `only ${partOf.map(nameOf).join('')}`}; a domain service spans two or more aggregates `
-          + '(@domain.domainService({ partOf: [Order, Inventory] })); a rule of one aggregate belongs in that aggregate',
+        `${label}: partOf lists ${partOf.length === 0 ? 'no aggregate' : `only ${partOf.map(nameOf).join('')}`}; a domain service spans two or more aggregates ` +
+          '(@domain.domainService({ partOf: [Order, Inventory] })); a rule of one aggregate belongs in that aggregate',
       );
     }
     for (const target of partOf) {

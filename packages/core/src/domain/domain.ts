@@ -184,7 +184,10 @@ export class Domain {
   /** Registers `cls` like its decorator would; the kind comes from its base class. */
   register<C extends ClassRef>(cls: C, options?: ElementOptionsByKind[ElementKind]): C {
     const kind = inferElementKind(cls);
-    if (!kind) throw new RegistrationError(`${cls?.name ?? String(cls)} cannot be registered: it extends no protean-ts base class (BaseAggregate, BaseEntity, BaseEvent, ...)`);
+    if (!kind)
+      throw new RegistrationError(
+        `${cls?.name ?? String(cls)} cannot be registered: it extends no protean-ts base class (BaseAggregate, BaseEntity, BaseEvent, ...)`,
+      );
     this.registry.register(kind, cls, options as ElementOptionsByKind[typeof kind]);
     return cls;
   }

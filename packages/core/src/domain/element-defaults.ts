@@ -50,7 +50,8 @@ export function defaultStreamCategory(domainName: string, aggregateName: string)
 
 function nonEmpty(value: string | undefined, what: string, cls: ClassRef): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.trim() === '') throw new RegistrationError(`${cls.name}: ${what} must be a non-empty string, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new RegistrationError(`${cls.name}: ${what} must be a non-empty string, got ${JSON.stringify(value)}`);
   return value;
 }
 
@@ -108,7 +109,12 @@ export function resolveRecord<K extends ElementKind>(kind: K, cls: ClassRef, giv
         kind,
         cls,
         name,
-        options: { partOf: h.partOf, streamCategory: category, subscriptionName: nonEmpty(h.subscriptionName, 'subscriptionName', cls) ?? name, subscriptionType },
+        options: {
+          partOf: h.partOf,
+          streamCategory: category,
+          subscriptionName: nonEmpty(h.subscriptionName, 'subscriptionName', cls) ?? name,
+          subscriptionType,
+        },
       };
     }
     case 'repository': {
@@ -136,7 +142,8 @@ export function resolveRecord<K extends ElementKind>(kind: K, cls: ClassRef, giv
       const p = o as ProcessManagerOptions;
       const aggregates = p.aggregates ?? [];
       const categories = p.streamCategories ?? [];
-      if (!Array.isArray(aggregates)) throw new RegistrationError(`${name}: aggregates must be an array of aggregate classes: @domain.processManager({ aggregates: [Order, Payment] })`);
+      if (!Array.isArray(aggregates))
+        throw new RegistrationError(`${name}: aggregates must be an array of aggregate classes: @domain.processManager({ aggregates: [Order, Payment] })`);
       if (!Array.isArray(categories)) throw new RegistrationError(`${name}: streamCategories must be an array of strings, got ${JSON.stringify(categories)}`);
       categories.forEach((category, i) => nonEmpty(category, `streamCategories[${i}]`, cls));
       return {
@@ -156,7 +163,12 @@ export function resolveRecord<K extends ElementKind>(kind: K, cls: ClassRef, giv
     }
     case 'projection': {
       const p = o as ProjectionOptions;
-      return { kind, cls, name, options: { provider: nonEmpty(p.provider, 'provider', cls) ?? 'default', schemaName: nonEmpty(p.schemaName, 'schemaName', cls) ?? snakeCase(name) } };
+      return {
+        kind,
+        cls,
+        name,
+        options: { provider: nonEmpty(p.provider, 'provider', cls) ?? 'default', schemaName: nonEmpty(p.schemaName, 'schemaName', cls) ?? snakeCase(name) },
+      };
     }
     case 'projector':
       return resolveProjectorRecord(cls, o as Partial<ProjectorOptions>);

@@ -15,14 +15,17 @@ interface RecordOf<K extends ElementKind, O> {
   readonly options: Readonly<O>;
 }
 
-export type AggregateRecord = RecordOf<'aggregate', {
-  provider: string;
-  /** Whether `provider` was given: an event-sourced aggregate without one lives in the event store's database. */
-  providerGiven: boolean;
-  streamCategory: string;
-  schemaName: string;
-  isEventSourced: boolean;
-}>;
+export type AggregateRecord = RecordOf<
+  'aggregate',
+  {
+    provider: string;
+    /** Whether `provider` was given: an event-sourced aggregate without one lives in the event store's database. */
+    providerGiven: boolean;
+    streamCategory: string;
+    schemaName: string;
+    isEventSourced: boolean;
+  }
+>;
 export type EntityRecord = RecordOf<'entity', { partOf: ClassRef | undefined; schemaName: string }>;
 export type ValueObjectRecord = RecordOf<'valueObject', { partOf: ClassRef | undefined }>;
 export type MessageRecordOptions = { partOf: ClassRef | undefined; version: number; published: boolean; streamCategory: string | undefined };
@@ -43,21 +46,27 @@ export type SubscriberRecord = RecordOf<'subscriber', { stream: string; broker: 
 export type QueryRecord = RecordOf<'query', { partOf: ClassRef | undefined }>;
 export type QueryHandlerRecord = RecordOf<'queryHandler', { partOf: ClassRef | undefined }>;
 export type DomainServiceRecord = RecordOf<'domainService', { partOf: readonly ClassRef[] }>;
-export type ProcessManagerRecord = RecordOf<'processManager', HandlerRecordOptions & {
-  aggregates: readonly ClassRef[];
-  /** Given categories; those of `aggregates` are resolved on lookup (registry.processManagerCategories). */
-  streamCategories: readonly string[];
-  /** Event-store category of the instances' transition streams. */
-  stateCategory: string;
-}>;
+export type ProcessManagerRecord = RecordOf<
+  'processManager',
+  HandlerRecordOptions & {
+    aggregates: readonly ClassRef[];
+    /** Given categories; those of `aggregates` are resolved on lookup (registry.processManagerCategories). */
+    streamCategories: readonly string[];
+    /** Event-store category of the instances' transition streams. */
+    stateCategory: string;
+  }
+>;
 export type ProjectionRecord = RecordOf<'projection', { provider: string; schemaName: string }>;
-export type ProjectorRecord = RecordOf<'projector', {
-  projectorFor: ClassRef | undefined;
-  aggregates: readonly ClassRef[];
-  streamCategories: readonly string[];
-  /** As declared; undefined follows `server.default_subscription_type`. */
-  subscriptionType: 'stream' | 'event_store' | undefined;
-}>;
+export type ProjectorRecord = RecordOf<
+  'projector',
+  {
+    projectorFor: ClassRef | undefined;
+    aggregates: readonly ClassRef[];
+    streamCategories: readonly string[];
+    /** As declared; undefined follows `server.default_subscription_type`. */
+    subscriptionType: 'stream' | 'event_store' | undefined;
+  }
+>;
 
 export type ElementRecord =
   | AggregateRecord

@@ -14,7 +14,10 @@ export function checkEventSourcedAggregates(registry: ElementRegistry, problems:
   for (const record of registry.recordsOf('aggregate')) {
     const marks = applyMarksOf(record.cls);
     if (!record.options.isEventSourced) {
-      if (marks.length) problems.push(`${record.name} (aggregate): has @apply methods (${marks.map((m) => m.method).join(', ')}) but is not event-sourced; register it with @domain.aggregate({ eventSourced: true }) or remove them`);
+      if (marks.length)
+        problems.push(
+          `${record.name} (aggregate): has @apply methods (${marks.map((m) => m.method).join(', ')}) but is not event-sourced; register it with @domain.aggregate({ eventSourced: true }) or remove them`,
+        );
       continue;
     }
     const category = record.options.streamCategory;
@@ -30,15 +33,19 @@ export function checkEventSourcedAggregates(registry: ElementRegistry, problems:
         continue;
       }
       if (event.options.partOf !== record.cls) {
-        problems.push(`${record.name}.${mark.method}: @apply(${event.name}) names an event that is not part of ${record.name} (its partOf is ${nameOf(event.options.partOf)}); declare @domain.event({ partOf: ${record.name} })`);
+        problems.push(
+          `${record.name}.${mark.method}: @apply(${event.name}) names an event that is not part of ${record.name} (its partOf is ${nameOf(event.options.partOf)}); declare @domain.event({ partOf: ${record.name} })`,
+        );
       }
       methodsByEvent.set(mark.event, [...(methodsByEvent.get(mark.event) ?? []), mark.method]);
     }
     for (const event of ownEvents) {
-      if (!methodsByEvent.has(event.cls)) problems.push(`${record.name} (aggregate): event-sourced, but its event ${event.name} has no @apply(${event.name}) method; add one`);
+      if (!methodsByEvent.has(event.cls))
+        problems.push(`${record.name} (aggregate): event-sourced, but its event ${event.name} has no @apply(${event.name}) method; add one`);
     }
     for (const [event, methods] of methodsByEvent) {
-      if (methods.length > 1) problems.push(`${record.name} (aggregate): has ${methods.length} @apply methods for ${nameOf(event)} (${methods.join(', ')}); keep one`);
+      if (methods.length > 1)
+        problems.push(`${record.name} (aggregate): has ${methods.length} @apply methods for ${nameOf(event)} (${methods.join(', ')}); keep one`);
     }
   }
 }

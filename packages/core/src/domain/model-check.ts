@@ -57,7 +57,8 @@ function checkFields(registry: ElementRegistry, record: ElementRecord, problems:
       if ((def.kind === 'hasOne' || def.kind === 'hasMany') && !isKind(target, 'entity')) {
         problems.push(`${where}: ${def.kind} target ${target.name} is not a registered entity (decorate it with @domain.entity({ partOf: ... }))`);
       }
-      if (def.kind === 'valueObject' && !isKind(target, 'valueObject')) problems.push(`${where}: valueObject target ${target.name} is not a registered value object`);
+      if (def.kind === 'valueObject' && !isKind(target, 'valueObject'))
+        problems.push(`${where}: valueObject target ${target.name} is not a registered value object`);
       if (def.kind === 'reference' && !isKind(target, 'aggregate')) problems.push(`${where}: reference target ${target.name} is not a registered aggregate`);
     }
     if (def.kind === 'list' && typeof def.of === 'function') {
@@ -71,12 +72,14 @@ function checkFields(registry: ElementRegistry, record: ElementRecord, problems:
     }
     if (def.kind === 'status' && def.default !== undefined) {
       const value = typeof def.default === 'function' ? (def.default as () => unknown)() : def.default;
-      if (!def.values?.includes(value as string)) problems.push(`${where}: status default ${JSON.stringify(value)} is not among its values (${def.values?.join(', ')})`);
+      if (!def.values?.includes(value as string))
+        problems.push(`${where}: status default ${JSON.stringify(value)} is not among its values (${def.values?.join(', ')})`);
     }
     if (def.kind === 'status' && def.transitions) {
       for (const [from, tos] of Object.entries(def.transitions)) {
         for (const state of [from, ...tos]) {
-          if (!def.values?.includes(state)) problems.push(`${where}: transition state ${JSON.stringify(state)} is not among its values (${def.values?.join(', ')})`);
+          if (!def.values?.includes(state))
+            problems.push(`${where}: transition state ${JSON.stringify(state)} is not among its values (${def.values?.join(', ')})`);
         }
       }
     }
@@ -99,8 +102,10 @@ function checkHandler(registry: ElementRegistry, record: ElementRecord, problems
       problems.push(`${record.cls.name}.${mark.method}: @handle(${nameOf(mark.message)}) names a class that is not a registered event or command`);
       continue;
     }
-    if (record.kind === 'commandHandler' && message.kind !== 'command') problems.push(`${record.cls.name}.${mark.method}: a command handler handles commands, but ${message.name} is an event`);
-    if (record.kind === 'eventHandler' && message.kind !== 'event') problems.push(`${record.cls.name}.${mark.method}: an event handler handles events, but ${message.name} is a command`);
+    if (record.kind === 'commandHandler' && message.kind !== 'command')
+      problems.push(`${record.cls.name}.${mark.method}: a command handler handles commands, but ${message.name} is an event`);
+    if (record.kind === 'eventHandler' && message.kind !== 'event')
+      problems.push(`${record.cls.name}.${mark.method}: an event handler handles events, but ${message.name} is a command`);
     methodsByMessage.set(mark.message, [...(methodsByMessage.get(mark.message) ?? []), mark.method]);
   }
   for (const [message, methods] of methodsByMessage) {
@@ -123,18 +128,21 @@ export function validateModel(registry: ElementRegistry): string[] {
       case 'event':
       case 'command': {
         const { partOf } = record.options;
-        if (partOf && registry.recordOf(partOf)?.kind !== 'aggregate') problems.push(`${label(record)}: partOf ${nameOf(partOf)} is not a registered aggregate`);
+        if (partOf && registry.recordOf(partOf)?.kind !== 'aggregate')
+          problems.push(`${label(record)}: partOf ${nameOf(partOf)} is not a registered aggregate`);
         break;
       }
       case 'entity': {
         const { partOf } = record.options;
         if (!partOf) problems.push(`${label(record)}: has no aggregate; declare @domain.entity({ partOf: SomeAggregate })`);
-        else if (!registry.aggregateOf(record.cls)) problems.push(`${label(record)}: partOf ${nameOf(partOf)} is not a registered aggregate (or an entity inside one)`);
+        else if (!registry.aggregateOf(record.cls))
+          problems.push(`${label(record)}: partOf ${nameOf(partOf)} is not a registered aggregate (or an entity inside one)`);
         break;
       }
       case 'repository': {
         const { partOf } = record.options;
-        if (!partOf || registry.recordOf(partOf)?.kind !== 'aggregate') problems.push(`${label(record)}: partOf ${nameOf(partOf)} is not a registered aggregate`);
+        if (!partOf || registry.recordOf(partOf)?.kind !== 'aggregate')
+          problems.push(`${label(record)}: partOf ${nameOf(partOf)} is not a registered aggregate`);
         break;
       }
       default:
@@ -168,8 +176,8 @@ function checkEventStoreHandlers(registry: ElementRegistry, problems: string[]):
     const category = registry.handlerStreamCategory(record.cls);
     if (category && !registry.eventSourcedAggregateOf(category)) {
       problems.push(
-        `${label(record)}: subscriptionType 'event_store', but no event-sourced aggregate writes its category "${category}" to the event store; `
-          + 'make that aggregate eventSourced, or read it from broker streams (subscriptionType: \'stream\')',
+        `${label(record)}: subscriptionType 'event_store', but no event-sourced aggregate writes its category "${category}" to the event store; ` +
+          "make that aggregate eventSourced, or read it from broker streams (subscriptionType: 'stream')",
       );
     }
   }

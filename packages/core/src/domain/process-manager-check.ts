@@ -20,7 +20,8 @@ export function checkProcessManagers(registry: ElementRegistry, problems: string
 function checkOne(registry: ElementRegistry, record: ProcessManagerRecord, problems: string[]): void {
   const where = `${record.name} (process manager)`;
   for (const aggregate of record.options.aggregates) {
-    if (registry.recordOf(aggregate)?.kind !== 'aggregate') problems.push(`${where}: aggregates lists ${nameOf(aggregate)}, which is not a registered aggregate`);
+    if (registry.recordOf(aggregate)?.kind !== 'aggregate')
+      problems.push(`${where}: aggregates lists ${nameOf(aggregate)}, which is not a registered aggregate`);
   }
   const categories = new Set(registry.processManagerCategories(record.cls));
   if (record.options.aggregates.length === 0 && record.options.streamCategories.length === 0) {
@@ -36,25 +37,35 @@ function checkOne(registry: ElementRegistry, record: ProcessManagerRecord, probl
     const method = `${record.name}.${mark.method}`;
     const message = registry.recordOf(mark.message);
     if (!message || message.kind !== 'event') {
-      problems.push(`${method}: @handle(${nameOf(mark.message)}) in a process manager must name a registered event${message?.kind === 'command' ? ` (${message.name} is a command)` : ''}`);
+      problems.push(
+        `${method}: @handle(${nameOf(mark.message)}) in a process manager must name a registered event${message?.kind === 'command' ? ` (${message.name} is a command)` : ''}`,
+      );
       continue;
     }
     methodsByEvent.set(mark.message, [...(methodsByEvent.get(mark.message) ?? []), mark.method]);
     const correlation = checkCorrelate(method, message.name, mark, problems);
     if (correlation) {
       if (!fieldsOf(mark.message).some((field) => field.name === correlation.eventField)) {
-        problems.push(`${method}: correlate names "${correlation.eventField}", which is not a field of ${message.name} (fields: ${fieldsOf(mark.message).map((f) => f.name).join(', ')})`);
+        problems.push(
+          `${method}: correlate names "${correlation.eventField}", which is not a field of ${message.name} (fields: ${fieldsOf(mark.message)
+            .map((f) => f.name)
+            .join(', ')})`,
+        );
       }
       managerFields.set(correlation.managerField, [...(managerFields.get(correlation.managerField) ?? []), mark.method]);
     }
     const category = registry.messageInfo(mark.message).streamCategory;
     if (category !== undefined && categories.size > 0 && !categories.has(category)) {
-      problems.push(`${method}: ${message.name} travels on "${category}", which ${record.name} does not follow (${[...categories].join(', ')}); add its aggregate to aggregates or the category to streamCategories`);
+      problems.push(
+        `${method}: ${message.name} travels on "${category}", which ${record.name} does not follow (${[...categories].join(', ')}); add its aggregate to aggregates or the category to streamCategories`,
+      );
     }
   }
   if (managerFields.size > 1) {
     const listed = [...managerFields].map(([field, methods]) => `${field} (${methods.join(', ')})`).join(', ');
-    problems.push(`${where}: its handlers correlate to different manager fields: ${listed}; map every event to one field, e.g. correlate: { <eventField>: '<managerField>' }`);
+    problems.push(
+      `${where}: its handlers correlate to different manager fields: ${listed}; map every event to one field, e.g. correlate: { <eventField>: '<managerField>' }`,
+    );
   }
   for (const [event, methods] of methodsByEvent) {
     if (methods.length > 1) problems.push(`${where}: has ${methods.length} methods for ${nameOf(event)} (${methods.join(', ')}); keep one`);
@@ -64,7 +75,9 @@ function checkOne(registry: ElementRegistry, record: ProcessManagerRecord, probl
 function checkCorrelate(method: string, event: string, mark: HandleMark, problems: string[]): ReturnType<typeof correlationOf> {
   const correlate = mark.options?.correlate;
   if (correlate === undefined) {
-    problems.push(`${method}: @handle(${event}) in a process manager needs correlate, the ${event} field that identifies the instance: @handle(${event}, { correlate: 'orderId' })`);
+    problems.push(
+      `${method}: @handle(${event}) in a process manager needs correlate, the ${event} field that identifies the instance: @handle(${event}, { correlate: 'orderId' })`,
+    );
     return undefined;
   }
   const correlation = correlationOf(correlate);

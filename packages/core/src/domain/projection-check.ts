@@ -15,7 +15,9 @@ const nameOf = (cls: unknown): string => (typeof cls === 'function' ? cls.name :
 export function checkProjections(registry: ElementRegistry, problems: string[]): void {
   for (const record of registry.recordsOf('projection')) {
     if (identityFieldOf(record.cls)?.implicit) {
-      problems.push(`${record.name} (projection): has no identifier; declare the field that identifies a record, e.g. @field.identifier({ identifier: true }) orderId`);
+      problems.push(
+        `${record.name} (projection): has no identifier; declare the field that identifies a record, e.g. @field.identifier({ identifier: true }) orderId`,
+      );
     }
   }
   for (const record of registry.recordsOf('projector')) checkProjector(registry, record, problems);
@@ -32,7 +34,8 @@ function checkProjector(registry: ElementRegistry, record: ProjectorRecord, prob
     problems.push(`${label}: follows nothing; give aggregates: [SomeAggregate] or streamCategories: ['<domain>::<aggregate>']`);
   }
   for (const aggregate of aggregates) {
-    if (registry.recordOf(aggregate)?.kind !== 'aggregate') problems.push(`${label}: aggregates lists ${nameOf(aggregate)}, which is not a registered aggregate`);
+    if (registry.recordOf(aggregate)?.kind !== 'aggregate')
+      problems.push(`${label}: aggregates lists ${nameOf(aggregate)}, which is not a registered aggregate`);
   }
   const categories = new Set(registry.projectorCategories(record.cls));
   const methods = new Map<ClassRef, string[]>();
@@ -46,7 +49,9 @@ function checkProjector(registry: ElementRegistry, record: ProjectorRecord, prob
     methods.set(mark.message, [...(methods.get(mark.message) ?? []), mark.method]);
     const category = registry.messageInfo(mark.message).streamCategory;
     if (categories.size > 0 && category && !categories.has(category)) {
-      problems.push(`${record.name}.${mark.method}: ${message.name} comes from stream category "${category}", which ${record.name} does not follow (${[...categories].join(', ')}); add its aggregate to aggregates`);
+      problems.push(
+        `${record.name}.${mark.method}: ${message.name} comes from stream category "${category}", which ${record.name} does not follow (${[...categories].join(', ')}); add its aggregate to aggregates`,
+      );
     }
   }
   if (methods.size === 0) problems.push(`${label}: has no @on(Event) methods, so it would never write ${nameOf(projectorFor)}`);
@@ -56,7 +61,9 @@ function checkProjector(registry: ElementRegistry, record: ProjectorRecord, prob
   if (subscriptionType === 'event_store') {
     for (const category of categories) {
       if (!registry.eventSourcedAggregateOf(category)) {
-        problems.push(`${label}: subscriptionType 'event_store', but no event-sourced aggregate writes its category "${category}" to the event store; make that aggregate eventSourced, or leave subscriptionType out`);
+        problems.push(
+          `${label}: subscriptionType 'event_store', but no event-sourced aggregate writes its category "${category}" to the event store; make that aggregate eventSourced, or leave subscriptionType out`,
+        );
       }
     }
   }

@@ -10,7 +10,10 @@ import type { ProjectorRecord } from './element-record.js';
 
 function listOption<T>(value: unknown, what: string, cls: ClassRef, isItem: (item: unknown) => item is T, example: string): readonly T[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value) || !value.every(isItem)) throw new RegistrationError(`${cls.name}: ${what} must be a list, e.g. ${example}; got ${typeof value === 'function' ? value.name : JSON.stringify(value)}`);
+  if (!Array.isArray(value) || !value.every(isItem))
+    throw new RegistrationError(
+      `${cls.name}: ${what} must be a list, e.g. ${example}; got ${typeof value === 'function' ? value.name : JSON.stringify(value)}`,
+    );
   return Object.freeze([...value]);
 }
 
@@ -26,7 +29,13 @@ export function resolveProjectorRecord(cls: ClassRef, o: Partial<ProjectorOption
     options: {
       projectorFor: o.projectorFor,
       aggregates: listOption(o.aggregates, 'aggregates', cls, (a): a is ClassRef => typeof a === 'function', 'aggregates: [Order]'),
-      streamCategories: listOption(o.streamCategories, 'streamCategories', cls, (c): c is string => typeof c === 'string' && c.trim() !== '', "streamCategories: ['shop::order']"),
+      streamCategories: listOption(
+        o.streamCategories,
+        'streamCategories',
+        cls,
+        (c): c is string => typeof c === 'string' && c.trim() !== '',
+        "streamCategories: ['shop::order']",
+      ),
       subscriptionType,
     },
   };

@@ -16,7 +16,12 @@ export function eventHandlerViewOf(record: ProjectorRecord): EventHandlerRecord 
       kind: 'eventHandler',
       cls: record.cls,
       name: record.name,
-      options: Object.freeze({ partOf: undefined, streamCategory: undefined, subscriptionName: record.name, subscriptionType: record.options.subscriptionType }),
+      options: Object.freeze({
+        partOf: undefined,
+        streamCategory: undefined,
+        subscriptionName: record.name,
+        subscriptionType: record.options.subscriptionType,
+      }),
     });
     views.set(record, view);
   }

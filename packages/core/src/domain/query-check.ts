@@ -38,11 +38,15 @@ export function checkQueries(registry: ElementRegistry, problems: string[]): voi
     checkPartOf(label, 'queryHandler', record.options.partOf);
     for (const mark of readMarksOf(record.cls)) {
       if (registry.recordOf(mark.query)?.kind !== 'query') {
-        problems.push(`${record.cls.name}.${mark.method}: @read(${nameOf(mark.query)}) names a class that is not a registered query (decorate it with @domain.query({ partOf: ... }))`);
+        problems.push(
+          `${record.cls.name}.${mark.method}: @read(${nameOf(mark.query)}) names a class that is not a registered query (decorate it with @domain.query({ partOf: ... }))`,
+        );
       }
     }
     for (const mark of handleMarksOf(record.cls)) {
-      problems.push(`${record.cls.name}.${mark.method}: @handle(${nameOf(mark.message)}) in a query handler; query handlers answer queries with @read(Query), commands and events go to command and event handlers`);
+      problems.push(
+        `${record.cls.name}.${mark.method}: @handle(${nameOf(mark.message)}) in a query handler; query handlers answer queries with @read(Query), commands and events go to command and event handlers`,
+      );
     }
   }
 
@@ -50,13 +54,17 @@ export function checkQueries(registry: ElementRegistry, problems: string[]): voi
   for (const record of registry.allRecords()) {
     if (record.kind === 'queryHandler') continue;
     for (const mark of readMarksOf(record.cls)) {
-      problems.push(`${record.cls.name}.${mark.method}: @read(${nameOf(mark.query)}) only works in a @domain.queryHandler class, and ${record.cls.name} is not one`);
+      problems.push(
+        `${record.cls.name}.${mark.method}: @read(${nameOf(mark.query)}) only works in a @domain.queryHandler class, and ${record.cls.name} is not one`,
+      );
     }
   }
 
   for (const [query, routes] of queryRoutesOf(registry)) {
     if (routes.length < 2) continue;
     const where = routes.map((r) => `${r.handler.name}.${r.method}`).join(', ');
-    problems.push(`query ${registry.requireRecord(query).name} is answered by ${routes.length} methods (${where}); a query has exactly one @read method in one query handler`);
+    problems.push(
+      `query ${registry.requireRecord(query).name} is answered by ${routes.length} methods (${where}); a query has exactly one @read method in one query handler`,
+    );
   }
 }

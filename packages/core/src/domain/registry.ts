@@ -49,7 +49,9 @@ export class ElementRegistry implements ElementHost {
     if (typeof cls !== 'function') throw new RegistrationError(`Domain "${this.domainName}": only classes can be registered, got ${typeof cls}`);
     const actual = inferElementKind(cls);
     if (actual !== kind) {
-      throw new RegistrationError(`${cls.name} cannot be registered as ${kind}: ${actual ? `it extends the base of ${actual}` : 'it extends no protean-ts base class'} (extend the matching Base class)`);
+      throw new RegistrationError(
+        `${cls.name} cannot be registered as ${kind}: ${actual ? `it extends the base of ${actual}` : 'it extends no protean-ts base class'} (extend the matching Base class)`,
+      );
     }
     const existing = this.records.get(cls);
     if (existing) throw new RegistrationError(`${cls.name} is already registered with domain "${this.domainName}" as ${existing.kind}`);
@@ -81,7 +83,10 @@ export class ElementRegistry implements ElementHost {
   requireRecord(cls: ClassRef): ElementRecord;
   requireRecord(cls: ClassRef, kind?: ElementKind): ElementRecord {
     const record = this.records.get(cls);
-    if (!record) throw new RegistrationError(`${cls?.name ?? String(cls)} is not registered with domain "${this.domainName}"; decorate it (e.g. @domain.${kind ?? 'aggregate'}()) or call domain.register()`);
+    if (!record)
+      throw new RegistrationError(
+        `${cls?.name ?? String(cls)} is not registered with domain "${this.domainName}"; decorate it (e.g. @domain.${kind ?? 'aggregate'}()) or call domain.register()`,
+      );
     if (kind && record.kind !== kind) throw new RegistrationError(`${cls.name} is registered as ${record.kind}, not as ${kind}`);
     return record;
   }
@@ -107,7 +112,9 @@ export class ElementRegistry implements ElementHost {
   /** Throws when domain.toml asks for `identity_strategy = "function"` and no identityFunction was given. */
   checkIdentityStrategy(strategy: 'uuid' | 'function'): void {
     if (strategy === 'function' && !this.options.identityFunction) {
-      throw new RegistrationError(`Domain "${this.domainName}": identity_strategy = "function" needs new Domain("${this.domainName}", { identityFunction: () => ... })`);
+      throw new RegistrationError(
+        `Domain "${this.domainName}": identity_strategy = "function" needs new Domain("${this.domainName}", { identityFunction: () => ... })`,
+      );
     }
   }
 
@@ -122,7 +129,8 @@ export class ElementRegistry implements ElementHost {
 
   messageInfo(message: ClassRef): MessageTypeInfo {
     const record = this.requireRecord(message);
-    if (record.kind !== 'event' && record.kind !== 'command') throw new RegistrationError(`${message.name} is registered as ${record.kind}, not as an event or command`);
+    if (record.kind !== 'event' && record.kind !== 'command')
+      throw new RegistrationError(`${message.name} is registered as ${record.kind}, not as an event or command`);
     const partOf = record.options.partOf;
     const aggregate = partOf ? this.records.get(partOf) : undefined;
     const fqn = `${this.domainName}.${record.name}`;
@@ -200,7 +208,8 @@ export class ElementRegistry implements ElementHost {
   /** The stream category a handler subscribes to, or undefined when it has none (a model error). */
   handlerStreamCategory(handler: ClassRef): string | undefined {
     const record = this.requireRecord(handler);
-    if (record.kind !== 'commandHandler' && record.kind !== 'eventHandler') throw new RegistrationError(`${handler.name} is registered as ${record.kind}, not as a handler`);
+    if (record.kind !== 'commandHandler' && record.kind !== 'eventHandler')
+      throw new RegistrationError(`${handler.name} is registered as ${record.kind}, not as a handler`);
     const { streamCategory, partOf } = record.options;
     if (typeof streamCategory === 'string') return streamCategory;
     const aggregate = streamCategory ?? partOf;
@@ -258,7 +267,7 @@ export class ElementRegistry implements ElementHost {
   /** The aggregate an element belongs to: itself for an aggregate, else its partOf (through entities). */
   aggregateOf(cls: ClassRef): AggregateRecord | undefined {
     const seen = new Set<ClassRef>();
-    for (let current: ClassRef | undefined = cls; current && !seen.has(current); ) {
+    for (let current: ClassRef | undefined = cls; current && !seen.has(current);) {
       seen.add(current);
       const record = this.records.get(current);
       if (!record) return undefined;

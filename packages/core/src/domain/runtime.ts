@@ -123,7 +123,12 @@ export class DomainRuntime {
       this.file = loaded.file;
       this.domain.registry.setMessageContextProvider(() => (this.activeUnitOfWork() ? currentMessageContext() : undefined));
       this.state = 'ready';
-      this.log.info('domain initialized', { file: loaded.file, outbox: this.outboxEnabled, databases: [...this.infrastructure.providers.keys()], brokers: [...this.infrastructure.brokers.keys()] });
+      this.log.info('domain initialized', {
+        file: loaded.file,
+        outbox: this.outboxEnabled,
+        databases: [...this.infrastructure.providers.keys()],
+        brokers: [...this.infrastructure.brokers.keys()],
+      });
     } catch (error) {
       this.state = 'new';
       throw error;
@@ -171,14 +176,32 @@ export class DomainRuntime {
   provider(name: string): DatabaseProvider {
     this.require(`using database "${name}"`);
     const provider = this.infrastructure.providers.get(name);
-    if (!provider) throw new ConfigError([{ path: `databases.${name}`, message: `database "${name}" is not configured; add a [databases.${name}] table (configured: ${[...this.infrastructure.providers.keys()].join(', ')})` }], this.file);
+    if (!provider)
+      throw new ConfigError(
+        [
+          {
+            path: `databases.${name}`,
+            message: `database "${name}" is not configured; add a [databases.${name}] table (configured: ${[...this.infrastructure.providers.keys()].join(', ')})`,
+          },
+        ],
+        this.file,
+      );
     return provider;
   }
 
   broker(name: string): Broker {
     this.require(`using broker "${name}"`);
     const broker = this.infrastructure.brokers.get(name);
-    if (!broker) throw new ConfigError([{ path: `brokers.${name}`, message: `broker "${name}" is not configured; add a [brokers.${name}] table (configured: ${[...this.infrastructure.brokers.keys()].join(', ')})` }], this.file);
+    if (!broker)
+      throw new ConfigError(
+        [
+          {
+            path: `brokers.${name}`,
+            message: `broker "${name}" is not configured; add a [brokers.${name}] table (configured: ${[...this.infrastructure.brokers.keys()].join(', ')})`,
+          },
+        ],
+        this.file,
+      );
     return broker;
   }
 
@@ -187,7 +210,10 @@ export class DomainRuntime {
    * event-sourced aggregates have no table, their events live in the event store.
    */
   aggregateSchemas(): AggregateSchema[] {
-    const rows = this.domain.registry.recordsOf('aggregate').filter((record) => !record.options.isEventSourced).map((record) => this.domain.aggregateSchemaFor(record.cls as ClassRef<BaseAggregate>));
+    const rows = this.domain.registry
+      .recordsOf('aggregate')
+      .filter((record) => !record.options.isEventSourced)
+      .map((record) => this.domain.aggregateSchemaFor(record.cls as ClassRef<BaseAggregate>));
     // Projections are stored as rows too (`db setup` creates their tables).
     return [...rows, ...this.projectionSchemas()];
   }
@@ -202,7 +228,9 @@ export class DomainRuntime {
     const record = this.domain.registry.recordOf(projection);
     if (record?.kind !== 'projection') {
       const what = record ? `is registered as ${record.kind}` : 'is not registered';
-      throw new RegistrationError(`domain.viewFor(${projection?.name ?? String(projection)}): it ${what}; viewFor reads projections (@domain.projection()) only`);
+      throw new RegistrationError(
+        `domain.viewFor(${projection?.name ?? String(projection)}): it ${what}; viewFor reads projections (@domain.projection()) only`,
+      );
     }
     return new ProjectionView(this.repositoryFor(projection));
   }
@@ -237,7 +265,9 @@ export class DomainRuntime {
   private customRepositoryFor(cls: ClassRef<BaseRepository>): BaseRepository {
     const record = this.domain.registry.recordOf(cls);
     if (record?.kind !== 'repository') {
-      throw new RegistrationError(`${cls.name} is not a registered repository of domain "${this.domain.name}"; decorate it with @domain.repository({ partOf: SomeAggregate })`);
+      throw new RegistrationError(
+        `${cls.name} is not a registered repository of domain "${this.domain.name}"; decorate it with @domain.repository({ partOf: SomeAggregate })`,
+      );
     }
     const aggregate = record.options.partOf;
     const repository = this.aggregateRepositoryFor(aggregate as ClassRef<BaseAggregate>);
@@ -245,9 +275,9 @@ export class DomainRuntime {
       const used = repository instanceof BaseRepository ? repository.constructor.name : 'the generic repository';
       const provider = record.options.databaseProvider;
       throw new RegistrationError(
-        `${cls.name} is registered for ${aggregate.name}, but ${aggregate.name} uses ${used}`
-          + (provider ? ` (${cls.name} is only for databaseProvider "${provider}")` : ` (registered for ${aggregate.name} first)`)
-          + `; get it with domain.repositoryFor(${aggregate.name}), or register one repository per aggregate and database`,
+        `${cls.name} is registered for ${aggregate.name}, but ${aggregate.name} uses ${used}` +
+          (provider ? ` (${cls.name} is only for databaseProvider "${provider}")` : ` (registered for ${aggregate.name} first)`) +
+          `; get it with domain.repositoryFor(${aggregate.name}), or register one repository per aggregate and database`,
       );
     }
     return repository;
@@ -262,10 +292,10 @@ export class DomainRuntime {
       // An event-sourced aggregate lives where its events do: the unit of work writes its outbox
       // rows to the event store's database, in the transaction of the append.
       const schema = eventSourced ? Object.freeze({ ...declared, provider: this.config.event_store.database }) : declared;
-      const generic = eventSourced
-        ? new EventSourcedRepository<T>(this.eventSourcedRepositoryHost, schema)
-        : new Repository<T>(this.repositoryHost, schema);
-      const custom = this.domain.registry.recordsOf('repository').find((r) => r.options.partOf === aggregate && (!r.options.databaseProvider || r.options.databaseProvider === generic.schema.provider));
+      const generic = eventSourced ? new EventSourcedRepository<T>(this.eventSourcedRepositoryHost, schema) : new Repository<T>(this.repositoryHost, schema);
+      const custom = this.domain.registry
+        .recordsOf('repository')
+        .find((r) => r.options.partOf === aggregate && (!r.options.databaseProvider || r.options.databaseProvider === generic.schema.provider));
       repository = (custom ? buildCustomRepository(custom.cls, generic) : generic) as Repository<BaseAggregate>;
       this.repositories.set(aggregate, repository);
     }
@@ -385,7 +415,12 @@ export class DomainRuntime {
    * With `handler` (who `work` is), it runs in a `protean.handler.execute` span; a subscription
    * only stepping its inbox over a message passes none.
    */
-  async runOnce(envelope: MessageEnvelope, inbox: NonNullable<HandleMessageOptions['inbox']>, work: () => Promise<unknown>, handler?: { name: string; kind: string }): Promise<HandleOutcome> {
+  async runOnce(
+    envelope: MessageEnvelope,
+    inbox: NonNullable<HandleMessageOptions['inbox']>,
+    work: () => Promise<unknown>,
+    handler?: { name: string; kind: string },
+  ): Promise<HandleOutcome> {
     this.require('handling a message');
     const metadata = envelope?.metadata?.domain ? envelope.metadata : undefined;
     const host = {
@@ -470,7 +505,12 @@ export class DomainRuntime {
     if (events.length) for (const listener of this.committedListeners) listener(events);
     if (this.loadedConfig?.event_processing !== 'sync') return;
     await dispatchCommittedEvents(
-      { handlersFor: (type) => this.domain.handlersFor(type), freshUnitOfWork: (work, context) => this.freshUnitOfWork(work, context), log: this.log, invoke: this.invokeBinding },
+      {
+        handlersFor: (type) => this.domain.handlersFor(type),
+        freshUnitOfWork: (work, context) => this.freshUnitOfWork(work, context),
+        log: this.log,
+        invoke: this.invokeBinding,
+      },
       events,
     );
   }
@@ -489,9 +529,10 @@ export class DomainRuntime {
     const store = config.event_store.database;
     for (const record of named) {
       if (!record.options.isEventSourced || record.options.provider === store) continue;
-      const fix = config.event_store.database_uri !== undefined
-        ? `remove ${record.name}'s provider option (event-sourced aggregates live in the event store's own database, event_store.database_uri), or keep the events in "${record.options.provider}" with event_store.database instead of database_uri`
-        : `set event_store.database = "${record.options.provider}", or remove ${record.name}'s provider option (or give it provider: "${store}")`;
+      const fix =
+        config.event_store.database_uri !== undefined
+          ? `remove ${record.name}'s provider option (event-sourced aggregates live in the event store's own database, event_store.database_uri), or keep the events in "${record.options.provider}" with event_store.database instead of database_uri`
+          : `set event_store.database = "${record.options.provider}", or remove ${record.name}'s provider option (or give it provider: "${store}")`;
       problems.push({
         path: 'event_store.database',
         message: `event-sourced aggregate ${record.name} names database "${record.options.provider}", but the event store is in "${store}"; its events and their outbox rows must share one transaction, so ${fix}`,

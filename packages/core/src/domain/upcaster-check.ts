@@ -27,7 +27,8 @@ export function upcasterProblems(registry: ElementRegistry, entries: readonly Up
     }
     const current = record.options.version;
     if (entry.from >= entry.to) problems.push(`${where}: from v${entry.from} to v${entry.to} does not go up; from must be below to`);
-    else if (entry.to > current) problems.push(`${where}: to v${entry.to} is above ${record.name}'s current version v${current}; raise @domain.event({ version }) or lower to`);
+    else if (entry.to > current)
+      problems.push(`${where}: to v${entry.to} is above ${record.name}'s current version v${current}; raise @domain.event({ version }) or lower to`);
     byEvent.set(record.cls, [...(byEvent.get(record.cls) ?? []), entry]);
   }
   for (const [event, list] of byEvent) checkChains(registry, event, list, problems);
@@ -51,10 +52,15 @@ function checkChains(registry: ElementRegistry, event: ClassRef, list: readonly 
     for (let step = next.get(version); step; step = next.get(version)) {
       if (seen.has(version)) {
         const loop = path.slice(path.findIndex((entry) => entry.from === version));
-        const key = loop.map((entry) => entry.from).sort((a, b) => a - b).join(',');
+        const key = loop
+          .map((entry) => entry.from)
+          .sort((a, b) => a - b)
+          .join(',');
         if (!cycles.has(key)) {
           cycles.add(key);
-          problems.push(`${record.name}: upcasters form a cycle ${[...loop.map((entry) => `v${entry.from}`), `v${version}`].join(' → ')} (${loop.map((entry) => entry.cls.name).join(', ')}); each must go up to the current version v${current}`);
+          problems.push(
+            `${record.name}: upcasters form a cycle ${[...loop.map((entry) => `v${entry.from}`), `v${version}`].join(' → ')} (${loop.map((entry) => entry.cls.name).join(', ')}); each must go up to the current version v${current}`,
+          );
         }
         break;
       }
@@ -64,7 +70,9 @@ function checkChains(registry: ElementRegistry, event: ClassRef, list: readonly 
     }
     // A chain that stops short of the current version (or overshoots it) never converges.
     if (!seen.has(version) && version !== current && start.from < start.to && start.to <= current) {
-      problems.push(`${record.name}: the chain from v${start.from} (${path.map((entry) => entry.cls.name).join(' → ')}) stops at v${version}, not at the current version v${current}; add @domain.upcaster({ event: ${record.name}, from: ${version}, to: ... })`);
+      problems.push(
+        `${record.name}: the chain from v${start.from} (${path.map((entry) => entry.cls.name).join(' → ')}) stops at v${version}, not at the current version v${current}; add @domain.upcaster({ event: ${record.name}, from: ${version}, to: ... })`,
+      );
     }
   }
 }

@@ -28,7 +28,8 @@ export class Upcasters {
 
   register(cls: UpcasterClass, options: UpcasterOptions): void {
     const name = cls?.name ?? String(cls);
-    if (this.registry.isFrozen) throw new RegistrationError(`Domain "${this.registry.domainName}" is initialized; register upcaster ${name} before domain.init()`);
+    if (this.registry.isFrozen)
+      throw new RegistrationError(`Domain "${this.registry.domainName}" is initialized; register upcaster ${name} before domain.init()`);
     if (typeof cls !== 'function' || typeof (cls.prototype as Partial<Upcaster>)?.upcast !== 'function') {
       throw new RegistrationError(`${name} cannot be an upcaster: it has no upcast(data, metadata) method`);
     }
@@ -73,7 +74,11 @@ export class Upcasters {
     const { checksum: _coversTheStoredData, ...envelopeInfo } = metadata.envelope;
     return {
       data,
-      metadata: { ...metadata, headers: { ...metadata.headers, type: this.registry.messageTypeOf(record.cls) }, envelope: envelopeInfo as MessageMetadata['envelope'] },
+      metadata: {
+        ...metadata,
+        headers: { ...metadata.headers, type: this.registry.messageTypeOf(record.cls) },
+        envelope: envelopeInfo as MessageMetadata['envelope'],
+      },
     };
   }
 

@@ -33,7 +33,9 @@ export function apply<E>(event: EventRef<E>) {
     refuseStandardDecorator(`@apply(${typeof event === 'function' && !isLazy(event) ? event.name : '...'})`, key);
     if (typeof key !== 'string') throw new TypeError(`@apply methods must have string names, got ${String(key)}`);
     if (typeof event !== 'function') {
-      throw new TypeError(`@apply on ${target.constructor.name}.${key} needs an event class (or () => EventClass), got ${String(event)} (check for an import cycle)`);
+      throw new TypeError(
+        `@apply on ${target.constructor.name}.${key} needs an event class (or () => EventClass), got ${String(event)} (check for an import cycle)`,
+      );
     }
     const own: StoredMark[] = Reflect.getOwnMetadata(APPLIERS, target) ?? [];
     Reflect.defineMetadata(APPLIERS, [...own, { event, method: key }], target);
@@ -44,10 +46,12 @@ export function apply<E>(event: EventRef<E>) {
 export function applyMarksOf(cls: ClassRef): ApplyMark[] {
   const chain: object[] = [];
   for (let p: object | null = cls.prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) chain.unshift(p);
-  return chain.flatMap((proto) => ((Reflect.getOwnMetadata(APPLIERS, proto) ?? []) as StoredMark[]).map((mark) => ({
-    method: mark.method,
-    event: (isLazy(mark.event) ? mark.event() : mark.event) as ClassRef,
-  })));
+  return chain.flatMap((proto) =>
+    ((Reflect.getOwnMetadata(APPLIERS, proto) ?? []) as StoredMark[]).map((mark) => ({
+      method: mark.method,
+      event: (isLazy(mark.event) ? mark.event() : mark.event) as ClassRef,
+    })),
+  );
 }
 
 /**
@@ -65,7 +69,9 @@ export function applierFor(cls: ClassRef, event: ClassRef): string | undefined {
     resolvedAppliers.set(cls, byEvent);
   }
   if (byEvent.has(event)) return byEvent.get(event);
-  const method = applyMarksOf(cls).filter((mark) => mark.event === event).at(-1)?.method;
+  const method = applyMarksOf(cls)
+    .filter((mark) => mark.event === event)
+    .at(-1)?.method;
   byEvent.set(event, method);
   return method;
 }

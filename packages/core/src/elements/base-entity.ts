@@ -41,11 +41,12 @@ export abstract class BaseEntity extends BaseDataElement {
   raise<E extends BaseEvent>(event: E): E {
     const root = rootOf(this);
     if (root === this || !(root instanceof BaseEntity)) {
-      throw new RegistrationError(`${this.constructor.name} is not inside an aggregate, so it cannot raise ${event?.constructor?.name}; add it to an aggregate first`);
+      throw new RegistrationError(
+        `${this.constructor.name} is not inside an aggregate, so it cannot raise ${event?.constructor?.name}; add it to an aggregate first`,
+      );
     }
     return root.raise(event);
   }
-
 }
 
 installHooks(BaseEntity.prototype, {

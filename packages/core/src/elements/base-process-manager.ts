@@ -41,7 +41,9 @@ export abstract class BaseProcessManager {
   private session(operation: string): ProcessManagerSession {
     const session = (this as unknown as Record<symbol, ProcessManagerSession | undefined>)[PROCESS_MANAGER_SESSION];
     if (!session) {
-      throw new ProcessManagerUsageError(`${this.constructor.name}.${operation}() can only be called inside one of its @handle methods while the domain delivers an event to it`);
+      throw new ProcessManagerUsageError(
+        `${this.constructor.name}.${operation}() can only be called inside one of its @handle methods while the domain delivers an event to it`,
+      );
     }
     return session;
   }

@@ -9,7 +9,7 @@ import { ProjectionRaiseError } from '../errors/projection-raise.error.js';
 
 export abstract class BaseProjection extends BaseAggregate {
   // Makes projection types nominal, so `domain.viewFor(SomeAggregate)` does not type-check.
-  protected declare readonly isProjection: true;
+  declare protected readonly isProjection: true;
 
   /** Always refused: a projection is derived from events, it does not produce them. */
   override raise<E extends BaseEvent>(event: E): E {

@@ -25,7 +25,15 @@ export interface ElementState {
 
 export function newState(): ElementState {
   // No prototype: field names are looked up here, and `toString` must not find Object.prototype's.
-  return { values: Object.create(null) as Record<string, unknown>, ready: false, owner: undefined, atomicDepth: 0, version: -1, events: [], metadata: undefined };
+  return {
+    values: Object.create(null) as Record<string, unknown>,
+    ready: false,
+    owner: undefined,
+    atomicDepth: 0,
+    version: -1,
+    events: [],
+    metadata: undefined,
+  };
 }
 
 interface HasState {

@@ -87,7 +87,9 @@ export function atomicChange<R>(element: object, change: () => R): R {
   if (rootState.atomicDepth > 0) return runSync(change);
 
   for (const node of subtreeOf(root)) checkInvariants(node, 'pre');
-  const snapshot = subtreeOf(root).map((node) => [stateOf(node), Object.assign(Object.create(null), stateOf(node).values) as Record<string, unknown>, stateOf(node).owner] as const);
+  const snapshot = subtreeOf(root).map(
+    (node) => [stateOf(node), Object.assign(Object.create(null), stateOf(node).values) as Record<string, unknown>, stateOf(node).owner] as const,
+  );
   const eventCount = rootState.events.length;
   rootState.atomicDepth += 1;
   try {

@@ -80,7 +80,10 @@ function requireApplier(aggregate: object, event: BaseEvent): string {
   const cls = aggregate.constructor as ClassRef;
   const method = applierFor(cls, event.constructor as ClassRef);
   if (!method) {
-    throw new EventSourcedChangeError(cls.name, `${cls.name} is event-sourced but has no @apply(${event.constructor.name}) method; add one that sets the state the event describes`);
+    throw new EventSourcedChangeError(
+      cls.name,
+      `${cls.name} is event-sourced but has no @apply(${event.constructor.name}) method; add one that sets the state the event describes`,
+    );
   }
   return method;
 }

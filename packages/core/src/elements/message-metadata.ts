@@ -29,8 +29,8 @@ export function buildMessageMetadata(input: MetadataInput): MessageMetadata {
       time: new Date().toISOString(),
       type: input.info.type,
       stream: input.stream,
-      traceparent: trace ? trace.traceparent : input.context?.traceparent ?? null,
-      tracestate: trace ? trace.tracestate : input.context?.tracestate ?? null,
+      traceparent: trace ? trace.traceparent : (input.context?.traceparent ?? null),
+      tracestate: trace ? trace.tracestate : (input.context?.tracestate ?? null),
     },
     envelope: { specversion: '1.0' },
     domain: {

@@ -43,7 +43,11 @@ export function useCase() {
       const service = this?.constructor as ClassRef;
       const run = service && runnerFor(service);
       if (!run) {
-        return Promise.reject(new RegistrationError(`${service?.name ?? 'this'}.${String(key)} is a @useCase, but ${service?.name} is not registered with a domain; decorate it with @domain.applicationService()`));
+        return Promise.reject(
+          new RegistrationError(
+            `${service?.name ?? 'this'}.${String(key)} is a @useCase, but ${service?.name} is not registered with a domain; decorate it with @domain.applicationService()`,
+          ),
+        );
       }
       return run(() => method.apply(this, args));
     };

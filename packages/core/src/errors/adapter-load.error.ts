@@ -11,7 +11,10 @@ export class AdapterLoadError extends Error {
     options?: { cause?: unknown },
   ) {
     const detail = options?.cause instanceof Error ? `: ${options.cause.message}` : '';
-    super(`[${section}.${entry}] provider = "${provider}" needs the package ${packageName}, which could not be loaded${detail}. Install it with: npm install ${packageName}`, options);
+    super(
+      `[${section}.${entry}] provider = "${provider}" needs the package ${packageName}, which could not be loaded${detail}. Install it with: npm install ${packageName}`,
+      options,
+    );
     this.name = 'AdapterLoadError';
   }
 }

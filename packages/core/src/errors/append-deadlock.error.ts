@@ -14,7 +14,8 @@ export class AppendDeadlockError extends StreamVersionError {
   ) {
     super(streamName, expectedVersion ?? -1, -1);
     this.name = 'AppendDeadlockError';
-    this.message = `Appending to event stream "${streamName}" was aborted: another transaction appended to the same streams in the opposite order `
-      + 'and the database broke the deadlock by aborting this one; reload and retry (handlers and retryOnConflict do it themselves)';
+    this.message =
+      `Appending to event stream "${streamName}" was aborted: another transaction appended to the same streams in the opposite order ` +
+      'and the database broke the deadlock by aborting this one; reload and retry (handlers and retryOnConflict do it themselves)';
   }
 }

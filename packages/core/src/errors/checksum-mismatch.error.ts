@@ -9,7 +9,9 @@ export class ChecksumMismatchError extends Error {
     readonly expected: string,
     readonly actual: string,
   ) {
-    super(`Message ${messageId} (${messageType}) failed its checksum: the envelope says ${expected || '(empty)'} but its content hashes to ${actual}; it was altered after it was written`);
+    super(
+      `Message ${messageId} (${messageType}) failed its checksum: the envelope says ${expected || '(empty)'} but its content hashes to ${actual}; it was altered after it was written`,
+    );
     this.name = 'ChecksumMismatchError';
   }
 }

@@ -13,7 +13,9 @@ export class DecoratorSettingsError extends Error {
     problem: string,
   ) {
     const value = option === 'experimentalDecorators' ? 'true' : 'false';
-    super(`${where}: ${problem}. Set "${option}": ${value} in the "compilerOptions" of your tsconfig.json (tsc, tsx and esbuild all read it there; the protean-ts CLI sets it for the domains it loads)`);
+    super(
+      `${where}: ${problem}. Set "${option}": ${value} in the "compilerOptions" of your tsconfig.json (tsc, tsx and esbuild all read it there; the protean-ts CLI sets it for the domains it loads)`,
+    );
     this.name = 'DecoratorSettingsError';
   }
 }

@@ -6,6 +6,8 @@ import { PermanentError } from './permanent-error.js';
  */
 export class InvalidDurationError extends PermanentError {
   constructor(what: string, value: unknown) {
-    super(`${what}: ${JSON.stringify(value) ?? String(value)} is not a duration; give a number of milliseconds (>= 0) or a string like '500ms', '30s', '15m', '2h' or '14d'`);
+    super(
+      `${what}: ${JSON.stringify(value) ?? String(value)} is not a duration; give a number of milliseconds (>= 0) or a string like '500ms', '30s', '15m', '2h' or '14d'`,
+    );
   }
 }

@@ -9,9 +9,9 @@ export class MissingChecksumError extends ChecksumMismatchError {
   constructor(messageId: string, messageType: string, actual: string) {
     super(messageId, messageType, '', actual);
     this.message =
-      `Message ${messageId} (${messageType}) has no checksum (metadata.envelope.checksum), and unsigned envelopes are refused. `
-      + 'Publish messages through the outbox (it signs them), or set [server.stream_subscription] accept_unsigned_envelopes = true '
-      + 'to handle envelopes from a producer that does not sign';
+      `Message ${messageId} (${messageType}) has no checksum (metadata.envelope.checksum), and unsigned envelopes are refused. ` +
+      'Publish messages through the outbox (it signs them), or set [server.stream_subscription] accept_unsigned_envelopes = true ' +
+      'to handle envelopes from a producer that does not sign';
     this.name = 'MissingChecksumError';
   }
 }

@@ -12,7 +12,9 @@ export class MissingUpcasterError extends Error {
     readonly reachedVersion: number,
   ) {
     const via = reachedVersion === storedVersion ? '' : ` (upcasters reach v${reachedVersion}, then stop)`;
-    super(`Stored event "${storedType}" has no upcaster path from v${storedVersion} to ${eventName} v${currentVersion}${via}; add @domain.upcaster({ event: ${eventName}, from: ${reachedVersion}, to: ... })`);
+    super(
+      `Stored event "${storedType}" has no upcaster path from v${storedVersion} to ${eventName} v${currentVersion}${via}; add @domain.upcaster({ event: ${eventName}, from: ${reachedVersion}, to: ... })`,
+    );
     this.name = 'MissingUpcasterError';
   }
 }

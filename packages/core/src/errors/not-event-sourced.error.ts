@@ -7,7 +7,9 @@ export class NotEventSourcedError extends Error {
     readonly aggregate: string,
     readonly operation: string,
   ) {
-    super(`${aggregate} is not event-sourced, so its repository cannot ${operation}; register it with @domain.aggregate({ eventSourced: true }) to keep its history`);
+    super(
+      `${aggregate} is not event-sourced, so its repository cannot ${operation}; register it with @domain.aggregate({ eventSourced: true }) to keep its history`,
+    );
     this.name = 'NotEventSourcedError';
   }
 }

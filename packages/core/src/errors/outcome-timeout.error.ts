@@ -9,8 +9,8 @@ export class OutcomeTimeoutError extends Error {
     readonly timeoutMs: number,
   ) {
     super(
-      `${command} ${commandId}: no outcome within ${timeoutMs} ms; the command is queued and may still run `
-        + '(is `protean-ts server` running and handling it?); do not assume it failed',
+      `${command} ${commandId}: no outcome within ${timeoutMs} ms; the command is queued and may still run ` +
+        '(is `protean-ts server` running and handling it?); do not assume it failed',
     );
     this.name = 'OutcomeTimeoutError';
   }

@@ -8,7 +8,9 @@ export class ProjectionRebuildingError extends Error {
     readonly projection: string,
     readonly projector: string,
   ) {
-    super(`${projection} is being rebuilt, so ${projector} waits; it resumes when the rebuild ends (if the rebuild was interrupted, run protean-ts projection rebuild ${projection} again)`);
+    super(
+      `${projection} is being rebuilt, so ${projector} waits; it resumes when the rebuild ends (if the rebuild was interrupted, run protean-ts projection rebuild ${projection} again)`,
+    );
     this.name = 'ProjectionRebuildingError';
   }
 }

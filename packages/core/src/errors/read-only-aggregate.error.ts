@@ -8,7 +8,9 @@ export class ReadOnlyAggregateError extends Error {
     readonly id: string,
     readonly operation: string,
   ) {
-    super(`${aggregate} "${id}" was loaded as of a past version or time and is read-only: cannot ${operation}; load the current state with repository.get("${id}") to change it`);
+    super(
+      `${aggregate} "${id}" was loaded as of a past version or time and is read-only: cannot ${operation}; load the current state with repository.get("${id}") to change it`,
+    );
     this.name = 'ReadOnlyAggregateError';
   }
 }

@@ -4,7 +4,9 @@ export class ReadOnlyViewError extends Error {
     readonly projection: string,
     readonly operation: string,
   ) {
-    super(`domain.viewFor(${projection}) is read-only: ${operation}() is refused; a projector writes ${projection} through domain.repositoryFor(${projection}) in its @on methods`);
+    super(
+      `domain.viewFor(${projection}) is read-only: ${operation}() is refused; a projector writes ${projection} through domain.repositoryFor(${projection}) in its @on methods`,
+    );
     this.name = 'ReadOnlyViewError';
   }
 }

@@ -9,7 +9,9 @@ export class UnknownMessageTypeError extends Error {
     readonly known: readonly string[],
   ) {
     const list = known.length ? known.join(', ') : 'none';
-    super(`Domain "${domainName}" has no event or command registered as "${messageType}" (registered: ${list}); register it with @domain.event/@domain.command`);
+    super(
+      `Domain "${domainName}" has no event or command registered as "${messageType}" (registered: ${list}); register it with @domain.event/@domain.command`,
+    );
     this.name = 'UnknownMessageTypeError';
   }
 }

@@ -10,7 +10,9 @@ export class UnknownProviderError extends Error {
     readonly provider: string,
     readonly known: readonly string[],
   ) {
-    super(`[${section}.${entry}] provider = "${provider}" is unknown; known providers: ${known.join(', ')}. Check the spelling, or import the adapter package that registers "${provider}"`);
+    super(
+      `[${section}.${entry}] provider = "${provider}" is unknown; known providers: ${known.join(', ')}. Check the spelling, or import the adapter package that registers "${provider}"`,
+    );
     this.name = 'UnknownProviderError';
   }
 }

@@ -91,7 +91,8 @@ function parseDate(raw: unknown): DateResult {
     if (!ISO_DATE.test(s) && !datetime) return { ok: false };
     if (!isRealCalendarDay(s)) return { ok: false };
     // A Date keeps milliseconds: `.1234` would silently lose its last digit.
-    if (datetime?.[1] && /[^0]/.test(datetime[1].slice(3))) return { ok: false, reason: `has more precision than milliseconds (${describe(raw)}); a Date keeps 3 fractional digits` };
+    if (datetime?.[1] && /[^0]/.test(datetime[1].slice(3)))
+      return { ok: false, reason: `has more precision than milliseconds (${describe(raw)}); a Date keeps 3 fractional digits` };
     if (ISO_DATE.test(s)) {
       const [year, month, day] = s.split('-').map(Number) as [number, number, number];
       d = utcDay(year, month - 1, day);

@@ -35,7 +35,9 @@ const verified = new WeakSet<object>();
  */
 export function refuseShadowedFields(cls: ClassRef, instance: object): void {
   if (verified.has(cls)) return;
-  const shadowed = fieldsOf(cls).filter((def) => Object.hasOwn(instance, def.name)).map((def) => def.name);
+  const shadowed = fieldsOf(cls)
+    .filter((def) => Object.hasOwn(instance, def.name))
+    .map((def) => def.name);
   if (shadowed.length) {
     throw new DecoratorSettingsError(
       'useDefineForClassFields',

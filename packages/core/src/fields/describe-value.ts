@@ -35,6 +35,7 @@ export function isPlainObject(raw: unknown): raw is Record<string, unknown> {
  */
 export function unstorableCharacter(s: string): string | undefined {
   if (s.includes('\u0000')) return 'contains a NUL character (\\u0000), which cannot be stored';
-  if (!(s as unknown as { isWellFormed(): boolean }).isWellFormed()) return 'contains an unpaired UTF-16 surrogate, which is not valid Unicode and cannot be stored';
+  if (!(s as unknown as { isWellFormed(): boolean }).isWellFormed())
+    return 'contains an unpaired UTF-16 surrogate, which is not valid Unicode and cannot be stored';
   return undefined;
 }

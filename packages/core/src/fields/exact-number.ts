@@ -93,7 +93,10 @@ function exactly(d: Decimal, raw: unknown): NumberResult {
   const n = toNumber(d);
   if (!Number.isFinite(n)) return { ok: false, reason: `is out of range: ${shown(raw)} is beyond the largest number (about 1.8e308)` };
   if (!sameDecimal(decimalOf(n), d)) {
-    return { ok: false, reason: `cannot be held exactly: ${shown(raw)} would become ${n} (a number keeps about 15 to 17 significant digits); send at most that many` };
+    return {
+      ok: false,
+      reason: `cannot be held exactly: ${shown(raw)} would become ${n} (a number keeps about 15 to 17 significant digits); send at most that many`,
+    };
   }
   return { ok: true, value: n };
 }
@@ -109,7 +112,10 @@ export function exactInteger(raw: unknown): NumberResult {
   }
   if (value === undefined) return { ok: false, reason: `must be an integer, got ${describeNumberInput(raw)}` };
   if (!Number.isSafeInteger(value) || (typeof raw === 'bigint' && BigInt(value) !== raw)) {
-    return { ok: false, reason: `must be a safe integer (between -9007199254740991 and 9007199254740991), got ${shown(raw)}; larger integers cannot be held exactly (use a string or decimal field)` };
+    return {
+      ok: false,
+      reason: `must be a safe integer (between -9007199254740991 and 9007199254740991), got ${shown(raw)}; larger integers cannot be held exactly (use a string or decimal field)`,
+    };
   }
   return { ok: true, value: value === 0 ? 0 : value };
 }
@@ -151,7 +157,11 @@ export function exactFloat(raw: unknown): NumberResult {
 export function exactDecimal(raw: unknown, precision: number | undefined, scale: number | undefined): NumberResult {
   const plain = plainNumber(raw);
   // Already within the scale and far from the precision limit: nothing to round, nothing to count.
-  if (plain && (scale === undefined || plain.decimals <= scale) && (precision === undefined || Math.abs(plain.value) < 10 ** Math.min(15, precision - (scale ?? 0)))) {
+  if (
+    plain &&
+    (scale === undefined || plain.decimals <= scale) &&
+    (precision === undefined || Math.abs(plain.value) < 10 ** Math.min(15, precision - (scale ?? 0)))
+  ) {
     return { ok: true, value: plain.value };
   }
   const d = readDecimal(raw, 'a number');

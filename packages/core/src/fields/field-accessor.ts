@@ -13,7 +13,9 @@ export function installFieldAccessor(prototype: object, name: string): void {
     },
     set(this: FieldHost, value: unknown) {
       if (!isFieldHost(this)) {
-        throw new TypeError(`Field "${name}" is declared on a class that is not a protean-ts element; extend BaseAggregate, BaseEntity, BaseValueObject, BaseEvent or BaseCommand`);
+        throw new TypeError(
+          `Field "${name}" is declared on a class that is not a protean-ts element; extend BaseAggregate, BaseEntity, BaseValueObject, BaseEvent or BaseCommand`,
+        );
       }
       this[FIELD_WRITE](name, value);
     },

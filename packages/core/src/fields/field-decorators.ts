@@ -37,7 +37,11 @@ function checkName(target: object, key: string, kind: FieldKind, identifier: boo
   // `__proto__`, `constructor`, `toString`, `valueOf`…: every object has them, and a field hiding one breaks the object itself.
   if (key in Object.prototype) throw new FieldDeclarationError(key, kind, `"${key}" is a member every JavaScript object has; rename the field`);
   if (key === 'id' && !identifier && hasIdentity(target.constructor as never)) {
-    throw new FieldDeclarationError(key, kind, 'a field named "id" is the identity: declare it with { identifier: true }, or leave it out to get the implicit uuid id');
+    throw new FieldDeclarationError(
+      key,
+      kind,
+      'a field named "id" is the identity: declare it with { identifier: true }, or leave it out to get the implicit uuid id',
+    );
   }
 }
 
@@ -74,7 +78,10 @@ function checkWhole(kind: FieldKind, name: string, value: unknown, lo: number, h
 }
 
 function checkRange(kind: FieldKind, lo: number | undefined, hi: number | undefined, what: string): void {
-  for (const [name, bound] of [['min', lo], ['max', hi]] as const) {
+  for (const [name, bound] of [
+    ['min', lo],
+    ['max', hi],
+  ] as const) {
     if (what === 'value' && bound !== undefined && (typeof bound !== 'number' || !Number.isFinite(bound))) {
       throw new FieldDeclarationError('?', kind, `${name} must be a finite number, got ${String(bound)}`);
     }
@@ -144,9 +151,14 @@ export const field = {
   },
   /** A list of scalars (`of: 'string'`) or of value objects (`of: () => Money`). */
   list(options: ListFieldOptions): TypedFieldDecorator<readonly unknown[]> {
-    if (options?.of === undefined) throw new FieldDeclarationError('?', 'list', 'give the item type: field.list({ of: "string" }) or { of: () => ValueObjectClass }');
+    if (options?.of === undefined)
+      throw new FieldDeclarationError('?', 'list', 'give the item type: field.list({ of: "string" }) or { of: () => ValueObjectClass }');
     if (typeof options.of !== 'function' && !LIST_ITEM_KINDS.has(options.of)) {
-      throw new FieldDeclarationError('?', 'list', `of must be one of ${[...LIST_ITEM_KINDS].join(', ')} or () => ValueObjectClass, got ${JSON.stringify(options.of)}`);
+      throw new FieldDeclarationError(
+        '?',
+        'list',
+        `of must be one of ${[...LIST_ITEM_KINDS].join(', ')} or () => ValueObjectClass, got ${JSON.stringify(options.of)}`,
+      );
     }
     return declare('list', options);
   },

@@ -27,18 +27,7 @@ export type ClassRef<T = unknown> = new (...args: any[]) => T;
 export type LazyClassRef<T = unknown> = () => ClassRef<T>;
 
 /** Scalar kinds a `list` may hold, or a value-object class for a list of value objects. */
-export type ListItemType =
-  | 'string'
-  | 'text'
-  | 'integer'
-  | 'float'
-  | 'decimal'
-  | 'boolean'
-  | 'date'
-  | 'datetime'
-  | 'identifier'
-  | 'dict'
-  | LazyClassRef;
+export type ListItemType = 'string' | 'text' | 'integer' | 'float' | 'decimal' | 'boolean' | 'date' | 'datetime' | 'identifier' | 'dict' | LazyClassRef;
 
 export interface FieldOptions {
   /** A missing value (undefined or null; '' for strings) is a validation error. */

@@ -38,12 +38,14 @@ function prettyValue(value: unknown): string {
 // A log call must never throw: cycles and BigInts are rendered instead of failing.
 function safeStringify(value: unknown): string {
   const seen = new WeakSet<object>();
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (typeof v === 'bigint') return v.toString();
-    if (typeof v === 'object' && v !== null) {
-      if (seen.has(v)) return '[Circular]';
-      seen.add(v);
-    }
-    return v;
-  }) ?? 'undefined';
+  return (
+    JSON.stringify(value, (_key, v: unknown) => {
+      if (typeof v === 'bigint') return v.toString();
+      if (typeof v === 'object' && v !== null) {
+        if (seen.has(v)) return '[Circular]';
+        seen.add(v);
+      }
+      return v;
+    }) ?? 'undefined'
+  );
 }

@@ -47,7 +47,8 @@ function checkShape(envelope: unknown): asserts envelope is MessageEnvelope {
     throw new MalformedEnvelopeError(`"metadata.headers.id" must be at most ${MAX_MESSAGE_ID_LENGTH} characters without NUL, got ${describe(headers.id)}`);
   }
   const id = clip(headers.id);
-  if (!isNonBlank(headers.type)) throw new MalformedEnvelopeError(`message ${id}: "metadata.headers.type" must be a non-empty string, got ${describe(headers.type)}`);
+  if (!isNonBlank(headers.type))
+    throw new MalformedEnvelopeError(`message ${id}: "metadata.headers.type" must be a non-empty string, got ${describe(headers.type)}`);
   if (!isObject(domain)) throw new MalformedEnvelopeError(`message ${id}: "metadata.domain" is missing`);
   if (domain.kind !== 'EVENT' && domain.kind !== 'COMMAND') {
     throw new MalformedEnvelopeError(`message ${id}: "metadata.domain.kind" must be "EVENT" or "COMMAND", got ${describe(domain.kind)}`);

@@ -42,10 +42,25 @@ export function newMessageId(now: number = Date.now()): string {
   const high = Math.floor(ms / 0x1_0000_0000);
   const low = ms >>> 0;
   return (
-    HEX[(high >>> 8) & 0xff]! + HEX[high & 0xff]! + HEX[low >>> 24]! + HEX[(low >>> 16) & 0xff]! + '-' +
-    HEX[(low >>> 8) & 0xff]! + HEX[low & 0xff]! + '-' +
-    HEX[0x70 | (counter >>> 8)]! + HEX[counter & 0xff]! + '-' +
-    HEX[0x80 | (rnd[0]! & 0x3f)]! + HEX[rnd[1]!]! + '-' +
-    HEX[rnd[2]!]! + HEX[rnd[3]!]! + HEX[rnd[4]!]! + HEX[rnd[5]!]! + HEX[rnd[6]!]! + HEX[rnd[7]!]!
+    HEX[(high >>> 8) & 0xff]! +
+    HEX[high & 0xff]! +
+    HEX[low >>> 24]! +
+    HEX[(low >>> 16) & 0xff]! +
+    '-' +
+    HEX[(low >>> 8) & 0xff]! +
+    HEX[low & 0xff]! +
+    '-' +
+    HEX[0x70 | (counter >>> 8)]! +
+    HEX[counter & 0xff]! +
+    '-' +
+    HEX[0x80 | (rnd[0]! & 0x3f)]! +
+    HEX[rnd[1]!]! +
+    '-' +
+    HEX[rnd[2]!]! +
+    HEX[rnd[3]!]! +
+    HEX[rnd[4]!]! +
+    HEX[rnd[5]!]! +
+    HEX[rnd[6]!]! +
+    HEX[rnd[7]!]!
   );
 }

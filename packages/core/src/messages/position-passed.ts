@@ -61,9 +61,15 @@ export function checkPositionPassed(envelope: unknown, options: CheckEnvelopeOpt
   const signed = (envelope.data as { passedPosition?: unknown }).passedPosition;
   if (signed === undefined) return;
   const position = positionOf(envelope);
-  const same = position !== null && typeof signed === 'object' && signed !== null
-    && (signed as Partial<MessagePosition>).key === position.key && (signed as Partial<MessagePosition>).sequence === position.sequence;
+  const same =
+    position !== null &&
+    typeof signed === 'object' &&
+    signed !== null &&
+    (signed as Partial<MessagePosition>).key === position.key &&
+    (signed as Partial<MessagePosition>).sequence === position.sequence;
   if (!same) {
-    throw new MalformedEnvelopeError(`position marker ${envelope.metadata.headers.id.slice(0, 200)}: its metadata.envelope.position does not match the position its data passes`);
+    throw new MalformedEnvelopeError(
+      `position marker ${envelope.metadata.headers.id.slice(0, 200)}: its metadata.envelope.position does not match the position its data passes`,
+    );
   }
 }

@@ -17,7 +17,8 @@ export function stampCommand<C extends BaseCommand>(host: ElementHost, command: 
   const info = host.messageInfo(cls);
   if (info.kind !== 'COMMAND') throw new RegistrationError(`${cls.name} is registered as an event; domain.process() takes commands`);
   const category = info.streamCategory;
-  if (!category) throw new RegistrationError(`${cls.name} has no stream category: declare it with @domain.command({ partOf: <Aggregate> }) or give it a streamCategory`);
+  if (!category)
+    throw new RegistrationError(`${cls.name} has no stream category: declare it with @domain.command({ partOf: <Aggregate> }) or give it a streamCategory`);
   const metadata = buildMessageMetadata({ info, streamCategory: category, stream: '', context });
   const id = commandTargetId(command) ?? metadata.headers.id;
   metadata.headers.stream = `${category}:command-${id}`;

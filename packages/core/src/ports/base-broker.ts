@@ -98,7 +98,11 @@ export abstract class BaseBroker implements Broker {
   async publish(message: OutgoingMessage): Promise<string> {
     this.check.outgoing('publish', 'message', message);
     await this.ready('publish', 'PUBLISH');
-    return inSpan(SpanNames.brokerPublish, () => brokerPublishSpan(this, [message]), () => this.guard(`publish to stream "${message.stream}"`, () => this.doPublish(message)));
+    return inSpan(
+      SpanNames.brokerPublish,
+      () => brokerPublishSpan(this, [message]),
+      () => this.guard(`publish to stream "${message.stream}"`, () => this.doPublish(message)),
+    );
   }
 
   async publishBatch(messages: readonly OutgoingMessage[]): Promise<string[]> {
@@ -106,7 +110,11 @@ export abstract class BaseBroker implements Broker {
     messages.forEach((message, i) => this.check.outgoing('publishBatch', `messages[${i}]`, message));
     await this.ready('publishBatch', 'PUBLISH');
     if (messages.length === 0) return [];
-    const ids = await inSpan(SpanNames.brokerPublish, () => brokerPublishSpan(this, messages), () => this.guard(`publish a batch of ${messages.length} messages`, () => this.doPublishBatch(messages)));
+    const ids = await inSpan(
+      SpanNames.brokerPublish,
+      () => brokerPublishSpan(this, messages),
+      () => this.guard(`publish a batch of ${messages.length} messages`, () => this.doPublishBatch(messages)),
+    );
     if (ids.length !== messages.length) {
       throw new BrokerOperationError(this.name, 'publish a batch', `the adapter returned ${ids.length} ids for ${messages.length} messages`);
     }
@@ -160,9 +168,7 @@ export abstract class BaseBroker implements Broker {
     this.check.count('reclaim', 'minIdleMs', minIdleMs, 0);
     this.check.count('reclaim', 'count', count);
     await this.ready('reclaim', 'RECLAIM_PENDING');
-    return this.guard(`reclaim pending messages on stream "${stream}" for group "${group}"`, () =>
-      this.doReclaim(stream, group, consumer, minIdleMs, count),
-    );
+    return this.guard(`reclaim pending messages on stream "${stream}" for group "${group}"`, () => this.doReclaim(stream, group, consumer, minIdleMs, count));
   }
 
   async touchPending(stream: string, group: string, consumer: string, ids: readonly string[]): Promise<number> {
@@ -172,7 +178,9 @@ export abstract class BaseBroker implements Broker {
     ids.forEach((id, i) => this.check.name('touchPending', `ids[${i}]`, id));
     await this.ready('touchPending', 'RECLAIM_PENDING');
     if (ids.length === 0) return 0;
-    return this.guard(`touch ${ids.length} pending messages on stream "${stream}" for group "${group}"`, () => this.doTouchPending(stream, group, consumer, ids));
+    return this.guard(`touch ${ids.length} pending messages on stream "${stream}" for group "${group}"`, () =>
+      this.doTouchPending(stream, group, consumer, ids),
+    );
   }
 
   async reportAlive(consumer: string, ttlMs: number): Promise<void> {

@@ -12,10 +12,7 @@ export class BrokerBatchError extends Error {
   ) {
     const failed = results.filter((r) => !r.ok);
     const first = failed.find((r): r is { ok: false; error: Error } => !r.ok);
-    super(
-      `Broker "${brokerName}" refused ${failed.length} of ${results.length} messages in a batch` +
-        (first ? `; first error: ${first.error.message}` : ''),
-    );
+    super(`Broker "${brokerName}" refused ${failed.length} of ${results.length} messages in a batch` + (first ? `; first error: ${first.error.message}` : ''));
     this.name = 'BrokerBatchError';
   }
 

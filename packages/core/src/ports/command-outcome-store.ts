@@ -33,9 +33,7 @@ export interface CommandClaim {
 /** `claimed`: this command holds the record; `taken`: its idempotency key belongs to an earlier command. */
 export type ClaimResult = { claimed: true } | { claimed: false; existing: CommandOutcomeRecord };
 
-export type CommandOutcome =
-  | { status: 'succeeded'; result: unknown }
-  | { status: 'refused'; errorName: string; errorMessage: string };
+export type CommandOutcome = { status: 'succeeded'; result: unknown } | { status: 'refused'; errorName: string; errorMessage: string };
 
 export interface CommandOutcomeCleanup {
   /** Records created before this go, whatever their status. */

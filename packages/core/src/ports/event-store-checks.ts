@@ -14,7 +14,10 @@ const EVENT_TYPE = /^[^\s.]+(\.[^\s.]+)+\.v[0-9]+$/;
 export class EventStoreChecks {
   stream(method: string, argument: string, value: unknown): void {
     if (!isEntityStream(value)) {
-      throw new InvalidStreamNameError(String(value), `${method}() takes an entity stream named <domain>::<category>-<id> as ${argument}; build it with streamName()`);
+      throw new InvalidStreamNameError(
+        String(value),
+        `${method}() takes an entity stream named <domain>::<category>-<id> as ${argument}; build it with streamName()`,
+      );
     }
   }
 
@@ -26,9 +29,11 @@ export class EventStoreChecks {
 
   /** One or more categories named <domain>::<category> (not `$all`); returns them without repeats. */
   categories(method: string, value: unknown): string[] {
-    if (!Array.isArray(value) || value.length === 0) this.fail(method, 'categories', `must be a non-empty array of categories named <domain>::<category>, got ${describe(value)}`);
+    if (!Array.isArray(value) || value.length === 0)
+      this.fail(method, 'categories', `must be a non-empty array of categories named <domain>::<category>, got ${describe(value)}`);
     for (const category of value as unknown[]) {
-      if (category === ALL_STREAMS) throw new InvalidStreamNameError(category, `${method}() takes categories named <domain>::<category>; read every stream with readCategory("$all")`);
+      if (category === ALL_STREAMS)
+        throw new InvalidStreamNameError(category, `${method}() takes categories named <domain>::<category>; read every stream with readCategory("$all")`);
       this.category(method, category);
     }
     return [...new Set(value as string[])];
@@ -62,10 +67,13 @@ export class EventStoreChecks {
     (events as readonly NewEvent[]).forEach((event, i) => {
       const at = `events[${i}]`;
       if (!isObject(event)) this.fail(method, at, `must be { messageId, type, data, metadata? }, got ${describe(event)}`);
-      if (typeof event.messageId !== 'string' || event.messageId.trim() === '') this.fail(method, `${at}.messageId`, `must be a non-empty string, got ${describe(event.messageId)}`);
-      if (typeof event.type !== 'string' || !EVENT_TYPE.test(event.type)) this.fail(method, `${at}.type`, `must look like Domain.Class.v1, got ${describe(event.type)}`);
+      if (typeof event.messageId !== 'string' || event.messageId.trim() === '')
+        this.fail(method, `${at}.messageId`, `must be a non-empty string, got ${describe(event.messageId)}`);
+      if (typeof event.type !== 'string' || !EVENT_TYPE.test(event.type))
+        this.fail(method, `${at}.type`, `must look like Domain.Class.v1, got ${describe(event.type)}`);
       if (!isPlainObject(event.data)) this.fail(method, `${at}.data`, `must be a plain object, got ${describe(event.data)}`);
-      if (event.metadata !== undefined && !isPlainObject(event.metadata)) this.fail(method, `${at}.metadata`, `must be a plain object when given, got ${describe(event.metadata)}`);
+      if (event.metadata !== undefined && !isPlainObject(event.metadata))
+        this.fail(method, `${at}.metadata`, `must be a plain object when given, got ${describe(event.metadata)}`);
     });
   }
 
@@ -73,7 +81,8 @@ export class EventStoreChecks {
     if (!isObject(snapshot)) this.fail('saveSnapshot', 'snapshot', `must be { streamName, version, type, data }, got ${describe(snapshot)}`);
     this.stream('saveSnapshot', 'snapshot.streamName', snapshot.streamName);
     this.integer('saveSnapshot', 'snapshot.version', snapshot.version, 0);
-    if (typeof snapshot.type !== 'string' || snapshot.type.trim() === '') this.fail('saveSnapshot', 'snapshot.type', `must be a non-empty string, got ${describe(snapshot.type)}`);
+    if (typeof snapshot.type !== 'string' || snapshot.type.trim() === '')
+      this.fail('saveSnapshot', 'snapshot.type', `must be a non-empty string, got ${describe(snapshot.type)}`);
     if (!isPlainObject(snapshot.data)) this.fail('saveSnapshot', 'snapshot.data', `must be a plain object, got ${describe(snapshot.data)}`);
   }
 

@@ -65,7 +65,11 @@ function names(method: string, subscription: unknown, owner: unknown): void {
 
 function name(method: string, argument: string, value: unknown): void {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_NAME_LENGTH) {
-    fail(method, argument, `must be a non-empty string of at most ${MAX_NAME_LENGTH} characters, got ${typeof value === 'string' ? `${value.length} characters` : typeof value}`);
+    fail(
+      method,
+      argument,
+      `must be a non-empty string of at most ${MAX_NAME_LENGTH} characters, got ${typeof value === 'string' ? `${value.length} characters` : typeof value}`,
+    );
   }
 }
 

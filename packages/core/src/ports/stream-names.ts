@@ -37,7 +37,13 @@ export function isCategory(category: unknown): category is string {
   if (category === ALL_STREAMS) return true;
   if (typeof category !== 'string') return false;
   const separator = category.indexOf('::');
-  return separator > 0 && isPart(category.slice(0, separator)) && isPart(category.slice(separator + 2)) && !category.slice(separator + 2).includes('-') && !category.slice(separator + 2).includes('::');
+  return (
+    separator > 0 &&
+    isPart(category.slice(0, separator)) &&
+    isPart(category.slice(separator + 2)) &&
+    !category.slice(separator + 2).includes('-') &&
+    !category.slice(separator + 2).includes('::')
+  );
 }
 
 /** Index of the dash that ends the category, or -1 when `stream` is not an entity stream name. */

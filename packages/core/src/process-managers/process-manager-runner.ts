@@ -74,12 +74,17 @@ export async function runProcessManager(host: ProcessManagerHost, cls: ClassRef,
   if (!correlation) throw new ProcessManagerUsageError(`${record.name}.${method}: @handle needs correlate (domain.init() checks this; was the model checked?)`);
   const raw = (event as Record<string, unknown>)[correlation.eventField];
   if (raw === undefined || raw === null || raw === '') {
-    throw new ProcessManagerUsageError(`${record.name}.${method}: the ${event?.constructor?.name} has no value in "${correlation.eventField}", the field that identifies the ${record.name} it belongs to`);
+    throw new ProcessManagerUsageError(
+      `${record.name}.${method}: the ${event?.constructor?.name} has no value in "${correlation.eventField}", the field that identifies the ${record.name} it belongs to`,
+    );
   }
   const value = String(raw);
   const stream = processManagerStream(record, value);
   const uow = host.activeUnitOfWork();
-  if (!uow) throw new ProcessManagerUsageError(`${record.name}.${method}: process managers run inside a unit of work (deliver events with domain.handleMessage or after a commit)`);
+  if (!uow)
+    throw new ProcessManagerUsageError(
+      `${record.name}.${method}: process managers run inside a unit of work (deliver events with domain.handleMessage or after a commit)`,
+    );
   const { store, provider } = host.stateStore();
   const tx = await uow.transactionFor(provider);
 
@@ -123,12 +128,14 @@ export async function runProcessManager(host: ProcessManagerHost, cls: ClassRef,
   await store.append(
     tx,
     stream,
-    [{
-      messageId: newMessageId(),
-      type: `${host.domainName}.${record.name}.Transitioned.v1`,
-      data: transition as unknown as Record<string, unknown>,
-      metadata: { correlationId: metadata?.domain.correlationId ?? null, causationId: metadata?.headers.id ?? null },
-    }],
+    [
+      {
+        messageId: newMessageId(),
+        type: `${host.domainName}.${record.name}.Transitioned.v1`,
+        data: transition as unknown as Record<string, unknown>,
+        metadata: { correlationId: metadata?.domain.correlationId ?? null, causationId: metadata?.headers.id ?? null },
+      },
+    ],
     { expectedVersion: version },
   );
   const outbox = host.provider(provider).outbox;
@@ -155,7 +162,9 @@ function plainState(manager: string, instance: Record<string, unknown>): Record<
 
 function requireOutbox(host: ProcessManagerHost, record: ProcessManagerRecord, what: string): void {
   if (!host.outboxEnabled) {
-    throw new ProcessManagerUsageError(`${record.name}.${what}() needs the outbox, which carries its messages with the state change; set enable_outbox = true in domain.toml (the default)`);
+    throw new ProcessManagerUsageError(
+      `${record.name}.${what}() needs the outbox, which carries its messages with the state change; set enable_outbox = true in domain.toml (the default)`,
+    );
   }
 }
 
@@ -163,7 +172,9 @@ function sentCommandRow(host: ProcessManagerHost, record: ProcessManagerRecord, 
   requireOutbox(host, record, 'send');
   const stamped = stampCommand(host.registry, command, host.messageContext());
   const row = commandOutboxRow(serializeMessage(stamped), host.outboxConfig);
-  return deliverAt === undefined ? row : { ...row, partitionKey: deferredPartitionKey(row), deliverAt: checkedDate(deliverAt, `${record.name}.send(): deliverAt`) };
+  return deliverAt === undefined
+    ? row
+    : { ...row, partitionKey: deferredPartitionKey(row), deliverAt: checkedDate(deliverAt, `${record.name}.send(): deliverAt`) };
 }
 
 function timeoutRow(
@@ -175,10 +186,14 @@ function timeoutRow(
 ): NewOutboxRow {
   requireOutbox(host, record, 'scheduleTimeout');
   if (!(timeout instanceof BaseEvent)) {
-    throw new ProcessManagerUsageError(`${record.name}.scheduleTimeout() takes an event built with .create(), got ${timeout === null ? 'null' : typeof timeout}`);
+    throw new ProcessManagerUsageError(
+      `${record.name}.scheduleTimeout() takes an event built with .create(), got ${timeout === null ? 'null' : typeof timeout}`,
+    );
   }
   if (host.eventProcessing !== 'async') {
-    throw new ProcessManagerUsageError(`${record.name}.scheduleTimeout(): timeouts come back through the server's subscriptions, which deliver events only with event_processing = "async"; set it in domain.toml`);
+    throw new ProcessManagerUsageError(
+      `${record.name}.scheduleTimeout(): timeouts come back through the server's subscriptions, which deliver events only with event_processing = "async"; set it in domain.toml`,
+    );
   }
   const cls = timeout.constructor as ClassRef;
   const info = host.registry.messageInfo(cls);
@@ -191,7 +206,10 @@ function timeoutRow(
   if (typeof options !== 'object' || options === null) {
     throw new ProcessManagerUsageError(`${record.name}.scheduleTimeout(${cls.name}) needs { after: '15m' } (ms or '500ms'/'30s'/'15m'/'2h') or { at: <Date> }`);
   }
-  const due = 'at' in options ? checkedDate(options.at, `${record.name}.scheduleTimeout(): at`) : new Date(Date.now() + parseDuration(options?.after, `${record.name}.scheduleTimeout(): after`));
+  const due =
+    'at' in options
+      ? checkedDate(options.at, `${record.name}.scheduleTimeout(): at`)
+      : new Date(Date.now() + parseDuration(options?.after, `${record.name}.scheduleTimeout(): after`));
   const id = newMessageId();
   const key = `${timeoutKeyPrefix(stream)}${id}`;
   const metadata = buildMessageMetadata({ info, streamCategory: info.streamCategory, stream: key, context: host.messageContext() });

@@ -23,7 +23,9 @@ const LONGEST_PAUSE_MS = 200;
 export function checkedIdempotencyKey(key: unknown, command: string): string | null {
   if (key === undefined) return null;
   if (typeof key !== 'string' || key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-    throw new InvalidProcessOptionsError(`domain.process(${command}): idempotencyKey must be a non-empty string of at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, got ${describe(key)}`);
+    throw new InvalidProcessOptionsError(
+      `domain.process(${command}): idempotencyKey must be a non-empty string of at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, got ${describe(key)}`,
+    );
   }
   return key;
 }
@@ -32,7 +34,9 @@ export function checkedTimeout(awaitOutcome: unknown, command: string): number |
   if (awaitOutcome === undefined) return null;
   const timeoutMs = (awaitOutcome as { timeoutMs?: unknown } | null)?.timeoutMs;
   if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMER_MS) {
-    throw new InvalidProcessOptionsError(`domain.process(${command}): awaitOutcome must be { timeoutMs } with a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${describe(awaitOutcome)}`);
+    throw new InvalidProcessOptionsError(
+      `domain.process(${command}): awaitOutcome must be { timeoutMs } with a whole number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${describe(awaitOutcome)}`,
+    );
   }
   return timeoutMs;
 }
@@ -43,7 +47,9 @@ export function succeeded(result: unknown, command: string): CommandOutcome {
   try {
     json = JSON.stringify(result);
   } catch (error) {
-    throw new TypeError(`The result of ${command}'s handler cannot be stored as its outcome: ${error instanceof Error ? error.message : String(error)}; return JSON data (an id, a plain object)`);
+    throw new TypeError(
+      `The result of ${command}'s handler cannot be stored as its outcome: ${error instanceof Error ? error.message : String(error)}; return JSON data (an id, a plain object)`,
+    );
   }
   return { status: 'succeeded', result: json === undefined ? null : JSON.parse(json) };
 }

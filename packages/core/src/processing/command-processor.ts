@@ -21,7 +21,16 @@ import type { DatabaseProvider } from '../ports/database-provider.js';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
 import type { CommandOutcomeRecord, CommandOutcomeStore } from '../ports/command-outcome-store.js';
 import { isPermanentError } from '../errors/permanent-error.js';
-import { awaitOutcome, checkedIdempotencyKey, checkedTimeout, DEFAULT_REUSED_KEY_WAIT_MS, OUTCOME_EXTENSION, refused, settle, succeeded } from './command-outcomes.js';
+import {
+  awaitOutcome,
+  checkedIdempotencyKey,
+  checkedTimeout,
+  DEFAULT_REUSED_KEY_WAIT_MS,
+  OUTCOME_EXTENSION,
+  refused,
+  settle,
+  succeeded,
+} from './command-outcomes.js';
 
 export interface ProcessOptions {
   /** Queue the command through the outbox instead of handling it now. Default: `command_processing` from domain.toml. */
@@ -64,7 +73,9 @@ export async function processCommand(host: CommandProcessingHost, command: BaseC
   const name = command.constructor.name;
   const deliverAt = options.deliverAt === undefined ? undefined : checkedDate(options.deliverAt, `domain.process(${name}): deliverAt`);
   if (deliverAt && options.asynchronous === false) {
-    throw new InvalidDueTimeError(`domain.process(${name}): deliverAt needs asynchronous processing (the outbox holds the command until then); leave asynchronous out`);
+    throw new InvalidDueTimeError(
+      `domain.process(${name}): deliverAt needs asynchronous processing (the outbox holds the command until then); leave asynchronous out`,
+    );
   }
   const waitMs = checkedTimeout(options.awaitOutcome, name);
   const key = checkedIdempotencyKey(options.idempotencyKey, name);
@@ -114,7 +125,12 @@ async function processOnce(host: CommandProcessingHost, command: BaseCommand, ke
   return outcome.settled ? outcome.result : awaitOutcome(store, name, reused.commandId, waitMs);
 }
 
-async function recordRefusal(host: CommandProcessingHost, store: CommandOutcomeStore, claim: { commandId: string; commandType: string; idempotencyKey: string }, error: unknown): Promise<void> {
+async function recordRefusal(
+  host: CommandProcessingHost,
+  store: CommandOutcomeStore,
+  claim: { commandId: string; commandType: string; idempotencyKey: string },
+  error: unknown,
+): Promise<void> {
   await host.unitOfWork(async () => {
     const tx = await host.activeUnitOfWork()!.transactionFor(COMMAND_OUTBOX_PROVIDER);
     // Another command may have taken the key since the rollback: then that one's outcome counts.
@@ -136,7 +152,12 @@ export function commandHandlerFor(host: Pick<CommandProcessingHost, 'handlersFor
   return host.handlersFor(type).find((binding) => binding.record.kind === 'commandHandler' && binding.methods.length > 0);
 }
 
-async function enqueueCommand(host: CommandProcessingHost, command: BaseCommand, deliverAt: Date | undefined, outcome: { key: string | null; recordOutcome: boolean }): Promise<string> {
+async function enqueueCommand(
+  host: CommandProcessingHost,
+  command: BaseCommand,
+  deliverAt: Date | undefined,
+  outcome: { key: string | null; recordOutcome: boolean },
+): Promise<string> {
   if (!host.outboxEnabled) throw new AsyncCommandsNeedOutboxError(command.constructor.name);
   const metadata = command._metadata!;
   // The extension tells the handler to record the outcome; it is set before the checksum is taken.

@@ -81,7 +81,9 @@ export async function handleMessage(host: MessageHandlingHost, envelope: Message
   for (const binding of bindings) {
     for (const method of kind === 'COMMAND' ? binding.methods.slice(0, 1) : binding.methods) {
       try {
-        await inHandlerSpan(envelope.metadata, traced(binding), () => retryOnConflict(() => host.freshUnitOfWork(() => invoke(binding, method, message), context)));
+        await inHandlerSpan(envelope.metadata, traced(binding), () =>
+          retryOnConflict(() => host.freshUnitOfWork(() => invoke(binding, method, message), context)),
+        );
       } catch (error) {
         if (bindings.length === 1 && binding.methods.length === 1) throw error;
         failures.push(error);
@@ -141,5 +143,9 @@ export async function runOnceInInbox(
 }
 
 const VERDICT_OUTCOMES: Record<InboxVerdict['kind'], HandleOutcome> = {
-  next: 'handled', late: 'handled-late', duplicate: 'duplicate', early: 'early', 'dead-lettered': 'dead-lettered-before',
+  next: 'handled',
+  late: 'handled-late',
+  duplicate: 'duplicate',
+  early: 'early',
+  'dead-lettered': 'dead-lettered-before',
 };

@@ -80,7 +80,9 @@ export function whyNotRebuildable(domain: Domain, projection: ProjectionRecord):
     for (const category of registry.projectorCategories(projector.cls)) {
       if (registry.eventSourcedAggregateOf(category)) continue;
       const writer = registry.recordsOf('aggregate').find((record) => record.options.streamCategory === category);
-      const why = writer ? `aggregate ${writer.name} is not event-sourced: its events went through the outbox to brokers and were not kept` : 'no event-sourced aggregate of this domain writes it';
+      const why = writer
+        ? `aggregate ${writer.name} is not event-sourced: its events went through the outbox to brokers and were not kept`
+        : 'no event-sourced aggregate of this domain writes it';
       return `${projector.name} follows "${category}", whose events are not in the event store (${why}); make the aggregate eventSourced to rebuild from its events, or repopulate ${projection.name} another way`;
     }
   }
@@ -91,7 +93,8 @@ export async function rebuildProjection(domain: Domain, projection: ClassRef | s
   const started = Date.now();
   const record = typeof projection === 'string' ? projectionNamed(domain, projection) : projectionNamed(domain, projection.name);
   const batchSize = options.batchSize ?? DEFAULT_REBUILD_BATCH;
-  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new ProjectionRebuildError(record.name, `--batch must be an integer from 1 to 10000, got ${String(options.batchSize)}`);
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000)
+    throw new ProjectionRebuildError(record.name, `--batch must be an integer from 1 to 10000, got ${String(options.batchSize)}`);
   const reason = whyNotRebuildable(domain, record);
   if (reason) throw new ProjectionRebuildError(record.name, reason);
 
@@ -100,7 +103,7 @@ export async function rebuildProjection(domain: Domain, projection: ClassRef | s
   if (domain.config.event_processing === 'async' && runtime.inbox === null) {
     throw new ProjectionRebuildError(
       record.name,
-      'the inbox is off ([inbox] enabled = false), so the server\'s projector subscriptions could not tell the events the rebuild applies from new ones and would apply them again; turn the inbox on',
+      "the inbox is off ([inbox] enabled = false), so the server's projector subscriptions could not tell the events the rebuild applies from new ones and would apply them again; turn the inbox on",
     );
   }
   const targets = replayTargets(domain, record);
@@ -153,7 +156,12 @@ function replayTargets(domain: Domain, projection: ProjectionRecord): ReplayTarg
  * events, not applications: an event is applied when one of the projection's projectors applied
  * it (several may follow its category), skipped otherwise, so applied + skipped = read.
  */
-async function replayBatch(domain: Domain, targets: readonly ReplayTarget[], events: readonly StoredEvent[], useInbox: boolean): Promise<{ applied: number; skipped: number }> {
+async function replayBatch(
+  domain: Domain,
+  targets: readonly ReplayTarget[],
+  events: readonly StoredEvent[],
+  useInbox: boolean,
+): Promise<{ applied: number; skipped: number }> {
   let applied = 0;
   for (const event of events) {
     if (await replayEvent(domain, targets, event, useInbox)) applied += 1;
@@ -169,11 +177,18 @@ async function replayEvent(domain: Domain, targets: readonly ReplayTarget[], eve
     if (target.category !== category) continue;
     // Matched without the version, so an older stored version is upcast on the way (as subscriptions do).
     const handled = target.handles.has(event.type.replace(VERSION_SUFFIX, ''));
-    const message = handled ? deserializeMessage<{ _metadata?: { headers: { type: string } } }>(domain, envelopeOf(event), { requireChecksum: true }) : undefined;
-    const methods = message ? target.methods.get(message._metadata?.headers.type ?? event.type) ?? [] : [];
+    const message = handled
+      ? deserializeMessage<{ _metadata?: { headers: { type: string } } }>(domain, envelopeOf(event), { requireChecksum: true })
+      : undefined;
+    const methods = message ? (target.methods.get(message._metadata?.headers.type ?? event.type) ?? []) : [];
     // Recorded even when not applied, so the key's next event is next for the subscription too.
     const verdict = useInbox
-      ? await domain.runtime.enterInbox({ subscription: target.inbox, position: { key: event.streamName, sequence: event.position + 1 }, messageId: event.messageId, brokerMessageId: `rebuild:${event.globalPosition}` })
+      ? await domain.runtime.enterInbox({
+          subscription: target.inbox,
+          position: { key: event.streamName, sequence: event.position + 1 },
+          messageId: event.messageId,
+          brokerMessageId: `rebuild:${event.globalPosition}`,
+        })
       : { kind: 'next' as const };
     if (methods.length === 0 || (verdict.kind !== 'next' && verdict.kind !== 'late')) continue;
     for (const method of methods) await invokeHandler(target.projector.cls, method, message);

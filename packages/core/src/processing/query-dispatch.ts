@@ -19,7 +19,9 @@ export interface QueryDispatchHost {
 
 export async function dispatchQuery(host: QueryDispatchHost, query: unknown): Promise<unknown> {
   if (!(query instanceof BaseQuery)) {
-    throw new TypeError(`domain.dispatch takes a query (an instance of a @domain.query class extending BaseQuery), got ${describe(query)}; commands go to domain.process`);
+    throw new TypeError(
+      `domain.dispatch takes a query (an instance of a @domain.query class extending BaseQuery), got ${describe(query)}; commands go to domain.process`,
+    );
   }
   const cls = query.constructor as ClassRef;
   const name = host.queryName(cls);
@@ -28,7 +30,11 @@ export async function dispatchQuery(host: QueryDispatchHost, query: unknown): Pr
   }
   const route = host.routesOf(cls)[0];
   if (!route) {
-    throw new HandlerNotFoundError(`${host.domainName}.${name}`, host.domainName, `add a method decorated with @read(${cls.name}) to a @domain.queryHandler class`);
+    throw new HandlerNotFoundError(
+      `${host.domainName}.${name}`,
+      host.domainName,
+      `add a method decorated with @read(${cls.name}) to a @domain.queryHandler class`,
+    );
   }
   const handler = new route.handler() as Record<string, unknown>;
   const read = handler[route.method];

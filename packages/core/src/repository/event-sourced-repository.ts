@@ -42,7 +42,7 @@ export interface EventSourcedRepositoryHost extends RepositoryHost {
 const appendedInUnit = new WeakMap<BaseAggregate, { unit: UnitOfWork; count: number }>();
 
 export class EventSourcedRepository<T extends BaseAggregate> extends Repository<T> {
-  protected declare readonly host: EventSourcedRepositoryHost;
+  declare protected readonly host: EventSourcedRepositoryHost;
 
   /** Appends the events raised since load; StreamVersionError (an ExpectedVersionError) when another writer appended first. */
   override async add(aggregate: T): Promise<T> {
@@ -69,7 +69,11 @@ export class EventSourcedRepository<T extends BaseAggregate> extends Repository<
   override async get(id: string, options: AsOfOptions = {}): Promise<T> {
     const atVersion = options?.atVersion;
     if (atVersion !== undefined && (!Number.isSafeInteger(atVersion) || atVersion < 0)) {
-      throw new InvalidEventStoreRequestError(`${this.schema.name} repository get`, 'atVersion', `must be an integer >= 0 (a stream position), got ${String(atVersion)}`);
+      throw new InvalidEventStoreRequestError(
+        `${this.schema.name} repository get`,
+        'atVersion',
+        `must be an integer >= 0 (a stream position), got ${String(atVersion)}`,
+      );
     }
     const found = await this.load(String(id), atVersion, options?.asOf);
     if (!found) throw new ObjectNotFoundError(this.schema.name, String(id));
@@ -134,7 +138,11 @@ export class EventSourcedRepository<T extends BaseAggregate> extends Repository<
       const wanted = atVersion === undefined ? page : page.filter((record) => record.position <= atVersion);
       if (wanted.length) {
         aggregate ??= blank.fromPlain({ [this.schema.identityField]: id }, { version: -1 });
-        replayEvents(aggregate, wanted.map((record) => this.host.deserializeEvent(envelopeOf(record))), wanted.at(-1)!.position);
+        replayEvents(
+          aggregate,
+          wanted.map((record) => this.host.deserializeEvent(envelopeOf(record))),
+          wanted.at(-1)!.position,
+        );
         version = wanted.at(-1)!.position;
         replayed += wanted.length;
       }

@@ -54,7 +54,8 @@ export class Repository<T extends BaseAggregate> {
    * loads) are for event-sourced aggregates only: rows keep no history (NotEventSourcedError).
    */
   async get(id: string, options?: AsOfOptions): Promise<T> {
-    if (options?.atVersion !== undefined || options?.asOf !== undefined) throw new NotEventSourcedError(this.schema.name, 'load a past version or time (atVersion, asOf)');
+    if (options?.atVersion !== undefined || options?.asOf !== undefined)
+      throw new NotEventSourcedError(this.schema.name, 'load a past version or time (atVersion, asOf)');
     const found = await this.find(id);
     if (!found) throw new ObjectNotFoundError(this.schema.name, String(id));
     return found;

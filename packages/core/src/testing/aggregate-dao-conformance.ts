@@ -208,7 +208,12 @@ export function describeAggregateDaoConformance(name: string, harness: DaoConfor
       });
 
       it('orders by several keys, ascending and descending, missing values last when ascending', async () => {
-        expect(names(await dao.query({ orderBy: { quantity: 'desc', name: 'asc' }, filter: { quantity: { $ne: null } } }))).toEqual(['delta', 'gamma', 'beta', 'alpha']);
+        expect(names(await dao.query({ orderBy: { quantity: 'desc', name: 'asc' }, filter: { quantity: { $ne: null } } }))).toEqual([
+          'delta',
+          'gamma',
+          'beta',
+          'alpha',
+        ]);
         expect(names(await dao.query({ orderBy: { state: 'asc', name: 'desc' } }))).toEqual(['alpha', 'gamma', 'beta', 'delta', 'epsilon']);
       });
 

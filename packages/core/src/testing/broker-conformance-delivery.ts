@@ -92,7 +92,7 @@ export function deliveryConformance(ctx: ConformanceContext): void {
       expect(await broker.read(stream, 'g', 'c2', NOW)).toEqual([]);
     });
 
-    it('reports a group\'s pending and undelivered counts', async () => {
+    it("reports a group's pending and undelivered counts", async () => {
       const broker = await ctx.open();
       const stream = ctx.stream();
       expect(await broker.groupStatus(stream, 'g')).toMatchObject({ pending: 0, lag: 0, exists: false });
@@ -197,7 +197,10 @@ export function deliveryConformance(ctx: ConformanceContext): void {
         while (seen.size < 2 && Date.now() < deadline) {
           for (const m of await second.read(stream, 'g', 'c', { count: 10, blockMs: 500 })) seen.set(m.id, m.deliveryCount);
         }
-        expect([...seen].sort(([a], [b]) => ids.indexOf(a) - ids.indexOf(b))).toEqual([[ids[0], 2], [ids[1], 1]]);
+        expect([...seen].sort(([a], [b]) => ids.indexOf(a) - ids.indexOf(b))).toEqual([
+          [ids[0], 2],
+          [ids[1], 1],
+        ]);
         return;
       }
       expect(idsOf(await second.read(stream, 'g', 'c', NOW))).toEqual(ids.slice(1));

@@ -56,7 +56,10 @@ export function sampleBrokerEnvelope(stream: string, index = 0): MessageEnvelope
       index,
       total: 12.5,
       note: 'naïve café ☕ "quoted" \\ back\nslash',
-      lines: [{ sku: 'A-1', quantity: 2 }, { sku: 'B-2', quantity: 1 }],
+      lines: [
+        { sku: 'A-1', quantity: 2 },
+        { sku: 'B-2', quantity: 1 },
+      ],
       gift: false,
       coupon: null,
     },

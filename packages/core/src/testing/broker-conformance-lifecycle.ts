@@ -63,8 +63,12 @@ export function lifecycleConformance(ctx: ConformanceContext): void {
         await expect(broker.publish({ stream: '', envelope: sampleBrokerEnvelope(stream) })).rejects.toThrow(/message\.stream/);
         const headless = { data: {}, metadata: {} } as unknown as ReturnType<typeof sampleBrokerEnvelope>;
         await expect(broker.publish({ stream, envelope: headless })).rejects.toThrow(BrokerArgumentError);
-        await expect(broker.publishBatch([{ stream, envelope: sampleBrokerEnvelope(stream) }, { stream: ' ', envelope: sampleBrokerEnvelope(stream) }]))
-          .rejects.toThrow(/messages\[1\]\.stream/);
+        await expect(
+          broker.publishBatch([
+            { stream, envelope: sampleBrokerEnvelope(stream) },
+            { stream: ' ', envelope: sampleBrokerEnvelope(stream) },
+          ]),
+        ).rejects.toThrow(/messages\[1\]\.stream/);
       }
       if (ctx.claims('CONSUMER_GROUPS')) {
         await expect(broker.read(stream, 'g', 'c', { count: 0, blockMs: 0 })).rejects.toThrow(/options\.count/);

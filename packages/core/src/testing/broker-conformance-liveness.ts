@@ -39,7 +39,13 @@ export function livenessConformance(ctx: ConformanceContext): void {
       expect(taken).toStrictEqual(messages.map((m) => ({ ...m, deliveryCount: 2 })));
       expect(await broker.reclaimFromDeadConsumers(stream, 'g', 'other', 10, ANY_IDLE)).toEqual([]);
       // The rescuer owns them now: it acks them like any message it read.
-      expect(await broker.ack(stream, 'g', taken.map((m) => m.id))).toBe(2);
+      expect(
+        await broker.ack(
+          stream,
+          'g',
+          taken.map((m) => m.id),
+        ),
+      ).toBe(2);
     });
 
     it('never robs a consumer that keeps reporting alive, however long its handler runs', async () => {

@@ -57,8 +57,17 @@ class Follower {
   }
 }
 
-async function append(provider: DatabaseProvider, store: EventStore, stream: string, events: ReturnType<EventFactory['events']>, expectedVersion: number): Promise<void> {
-  await inTransaction(() => provider.begin(), (tx) => store.append(tx, stream, events, { expectedVersion }));
+async function append(
+  provider: DatabaseProvider,
+  store: EventStore,
+  stream: string,
+  events: ReturnType<EventFactory['events']>,
+  expectedVersion: number,
+): Promise<void> {
+  await inTransaction(
+    () => provider.begin(),
+    (tx) => store.append(tx, stream, events, { expectedVersion }),
+  );
 }
 
 export function describeEventStoreConcurrency(context: () => Context): void {
@@ -76,7 +85,9 @@ export function describeEventStoreConcurrency(context: () => Context): void {
       await sleep(50);
       const outcomeA = await settle(a, Promise.resolve());
       const outcomes = { a: outcomeA, b: await outcomeB };
-      const winners = Object.entries(outcomes).filter(([, o]) => o.ok).map(([who]) => who);
+      const winners = Object.entries(outcomes)
+        .filter(([, o]) => o.ok)
+        .map(([who]) => who);
       expect(winners.length).toBe(1);
       const [winner] = winners as ['a' | 'b'];
       const loser = outcomes[winner === 'a' ? 'b' : 'a'] as { error: unknown };
@@ -174,12 +185,18 @@ export function describeEventStoreConcurrency(context: () => Context): void {
       const reader = new Follower(store, f.category, (await readToHead(store, f.category)).cursor);
       const slow = await provider.begin();
       await store.append(slow, f.stream('slow'), f.events(2, 'slow'));
-      await inTransaction(() => provider.begin(), (tx) => store.append(tx, f.stream('fast'), f.events(1, 'fast')));
+      await inTransaction(
+        () => provider.begin(),
+        (tx) => store.append(tx, f.stream('fast'), f.events(1, 'fast')),
+      );
       await reader.poll();
       expect(reader.seen.map((e) => e.data.label)).not.toContain('slow');
       await slow.rollback();
       await eventually('the committed event read', async () => (await reader.poll(), reader.seen.length >= 1));
-      await inTransaction(() => provider.begin(), (tx) => store.append(tx, f.stream('after'), f.events(1, 'after')));
+      await inTransaction(
+        () => provider.begin(),
+        (tx) => store.append(tx, f.stream('after'), f.events(1, 'after')),
+      );
       await eventually('the later event read', async () => (await reader.poll(), reader.seen.length >= 2));
       expect(reader.seen.map((e) => e.data.label)).toEqual(['fast', 'after']);
     });

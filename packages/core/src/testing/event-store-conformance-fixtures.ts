@@ -47,7 +47,12 @@ export async function inTransaction<R>(begin: () => Promise<ProviderTransaction>
 }
 
 /** Reads `category` page by page from `after` until a page comes back empty. */
-export async function readToHead(store: EventStore, category: string, after: ReaderCursor = START_CURSOR, limit = 100): Promise<{ events: StoredEvent[]; cursor: ReaderCursor }> {
+export async function readToHead(
+  store: EventStore,
+  category: string,
+  after: ReaderCursor = START_CURSOR,
+  limit = 100,
+): Promise<{ events: StoredEvent[]; cursor: ReaderCursor }> {
   const events: StoredEvent[] = [];
   let cursor = after;
   for (;;) {

@@ -68,7 +68,10 @@ export function itKeepsReadersExactlyOnce(open: () => Promise<DatabaseProvider>,
           };
           const readPage = async (reader: Reader, limit: number) => {
             const [only, ...more] = reader.categories;
-            const page = more.length === 0 ? await store.readCategory(only!, { after: reader.cursor, limit }) : await store.readCategories(reader.categories, { after: reader.cursor, limit });
+            const page =
+              more.length === 0
+                ? await store.readCategory(only!, { after: reader.cursor, limit })
+                : await store.readCategories(reader.categories, { after: reader.cursor, limit });
             reader.cursor = page.cursor;
             for (const e of page.events) {
               reader.seen.push(cursorOf(e));
@@ -103,7 +106,10 @@ export function itKeepsReadersExactlyOnce(open: () => Promise<DatabaseProvider>,
             for (let slot = 0; slot < SLOTS; slot++) await end(slot, slot % 2 === 0);
           }
 
-          const everyCommitted = [...readers.map((reader, c) => ({ reader, committed: committed[c]! })), { reader: both, committed: new Set([...committed[0]!, ...committed[1]!]) }];
+          const everyCommitted = [
+            ...readers.map((reader, c) => ({ reader, committed: committed[c]! })),
+            { reader: both, committed: new Set([...committed[0]!, ...committed[1]!]) },
+          ];
           for (const { reader, committed: expected } of everyCommitted) {
             await eventually(`every committed event of ${reader.categories.join(' and ')}`, async () => {
               await readPage(reader, 5);

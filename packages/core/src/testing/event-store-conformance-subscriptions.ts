@@ -78,7 +78,13 @@ export function describeSubscriptionStore(context: () => { store: EventStore }):
       const { subscriptions } = context().store;
       const sub = name();
       const letter = (globalPosition: number, error: string) => ({
-        subscription: sub, globalPosition, streamName: `conformance::c-${globalPosition}`, position: 0, messageId: `m-${globalPosition}`, type: 'Conformance.Happened.v1', error,
+        subscription: sub,
+        globalPosition,
+        streamName: `conformance::c-${globalPosition}`,
+        position: 0,
+        messageId: `m-${globalPosition}`,
+        type: 'Conformance.Happened.v1',
+        error,
       });
       await subscriptions.addDeadLetter(letter(30, 'first failure'));
       await sleep(5);
@@ -86,7 +92,10 @@ export function describeSubscriptionStore(context: () => { store: EventStore }):
       await sleep(5);
       await subscriptions.addDeadLetter(letter(30, 'failed again after a replay'));
       const letters = await subscriptions.deadLetters(sub, 10);
-      expect(letters.map((l) => [l.globalPosition, l.error])).toEqual([[10, 'boom'], [30, 'failed again after a replay']]);
+      expect(letters.map((l) => [l.globalPosition, l.error])).toEqual([
+        [10, 'boom'],
+        [30, 'failed again after a replay'],
+      ]);
       expect(letters[0]).toMatchObject({ subscription: sub, streamName: 'conformance::c-10', position: 0, messageId: 'm-10', type: 'Conformance.Happened.v1' });
       expect(letters[0]!.deadLetteredAt).toBeInstanceOf(Date);
       expect(await subscriptions.deadLetters(sub, 1)).toHaveLength(1);

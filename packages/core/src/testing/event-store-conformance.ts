@@ -39,7 +39,10 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
     });
 
     const append = (stream: string, events: NewEvent[], expectedVersion?: number) =>
-      inTransaction(() => provider.begin(), (tx) => store.append(tx, stream, events, { expectedVersion }));
+      inTransaction(
+        () => provider.begin(),
+        (tx) => store.append(tx, stream, events, { expectedVersion }),
+      );
 
     async function refusal(work: (tx: ProviderTransaction) => Promise<unknown>): Promise<unknown> {
       const tx = await provider.begin();
@@ -62,7 +65,13 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
         const read = await store.readStream(stream);
         expect(read.map((e) => e.position)).toEqual([0, 1, 2]);
         read.forEach((stored, i) => {
-          expect(stored).toMatchObject({ streamName: stream, messageId: events[i]!.messageId, type: events[i]!.type, data: events[i]!.data, metadata: events[i]!.metadata });
+          expect(stored).toMatchObject({
+            streamName: stream,
+            messageId: events[i]!.messageId,
+            type: events[i]!.type,
+            data: events[i]!.data,
+            metadata: events[i]!.metadata,
+          });
           expect(stored.time).toBeInstanceOf(Date);
           expect(stored.time.getTime()).toBeGreaterThanOrEqual(started - 1000);
           expect(stored.time.getTime()).toBeLessThanOrEqual(Date.now() + 1000);
@@ -92,16 +101,19 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
 
       it('several appends in one transaction continue each other and commit together', async () => {
         const stream = f.stream();
-        await inTransaction(() => provider.begin(), async (tx) => {
-          expect(await store.append(tx, stream, f.events(2), { expectedVersion: -1 })).toEqual({ version: 1 });
-          expect(await store.streamVersion(stream, tx)).toBe(1);
-          expect(await store.append(tx, stream, f.events(1), { expectedVersion: 1 })).toEqual({ version: 2 });
-          // Others see nothing before the commit.
-          expect(await store.streamVersion(stream)).toBe(-1);
-          expect(await store.readStream(stream)).toEqual([]);
-          // The transaction itself reads its own appends.
-          expect((await store.readStream(stream, {}, tx)).map((e) => e.position)).toEqual([0, 1, 2]);
-        });
+        await inTransaction(
+          () => provider.begin(),
+          async (tx) => {
+            expect(await store.append(tx, stream, f.events(2), { expectedVersion: -1 })).toEqual({ version: 1 });
+            expect(await store.streamVersion(stream, tx)).toBe(1);
+            expect(await store.append(tx, stream, f.events(1), { expectedVersion: 1 })).toEqual({ version: 2 });
+            // Others see nothing before the commit.
+            expect(await store.streamVersion(stream)).toBe(-1);
+            expect(await store.readStream(stream)).toEqual([]);
+            // The transaction itself reads its own appends.
+            expect((await store.readStream(stream, {}, tx)).map((e) => e.position)).toEqual([0, 1, 2]);
+          },
+        );
         expect((await store.readStream(stream)).map((e) => e.position)).toEqual([0, 1, 2]);
       });
 
@@ -121,7 +133,7 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
         await append(stream, f.events(2), 1);
         const asOf = new Date(Math.max(...firstTwo.map((e) => e.time.getTime())));
         expect((await store.readStream(stream, { until: asOf })).map((e) => e.position)).toEqual([0, 1]);
-        expect((await store.readStream(stream, { until: new Date(asOf.getTime() - 60_000) }))).toEqual([]);
+        expect(await store.readStream(stream, { until: new Date(asOf.getTime() - 60_000) })).toEqual([]);
         expect((await store.readStream(stream, { until: new Date(Date.now() + 60_000) })).map((e) => e.position)).toEqual([0, 1, 2, 3]);
       });
 
@@ -171,7 +183,11 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
 
       it('a version ahead of the stream, or any version on a missing stream, is refused (actual -1)', async () => {
         const stream = f.stream();
-        expect(await refusal((tx) => store.append(tx, stream, f.events(1), { expectedVersion: 0 }))).toMatchObject({ streamName: stream, expectedVersion: 0, actualVersion: -1 });
+        expect(await refusal((tx) => store.append(tx, stream, f.events(1), { expectedVersion: 0 }))).toMatchObject({
+          streamName: stream,
+          expectedVersion: 0,
+          actualVersion: -1,
+        });
         await append(stream, f.events(1), -1);
         expect(await refusal((tx) => store.append(tx, stream, f.events(1), { expectedVersion: 5 }))).toMatchObject({ expectedVersion: 5, actualVersion: 0 });
         expect(await store.streamVersion(stream)).toBe(0);
@@ -200,7 +216,8 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
 
         const all = [...page1.events, ...page2.events];
         expect(all.map((e) => `${e.streamName.endsWith('one') ? 1 : 2}:${e.position}`)).toEqual(['1:0', '1:1', '1:2', '2:0', '2:1', '1:3']);
-        for (let i = 1; i < all.length; i++) expect(all[i]!.transactionId > all[i - 1]!.transactionId || all[i]!.globalPosition > all[i - 1]!.globalPosition).toBe(true);
+        for (let i = 1; i < all.length; i++)
+          expect(all[i]!.transactionId > all[i - 1]!.transactionId || all[i]!.globalPosition > all[i - 1]!.globalPosition).toBe(true);
       });
 
       it('a stream continued by an older transaction after a younger one committed to it reads in stream order', async () => {
@@ -211,7 +228,10 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
         const older = await provider.begin();
         try {
           await store.append(older, other.stream(), other.events(1));
-          await inTransaction(() => provider.begin(), (younger) => store.append(younger, shared, f.events(1)));
+          await inTransaction(
+            () => provider.begin(),
+            (younger) => store.append(younger, shared, f.events(1)),
+          );
           await store.append(older, shared, f.events(1));
           await older.commit();
         } catch (error) {
@@ -229,10 +249,13 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
         const theirs = second.stream();
         await append(mine, f.events(2), -1);
         await append(unread.stream(), unread.events(2), -1);
-        await inTransaction(() => provider.begin(), async (tx) => {
-          await store.append(tx, theirs, second.events(1), { expectedVersion: -1 });
-          await store.append(tx, mine, f.events(1), { expectedVersion: 1 });
-        });
+        await inTransaction(
+          () => provider.begin(),
+          async (tx) => {
+            await store.append(tx, theirs, second.events(1), { expectedVersion: -1 });
+            await store.append(tx, mine, f.events(1), { expectedVersion: 1 });
+          },
+        );
         await append(theirs, second.events(2), 0);
         await append(`${f.category}x-one`, f.events(1), -1);
         await readAtLeast(store, f.category, 3);
@@ -250,8 +273,17 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
         expect(await store.readCategories(categories, { after: page2.cursor, limit: 4 })).toEqual({ events: [], cursor: page2.cursor });
         const read = [...page1.events, ...page2.events];
         expect(read.map((e) => e.messageId)).toEqual(expected);
-        expect(read.map((e) => `${e.streamName === mine ? 'mine' : 'theirs'}:${e.position}`)).toEqual(['mine:0', 'mine:1', 'theirs:0', 'mine:2', 'theirs:1', 'theirs:2']);
-        expect((await store.readCategories([f.category], { limit: 10 })).events.map((e) => e.messageId)).toEqual((await readToHead(store, f.category)).events.map((e) => e.messageId));
+        expect(read.map((e) => `${e.streamName === mine ? 'mine' : 'theirs'}:${e.position}`)).toEqual([
+          'mine:0',
+          'mine:1',
+          'theirs:0',
+          'mine:2',
+          'theirs:1',
+          'theirs:2',
+        ]);
+        expect((await store.readCategories([f.category], { limit: 10 })).events.map((e) => e.messageId)).toEqual(
+          (await readToHead(store, f.category)).events.map((e) => e.messageId),
+        );
       });
 
       it('$all reads every stream, from a cursor', async () => {
@@ -260,7 +292,8 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
         await append(f.stream(), f.events(2), -1);
         await append(other.stream(), other.events(1), -1);
         // Earlier tests' events may still come into view after `head` on PostgreSQL: keep this test's.
-        const ours = (events: { streamName: string }[]) => events.map((e) => e.streamName.split('-')[0]).filter((c) => c === f.category || c === other.category);
+        const ours = (events: { streamName: string }[]) =>
+          events.map((e) => e.streamName.split('-')[0]).filter((c) => c === f.category || c === other.category);
         let events: { streamName: string }[] = [];
         await eventually('3 events in $all', async () => {
           events = (await readToHead(store, ALL_STREAMS, head, 2)).events;
@@ -291,7 +324,10 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
         expect(await store.latestSnapshot(stream, tx)).toMatchObject({ version: 1 });
         await tx.rollback();
         expect(await store.latestSnapshot(stream)).toBeNull();
-        await inTransaction(() => provider.begin(), (t) => store.saveSnapshot({ streamName: stream, version: 2, type: 'T.v1', data: { a: 2 } }, t));
+        await inTransaction(
+          () => provider.begin(),
+          (t) => store.saveSnapshot({ streamName: stream, version: 2, type: 'T.v1', data: { a: 2 } }, t),
+        );
         expect(await store.latestSnapshot(stream)).toMatchObject({ version: 2, data: { a: 2 } });
       });
     });
@@ -306,7 +342,9 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
           await expect(store.readCategory(bad)).rejects.toThrow(InvalidStreamNameError);
           await expect(store.readCategories([f.category, bad])).rejects.toThrow(InvalidStreamNameError);
         }
-        await expect(store.readCategories([f.category, ALL_STREAMS])).rejects.toThrow('readCategories() takes categories named <domain>::<category>; read every stream with readCategory("$all")');
+        await expect(store.readCategories([f.category, ALL_STREAMS])).rejects.toThrow(
+          'readCategories() takes categories named <domain>::<category>; read every stream with readCategory("$all")',
+        );
       });
 
       it('refuses bad versions, pages, cursors and events with InvalidEventStoreRequestError, before any I/O', async () => {
@@ -317,9 +355,13 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
             await expect(store.append(tx, stream, f.events(1), { expectedVersion })).rejects.toThrow(InvalidEventStoreRequestError);
           }
           await expect(store.append(tx, stream, [])).rejects.toThrow(/events must be a non-empty array/);
-          await expect(store.append(tx, stream, [{ ...f.events(1)[0]!, type: 'Happened' }])).rejects.toThrow(/events\[0\]\.type must look like Domain\.Class\.v1/);
+          await expect(store.append(tx, stream, [{ ...f.events(1)[0]!, type: 'Happened' }])).rejects.toThrow(
+            /events\[0\]\.type must look like Domain\.Class\.v1/,
+          );
           await expect(store.append(tx, stream, [{ ...f.events(1)[0]!, messageId: '' }])).rejects.toThrow(InvalidEventStoreRequestError);
-          await expect(store.append(tx, stream, [{ ...f.events(1)[0]!, data: [] as unknown as Record<string, unknown> }])).rejects.toThrow(InvalidEventStoreRequestError);
+          await expect(store.append(tx, stream, [{ ...f.events(1)[0]!, data: [] as unknown as Record<string, unknown> }])).rejects.toThrow(
+            InvalidEventStoreRequestError,
+          );
         } finally {
           await tx.rollback();
         }

@@ -89,7 +89,7 @@ export function describeInboxStoreConformance(name: string, harness: InboxConfor
       expect(await enter(entry(4))).toBe('next');
     });
 
-    it('forget removes a subscription\'s records; its keys start at sequence 1 again, other subscriptions keep theirs', async () => {
+    it("forget removes a subscription's records; its keys start at sequence 1 again, other subscriptions keep theirs", async () => {
       expect(await enter(entry(1))).toBe('next');
       expect(await enter(entry(2))).toBe('next');
       expect(await enter({ ...entry(1), subscription: `${subscription}-other` })).toBe('next');
@@ -128,7 +128,12 @@ export function describeInboxStoreConformance(name: string, harness: InboxConfor
 
     it('pass moves a key past positions it does not handle, only in turn', async () => {
       expect(await store.pass(subscription, [{ key, sequence: 2 }])).toEqual([false]);
-      expect(await store.pass(subscription, [{ key, sequence: 1 }, { key: `${key}-b`, sequence: 1 }])).toEqual([true, true]);
+      expect(
+        await store.pass(subscription, [
+          { key, sequence: 1 },
+          { key: `${key}-b`, sequence: 1 },
+        ]),
+      ).toEqual([true, true]);
       expect(await store.pass(subscription, [{ key, sequence: 2 }])).toEqual([true]);
       expect(await store.checkpoint(subscription, key)).toBe(2);
       expect(await enter(entry(2))).toBe('duplicate');
@@ -199,4 +204,3 @@ export function describeInboxStoreConformance(name: string, harness: InboxConfor
     });
   });
 }
-

@@ -158,10 +158,16 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
         const first = await claim('w1');
         expect(keysOf(first)).toEqual(['a1', 'b1']);
         expect(await claim('w2')).toEqual([]);
-        await store.markPublished('w1', first.map((r) => r.id));
+        await store.markPublished(
+          'w1',
+          first.map((r) => r.id),
+        );
         const second = await claim('w1');
         expect(keysOf(second)).toEqual(['a2']);
-        await store.markPublished('w1', second.map((r) => r.id));
+        await store.markPublished(
+          'w1',
+          second.map((r) => r.id),
+        );
         expect(keysOf(await claim('w1'))).toEqual(['a3']);
       });
 
@@ -173,9 +179,15 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
         await append(rows.row('a', 3), rows.row('a', 4, { targetBroker: `${rows.broker}-external` }));
         const all = await store.list({ limit: 100000 });
         const positions = (broker: string, key: string) =>
-          all.filter((row) => row.targetBroker === broker && row.partitionKey === rows.key(key)).sort((x, y) => x.sequence - y.sequence)
+          all
+            .filter((row) => row.targetBroker === broker && row.partitionKey === rows.key(key))
+            .sort((x, y) => x.sequence - y.sequence)
             .map((row) => [row.sequence, row.envelope.metadata.envelope.position?.sequence, row.envelope.metadata.envelope.position?.key === row.partitionKey]);
-        expect(positions(rows.broker, 'a')).toEqual([[1, 1, true], [2, 2, true], [3, 3, true]]);
+        expect(positions(rows.broker, 'a')).toEqual([
+          [1, 1, true],
+          [2, 2, true],
+          [3, 3, true],
+        ]);
         expect(positions(rows.broker, 'b')).toEqual([[1, 1, true]]);
         expect(positions(`${rows.broker}-external`, 'a')).toEqual([[1, 1, true]]);
       });
@@ -183,11 +195,13 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
       it('concurrent appends to one key get consecutive sequences in commit order', async () => {
         const txs = await Promise.all(Array.from({ length: 3 }, () => provider.begin()));
         const committed: number[] = [];
-        await Promise.all(txs.map(async (tx, i) => {
-          await store.append(tx, [rows.row('a', i + 1, { correlationId: `c${i}` })]);
-          await tx.commit();
-          committed.push(i);
-        }));
+        await Promise.all(
+          txs.map(async (tx, i) => {
+            await store.append(tx, [rows.row('a', i + 1, { correlationId: `c${i}` })]);
+            await tx.commit();
+            committed.push(i);
+          }),
+        );
         const stored = (await mine()).sort((x, y) => x.sequence - y.sequence);
         expect(stored.map((row) => row.sequence)).toEqual([1, 2, 3]);
         expect(stored.map((row) => row.correlationId)).toEqual(committed.map((i) => `c${i}`));
@@ -232,7 +246,10 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
 
     describe('markPublishedAndClaim', () => {
       const markAndClaim = (workerId: string, published: readonly OutboxRow[], limit = 10) =>
-        store.markPublishedAndClaim(published.map((r) => r.id), { workerId, targetBroker: rows.broker, limit, lockMs: 30000 });
+        store.markPublishedAndClaim(
+          published.map((r) => r.id),
+          { workerId, targetBroker: rows.broker, limit, lockMs: 30000 },
+        );
 
       it('marks the published rows and claims the next heads of their keys in the same step', async () => {
         await append(rows.row('a', 1), rows.row('a', 2), rows.row('b', 1), rows.row('b', 2));
@@ -271,12 +288,22 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
       it('markPublished sets published and publishedAt and clears the lock', async () => {
         await append(rows.row('a', 1), rows.row('b', 1));
         const claimed = await claim('w1');
-        expect(await store.markPublished('w1', claimed.map((r) => r.id))).toBe(2);
+        expect(
+          await store.markPublished(
+            'w1',
+            claimed.map((r) => r.id),
+          ),
+        ).toBe(2);
         for (const row of await mine()) {
           expect(row).toMatchObject({ status: 'published', lockedBy: null, lockedUntil: null });
           expect(row.publishedAt).toBeInstanceOf(Date);
         }
-        expect(await store.markPublished('w1', claimed.map((r) => r.id))).toBe(0);
+        expect(
+          await store.markPublished(
+            'w1',
+            claimed.map((r) => r.id),
+          ),
+        ).toBe(0);
       });
 
       it('markPublished ignores rows the worker never claimed', async () => {
@@ -318,8 +345,18 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
       it('release gives rows back without counting an attempt', async () => {
         await append(rows.row('a', 1), rows.row('b', 1));
         const claimed = await claim('w1');
-        expect(await store.release('w2', claimed.map((r) => r.id))).toBe(0);
-        expect(await store.release('w1', claimed.map((r) => r.id))).toBe(2);
+        expect(
+          await store.release(
+            'w2',
+            claimed.map((r) => r.id),
+          ),
+        ).toBe(0);
+        expect(
+          await store.release(
+            'w1',
+            claimed.map((r) => r.id),
+          ),
+        ).toBe(2);
         for (const row of await mine()) expect(row).toMatchObject({ status: 'pending', retryCount: 0, lockedBy: null, lockedUntil: null });
         expect(keysOf(await claim('w2'))).toEqual(['a1', 'b1']);
       });
@@ -359,7 +396,7 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
     });
 
     describe('extendLocks', () => {
-      it('regression (lock never renewed): a renewed lock outlives the claim\'s own, so no other worker can take the row', async () => {
+      it("regression (lock never renewed): a renewed lock outlives the claim's own, so no other worker can take the row", async () => {
         await append(rows.row('a', 1), rows.row('b', 1));
         const held = await claim('w1', 10, 300);
         const ids = held.map((r) => r.id);
@@ -375,7 +412,7 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
         expect(await store.markPublished('w1', ids)).toBe(2);
       });
 
-      it('extends only rows still processing under the caller: not another worker\'s, not settled ones, not unclaimed ones', async () => {
+      it("extends only rows still processing under the caller: not another worker's, not settled ones, not unclaimed ones", async () => {
         await append(rows.row('a', 1), rows.row('b', 1), rows.row('c', 1), rows.row('d', 1));
         const [a, b, c] = byLabels(await claim('w1', 3), 'a1', 'b1', 'c1');
         const [d] = await claim('w2');
@@ -393,7 +430,7 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
         expect(await store.extendLocks('w1', [], 1000)).toEqual([]);
       });
 
-      it('never shortens a lock, and leaves the row\'s status and attempts alone', async () => {
+      it("never shortens a lock, and leaves the row's status and attempts alone", async () => {
         await append(rows.row('a', 1));
         const [row] = await claim('w1', 10, 60000);
         expect(await store.extendLocks('w1', [row!.id], 1000)).toEqual([row!.id]);
@@ -447,7 +484,9 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
         expect(Date.now()).toBeGreaterThanOrEqual(due.getTime());
         const [claimed] = await claim('w1');
         expect(claimed).toMatchObject({ partitionKey: rows.key('soon'), status: 'processing' });
-        expect(await store.list({ status: 'scheduled', limit: 100 }).then((all) => all.filter((row) => row.targetBroker === `${rows.broker}-other`))).toHaveLength(1);
+        expect(
+          await store.list({ status: 'scheduled', limit: 100 }).then((all) => all.filter((row) => row.targetBroker === `${rows.broker}-other`)),
+        ).toHaveLength(1);
       });
 
       it('promoteDue with dueBy counts rows due by then as due (tests fire timeouts early); a dueBy in the past is now', async () => {
@@ -543,7 +582,10 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
         await append(...['a', 'b', 'c', 'd', 'e'].map((k) => rows.row(k, 1)), rows.row('f', 1), rows.row('g', 1));
         const claimed = await claim('w1', 7);
         const [a, b, c, d, e, f, g] = byLabels(claimed, 'a1', 'b1', 'c1', 'd1', 'e1', 'f1', 'g1');
-        await store.markPublished('w1', [a, b, c, d, e].map((row) => row!.id));
+        await store.markPublished(
+          'w1',
+          [a, b, c, d, e].map((row) => row!.id),
+        );
         await store.markFailed('w1', [{ id: f!.id, error: 'e', nextRetryAt: new Date(), abandon: true }]);
         await store.release('w1', [g!.id]);
 

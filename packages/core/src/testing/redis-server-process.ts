@@ -37,9 +37,7 @@ export interface RedisServerOptions {
 
 /** Starts redis-server on `port` and resolves once it answers. */
 export async function startRedisServer(port: number, options: RedisServerOptions = {}): Promise<ChildProcess> {
-  const persistence = options.dataDir
-    ? ['--dir', options.dataDir, '--appendonly', 'yes', '--appendfsync', 'always']
-    : ['--appendonly', 'no'];
+  const persistence = options.dataDir ? ['--dir', options.dataDir, '--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--daemonize', 'no'], {
     stdio: 'ignore',
   });

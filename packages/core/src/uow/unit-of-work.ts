@@ -49,7 +49,12 @@ export class UnitOfWork {
     readonly host: UnitOfWorkHost,
     context: Partial<MessageContext> = {},
   ) {
-    this.context = { correlationId: context.correlationId ?? null, causationId: context.causationId ?? null, traceparent: context.traceparent ?? null, tracestate: context.tracestate ?? null };
+    this.context = {
+      correlationId: context.correlationId ?? null,
+      causationId: context.causationId ?? null,
+      traceparent: context.traceparent ?? null,
+      tracestate: context.tracestate ?? null,
+    };
   }
 
   get isActive(): boolean {

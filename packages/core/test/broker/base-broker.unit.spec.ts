@@ -60,9 +60,7 @@ describe('BaseBroker', () => {
     broker.failConnect = new Error('socket refused for password hunter2');
     const error = await broker.publish(message()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BrokerUnavailableError);
-    expect((error as Error).message).toBe(
-      'Broker "events" is unreachable: cannot connect on scripted://user:***@host: socket refused for password ***',
-    );
+    expect((error as Error).message).toBe('Broker "events" is unreachable: cannot connect on scripted://user:***@host: socket refused for password ***');
     expect((error as BrokerUnavailableError).cause).toBe(broker.failConnect);
     broker.failConnect = null;
     expect(await broker.publish(message())).toBe('1-0');
@@ -75,12 +73,17 @@ describe('BaseBroker', () => {
     const error = await broker.publish(message('orders')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BrokerOperationError);
     expect(error).not.toBeInstanceOf(BrokerUnavailableError);
-    expect((error as Error).message).toBe('Broker "events" failed to publish to stream "orders": WRONGTYPE Operation against a key holding the wrong kind of value');
+    expect((error as Error).message).toBe(
+      'Broker "events" failed to publish to stream "orders": WRONGTYPE Operation against a key holding the wrong kind of value',
+    );
   });
 
   it('passes its own errors through untranslated', async () => {
     const broker = new ScriptedBroker('events', { provider: 'scripted' });
-    const batchError = new BrokerBatchError('events', [{ ok: true, id: '1-0' }, { ok: false, error: new Error('too big') }]);
+    const batchError = new BrokerBatchError('events', [
+      { ok: true, id: '1-0' },
+      { ok: false, error: new Error('too big') },
+    ]);
     broker.failPublish = batchError;
     await expect(broker.publish(message())).rejects.toBe(batchError);
     expect(batchError.ids).toEqual(['1-0', null]);

@@ -31,7 +31,11 @@ describe('inline broker', () => {
     expect(await broker.groupProgress('s', 'g')).toEqual({ exists: true, head: null, consumers: null, settled: false });
     const read = await broker.read('s', 'g', 'c', NOW);
     expect((await broker.groupProgress('s', 'g')).settled).toBe(false);
-    await broker.ack('s', 'g', read.map((m) => m.id));
+    await broker.ack(
+      's',
+      'g',
+      read.map((m) => m.id),
+    );
     expect((await broker.groupProgress('s', 'g')).settled).toBe(true);
     await expect(broker.groupProgress('s', '')).rejects.toThrow(/group/);
   });

@@ -67,7 +67,21 @@ const oddValueArb: fc.Arbitrary<unknown> = fc.oneof(
   fc.integer(),
   fc.double(),
   fc.boolean(),
-  fc.constantFrom('', ' ', 'memory', 'postgresql', 'redis', 'inline', 'stream', 'event_store', 'http://0.0.0.0', '::1', 'localhost', '${UNSET_VAR}', '${SET_VAR}'),
+  fc.constantFrom(
+    '',
+    ' ',
+    'memory',
+    'postgresql',
+    'redis',
+    'inline',
+    'stream',
+    'event_store',
+    'http://0.0.0.0',
+    '::1',
+    'localhost',
+    '${UNSET_VAR}',
+    '${SET_VAR}',
+  ),
   fc.string({ maxLength: 12 }),
   fc.constant([]),
   fc.array(fc.oneof(fc.string({ maxLength: 5 }), fc.integer()), { maxLength: 3 }),
@@ -84,10 +98,12 @@ const pathArb: fc.Arbitrary<string[]> = fc.oneof(
     const pos = c % (word.length + 1);
     return [...p.slice(0, at), word.slice(0, pos) + word.slice(pos + 1) || 'x', ...p.slice(at + 1)];
   }),
-  fc.tuple(fc.constantFrom(...KNOWN_PATHS), fc.nat(), fc.constantFrom(...PROTOTYPE_NAMES, 'pool_siz', 'provide', 'provder', 'manage', 'event_store')).map(([p, i, name]) => {
-    const at = i % (p.length + 1);
-    return [...p.slice(0, at), name];
-  }),
+  fc
+    .tuple(fc.constantFrom(...KNOWN_PATHS), fc.nat(), fc.constantFrom(...PROTOTYPE_NAMES, 'pool_siz', 'provide', 'provder', 'manage', 'event_store'))
+    .map(([p, i, name]) => {
+      const at = i % (p.length + 1);
+      return [...p.slice(0, at), name];
+    }),
 );
 
 type Write = { path: string[]; value: unknown };
@@ -143,7 +159,10 @@ function render(writes: Write[], damage: [number, string] | null): { text: strin
 }
 
 describe('broken configurations (property)', () => {
-  for (const [label, seed] of [['fixed seed', FIXED_SEED], ['random seed', RANDOM_SEED]] as const) {
+  for (const [label, seed] of [
+    ['fixed seed', FIXED_SEED],
+    ['random seed', RANDOM_SEED],
+  ] as const) {
     it(`load or fail with a ConfigError naming key and file, never leaking the secret (${label} ${seed})`, () => {
       fc.assert(
         fc.property(caseArb, ({ secret, writes, environment, damage }) => {

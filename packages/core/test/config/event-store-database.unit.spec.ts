@@ -42,7 +42,7 @@ describe('[event_store] database_uri', () => {
     expect(problems).toEqual([expect.objectContaining({ path: 'event_store.database_uri', message: expect.stringContaining('EVENTS_URI') })]);
   });
 
-  it('can come from a PROTEAN_ENV table, leaving the file\'s default store elsewhere', () => {
+  it("can come from a PROTEAN_ENV table, leaving the file's default store elsewhere", () => {
     const toml = `[production.event_store]\nprovider = "postgresql"\ndatabase_uri = "${URI}"`;
     expect(loadConfig({ configPath: tomlFile(toml), env: {} }).config.event_store.database).toBe('default');
     expect(loadConfig({ configPath: tomlFile(toml), env: { PROTEAN_ENV: 'production' } }).config.event_store.database).toBe('event_store');
@@ -57,7 +57,7 @@ describe('[event_store] database_uri', () => {
     }
   });
 
-  it('the inbox may live in the event store\'s database (its handlers\' effects then commit with the events)', () => {
+  it("the inbox may live in the event store's database (its handlers' effects then commit with the events)", () => {
     const { config } = loadConfig({ configPath: tomlFile(`${DEDICATED}\n[inbox]\ndatabase = "event_store"`), env: {} });
     expect(config.inbox.database).toBe('event_store');
   });
@@ -71,7 +71,7 @@ describe('[event_store] database_uri', () => {
     expect(config.databases.event_store).toMatchObject({ provider: 'postgresql', database_uri: URI });
   });
 
-  it('a postgresql [databases.*] of the user\'s own may sit beside it', () => {
+  it("a postgresql [databases.*] of the user's own may sit beside it", () => {
     const toml = `${DEDICATED}\n[databases.default]\nprovider = "postgresql"\ndatabase_uri = "postgresql://app@db.internal/shop"`;
     const { config } = loadConfig({ configPath: tomlFile(toml), env: {} });
     expect(Object.keys(config.databases).sort()).toEqual(['default', 'event_store']);
@@ -102,10 +102,10 @@ describe('[event_store] database_uri refused', () => {
       'when empty',
       '[event_store]\nprovider = "postgresql"\ndatabase_uri = ""',
       'event_store.database_uri',
-      'is empty; set it to the event store\'s PostgreSQL URI',
+      "is empty; set it to the event store's PostgreSQL URI",
     ],
     [
-      'when [databases.event_store] is the user\'s own',
+      "when [databases.event_store] is the user's own",
       `${DEDICATED}\n[databases.event_store]\nprovider = "postgresql"\ndatabase_uri = "postgresql://app@db.internal/other"`,
       'databases.event_store',
       'is reserved while event_store.database_uri is set',

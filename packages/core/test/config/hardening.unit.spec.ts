@@ -49,10 +49,12 @@ describe('a connection setting without a provider (1)', () => {
     try {
       await domain.init();
       const warned = logs.filter((r) => r.level === 'warn').map((r) => r.msg);
-      expect(warned).toEqual(expect.arrayContaining([
-        'domain.toml: unknown key `server.messages_per_tik` is ignored; did you mean `messages_per_tick`?',
-        'domain.toml: unknown key `databases.default.manage` for provider "memory" is ignored; did you mean `managed`?',
-      ]));
+      expect(warned).toEqual(
+        expect.arrayContaining([
+          'domain.toml: unknown key `server.messages_per_tik` is ignored; did you mean `messages_per_tick`?',
+          'domain.toml: unknown key `databases.default.manage` for provider "memory" is ignored; did you mean `managed`?',
+        ]),
+      );
     } finally {
       await domain.close();
       configureLogging(restore);
@@ -64,7 +66,7 @@ describe('secrets in problems (2)', () => {
   it.each([
     ['a URI in a list where a string is expected', '[outbox]\nbroker = ["redis://:pw-SECRET1@cache"]', 'outbox.broker'],
     ['a key/value connection string in a list', '[outbox]\nbroker = ["host=db password=SECRET1 user=app"]', 'outbox.broker'],
-    ["a quoted key/value password", `[outbox]\nbroker = ["host=db password='SEC RET1' user=app"]`, 'outbox.broker'],
+    ['a quoted key/value password', `[outbox]\nbroker = ["host=db password='SEC RET1' user=app"]`, 'outbox.broker'],
     ['a URI typed into a numeric key', '[server]\nmessages_per_tick = "postgresql://app:SECRET1@db/shop"', 'server.messages_per_tick'],
     ['a URI in a boolean key', 'enable_outbox = "redis://u:SECRET1@h"', 'enable_outbox'],
     ['a table with a password in a list', '[outbox]\nexternal_brokers = [{ password = "SECRET1" }]', 'outbox.external_brokers'],
@@ -161,14 +163,15 @@ describe('settings nothing reads are refused (5)', () => {
 });
 
 describe('[event_store] and snapshot_threshold', () => {
-  it('default to the default database\'s own store and 10', () => {
+  it("default to the default database's own store and 10", () => {
     const { config } = loadConfig({ configPath: tomlFile(''), env: {} });
     expect(config.event_store).toEqual({ provider: 'memory', database: 'default' });
     expect(config.snapshot_threshold).toBe(10);
   });
 
   it('the provider follows the named database when left out', () => {
-    const toml = 'snapshot_threshold = 5\n[databases.ledger]\nprovider = "postgresql"\ndatabase_uri = "postgresql://127.0.0.1/ledger"\n[event_store]\ndatabase = "ledger"';
+    const toml =
+      'snapshot_threshold = 5\n[databases.ledger]\nprovider = "postgresql"\ndatabase_uri = "postgresql://127.0.0.1/ledger"\n[event_store]\ndatabase = "ledger"';
     const { config } = loadConfig({ configPath: tomlFile(toml), env: {} });
     expect(config.event_store).toEqual({ provider: 'postgresql', database: 'ledger' });
     expect(config.snapshot_threshold).toBe(5);
@@ -198,7 +201,7 @@ describe('server.health metrics endpoint', () => {
     expect(problemAt(error, 'server.health.metrics_path')?.message).toContain('must be a URL path starting with "/"');
   });
 
-  it('metrics_path may not take a health endpoint\'s path', () => {
+  it("metrics_path may not take a health endpoint's path", () => {
     const { error } = configErrorOf('[server.health]\nmetrics_path = "/readyz"');
     expect(problemAt(error, 'server.health.metrics_path')?.message).toContain('"/readyz" is a health endpoint of its own');
   });

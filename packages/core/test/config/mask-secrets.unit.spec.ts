@@ -19,8 +19,8 @@ describe('maskUri', () => {
 describe('maskSecrets', () => {
   it('masks URI passwords and secret-named keys without touching the original', () => {
     const file = tomlFile(
-      '[databases.default]\nprovider = "postgresql"\ndatabase_uri = "postgresql://app:s3cret@db/shop"\n'
-        + '[brokers.default]\nprovider = "redis"\nuri = "redis://:hunter2@cache:6379"\npassword = "hunter2"\napi_key = "k"',
+      '[databases.default]\nprovider = "postgresql"\ndatabase_uri = "postgresql://app:s3cret@db/shop"\n' +
+        '[brokers.default]\nprovider = "redis"\nuri = "redis://:hunter2@cache:6379"\npassword = "hunter2"\napi_key = "k"',
     );
     const { config } = loadConfig({ configPath: file, env: {} });
     const masked = maskSecrets(config);

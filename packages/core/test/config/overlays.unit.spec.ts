@@ -77,6 +77,8 @@ describe('environment overlays (PROTEAN_ENV)', () => {
   it('a table named like a misspelt key is kept as an environment but warned about', () => {
     const loaded = loadConfig({ configPath: tomlFile('[sever]\nmessages_per_tick = 5'), env: {} });
     expect(loaded.config.server.messages_per_tick).toBe(100);
-    expect(loaded.warnings).toEqual([expect.stringContaining('[sever] is treated as an environment overlay (used when PROTEAN_ENV=sever); did you mean `server`?')]);
+    expect(loaded.warnings).toEqual([
+      expect.stringContaining('[sever] is treated as an environment overlay (used when PROTEAN_ENV=sever); did you mean `server`?'),
+    ]);
   });
 });

@@ -34,9 +34,7 @@ describe('${VAR} substitution', () => {
     expect(caught).toBeInstanceOf(ConfigError);
     const error = caught as ConfigError;
     expect(error.file).toBe(file);
-    expect(error.problems).toEqual([
-      { path: 'databases.default.database_uri', message: expect.stringContaining('DATABASE_URL is not set') },
-    ]);
+    expect(error.problems).toEqual([{ path: 'databases.default.database_uri', message: expect.stringContaining('DATABASE_URL is not set') }]);
     expect(error.message).toContain(file);
   });
 

@@ -29,11 +29,13 @@ describe('unknown keys', () => {
     const file = tomlFile('enable_outbx = true\n[server]\nmessages_per_tik = 5\n[outbox.retry]\nmax_attempt = 3\n');
     const loaded = loadConfig({ configPath: file, env: {} });
     expect(loaded.warnings).toHaveLength(3);
-    expect(loaded.warnings).toEqual(expect.arrayContaining([
-      'domain.toml: unknown key `enable_outbx` is ignored; did you mean `enable_outbox`?',
-      'domain.toml: unknown key `server.messages_per_tik` is ignored; did you mean `messages_per_tick`?',
-      'domain.toml: unknown key `outbox.retry.max_attempt` is ignored; did you mean `max_attempts`?',
-    ]));
+    expect(loaded.warnings).toEqual(
+      expect.arrayContaining([
+        'domain.toml: unknown key `enable_outbx` is ignored; did you mean `enable_outbox`?',
+        'domain.toml: unknown key `server.messages_per_tik` is ignored; did you mean `messages_per_tick`?',
+        'domain.toml: unknown key `outbox.retry.max_attempt` is ignored; did you mean `max_attempts`?',
+      ]),
+    );
     expect(loaded.config).not.toHaveProperty('enable_outbx');
     expect(loaded.config.server).not.toHaveProperty('messages_per_tik');
     expect(loaded.config.enable_outbox).toBe(true);

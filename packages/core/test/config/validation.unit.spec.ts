@@ -39,18 +39,30 @@ describe('config validation', () => {
     ['[server]\nmessages_per_tick = 2.5', 'server.messages_per_tick', 'must be an integer between 1 and 1000000 (got 2.5)'],
     ['[server]\ntick_interval = -1', 'server.tick_interval', 'must be a number between 0 and 2147483 (got -1)'],
     ['[server.stream_subscription]\nmax_retries = -3', 'server.stream_subscription.max_retries', 'must be an integer between 0 and 1000'],
-    ['[server.stream_subscription]\nblocking_timeout_ms = "5s"', 'server.stream_subscription.blocking_timeout_ms', 'must be an integer between 0 and 2147483647 (got "5s")'],
+    [
+      '[server.stream_subscription]\nblocking_timeout_ms = "5s"',
+      'server.stream_subscription.blocking_timeout_ms',
+      'must be an integer between 0 and 2147483647 (got "5s")',
+    ],
     ['[server.stream_subscription]\nenable_dlq = 1', 'server.stream_subscription.enable_dlq', 'must be true or false'],
     ['[server.health]\nport = -1', 'server.health.port', 'must be an integer between 0 and 65535 (got -1)'],
     ['[server.health]\nport = 70000', 'server.health.port', 'must be an integer between 0 and 65535 (got 70000)'],
-    ['[server.health]\nhost = 127', 'server.health.host', 'must be an IP address (127.0.0.1, 0.0.0.0, ::1) or a hostname (localhost), without scheme or port (got 127)'],
+    [
+      '[server.health]\nhost = 127',
+      'server.health.host',
+      'must be an IP address (127.0.0.1, 0.0.0.0, ::1) or a hostname (localhost), without scheme or port (got 127)',
+    ],
     ['[outbox]\nexternal_brokers = "default"', 'outbox.external_brokers', 'must be a list of strings'],
     ['[outbox]\nmessages_per_tick = -5', 'outbox.messages_per_tick', 'must be an integer between 1 and 1000000 (got -5)'],
     ['[outbox.retry]\nmax_attempts = 0', 'outbox.retry.max_attempts', 'must be an integer between 1 and 1000'],
     ['[outbox.retry]\njitter_factor = 1.5', 'outbox.retry.jitter_factor', 'must be a number between 0 and 1 (got 1.5)'],
     ['[outbox.retry]\njitter_factor = -0.1', 'outbox.retry.jitter_factor', 'must be a number between 0 and 1'],
     ['[outbox.retry]\nbackoff_multiplier = 0.5', 'outbox.retry.backoff_multiplier', 'must be a number between 1 and 100 (got 0.5)'],
-    ['[outbox.retry]\nbase_delay_seconds = 10\nmax_backoff_seconds = 5', 'outbox.retry.max_backoff_seconds', 'must be at least outbox.retry.base_delay_seconds (10), got 5'],
+    [
+      '[outbox.retry]\nbase_delay_seconds = 10\nmax_backoff_seconds = 5',
+      'outbox.retry.max_backoff_seconds',
+      'must be at least outbox.retry.base_delay_seconds (10), got 5',
+    ],
     ['[outbox.cleanup]\npublished_retention_hours = -1', 'outbox.cleanup.published_retention_hours', 'must be a number between 0 and 876000'],
     ['[outbox.cleanup]\ncleanup_interval_ticks = 0', 'outbox.cleanup.cleanup_interval_ticks', 'must be an integer between 1 and 1000000'],
     ['[databases.default]\npool_size = 0', 'databases.default.pool_size', 'must be an integer between 1 and 10000 (got 0)'],
@@ -58,9 +70,17 @@ describe('config validation', () => {
     ['databases = []', 'databases', 'must be a table'],
     ['[databases]\nreporting = "memory"', 'databases.reporting', 'must be a table (got "memory")'],
     ['[event_store]\ndatabase = "ledger"', 'event_store.database', 'database "ledger" is not configured; name one of [databases.*] (default)'],
-    ['[event_store]\nprovider = "postgresql"', 'event_store.provider', 'is "postgresql", but [databases.default] (event_store.database) uses provider "memory"'],
+    [
+      '[event_store]\nprovider = "postgresql"',
+      'event_store.provider',
+      'is "postgresql", but [databases.default] (event_store.database) uses provider "memory"',
+    ],
     ['[event_store]\nprovider = "redis"', 'event_store.provider', 'must be one of'],
-    ['[event_store]\ndatabase_uri = "postgresql://localhost/events"', 'event_store.provider', 'is required with event_store.database_uri: set provider = "postgresql"'],
+    [
+      '[event_store]\ndatabase_uri = "postgresql://localhost/events"',
+      'event_store.provider',
+      'is required with event_store.database_uri: set provider = "postgresql"',
+    ],
     ['snapshot_threshold = 0', 'snapshot_threshold', 'must be an integer between 1 and 1000000 (got 0)'],
     ['snapshot_threshold = 1000001', 'snapshot_threshold', 'must be an integer between 1 and 1000000'],
     ['[server]\ndefault_subscription_type = "event_store"', 'server.default_subscription_type', 'is "event_store", but enable_outbox is true (its default)'],
@@ -75,7 +95,10 @@ describe('config validation', () => {
   it('rejects an unknown database or broker provider, listing the known ones and suggesting the closest', () => {
     const problems = problemsOf('[databases.default]\nprovider = "postgres"\n[brokers.default]\nprovider = "rabbit"');
     expect(problems).toEqual([
-      { path: 'databases.default.provider', message: expect.stringMatching(/unknown provider "postgres"; known: memory, postgresql.*Did you mean "postgresql"\?/) },
+      {
+        path: 'databases.default.provider',
+        message: expect.stringMatching(/unknown provider "postgres"; known: memory, postgresql.*Did you mean "postgresql"\?/),
+      },
       { path: 'brokers.default.provider', message: expect.stringMatching(/unknown provider "rabbit"; known: inline, redis/) },
     ]);
   });
@@ -92,7 +115,9 @@ describe('config validation', () => {
     const file = tomlFile('[brokers.default]\nprovider = "pulsar"\nuri = "pulsar://localhost"');
     const loaded = loadConfig({ configPath: file, env: {}, providers: { brokers: ['pulsar'] } });
     expect(loaded.config.brokers.default).toEqual({ provider: 'pulsar', uri: 'pulsar://localhost' });
-    expect(loaded.warnings).toEqual(['domain.toml: brokers.default: provider "pulsar" has not declared its keys (is its adapter package installed?), so `uri` is passed on unchecked']);
+    expect(loaded.warnings).toEqual([
+      'domain.toml: brokers.default: provider "pulsar" has not declared its keys (is its adapter package installed?), so `uri` is passed on unchecked',
+    ]);
   });
 
   it('requires a provider in every named database and broker table', () => {
@@ -100,7 +125,7 @@ describe('config validation', () => {
     expect(problem).toEqual({ path: 'brokers.events.provider', message: expect.stringContaining('is required') });
   });
 
-  it('a provider\'s required key must be set', () => {
+  it("a provider's required key must be set", () => {
     expect(onlyProblem('[brokers.default]\nprovider = "pulsar"', { providers: WITH_PULSAR })).toEqual({
       path: 'brokers.default.uri',
       message: 'is required for provider "pulsar"',
@@ -148,8 +173,7 @@ describe('config validation', () => {
 
   it('says when overrides were merged over the file', () => {
     const file = tomlFile('event_processing = "sync"');
-    expect(() => loadConfig({ configPath: file, env: {}, overrides: { event_processing: 'later' } }))
-      .toThrow(`${file} (with programmatic overrides)`);
+    expect(() => loadConfig({ configPath: file, env: {}, overrides: { event_processing: 'later' } })).toThrow(`${file} (with programmatic overrides)`);
   });
 
   it('checks the keys a provider declares, coercing whole placeholders', () => {
@@ -157,8 +181,10 @@ describe('config validation', () => {
     const { config, warnings } = loadConfig({ configPath: tomlFile(toml), env: { PENDING: '64' }, providers: WITH_PULSAR });
     expect(config.brokers.default).toEqual({ provider: 'pulsar', uri: 'pulsar://localhost', max_pending: 64, claim_idle_ms: 30000 });
     expect(warnings).toEqual([]);
-    expect(onlyProblem('[brokers.default]\nprovider = "pulsar"\nuri = "pulsar://h"\nmax_pending = 0', { providers: WITH_PULSAR }))
-      .toEqual({ path: 'brokers.default.max_pending', message: 'must be an integer between 1 and 1000 (got 0)' });
+    expect(onlyProblem('[brokers.default]\nprovider = "pulsar"\nuri = "pulsar://h"\nmax_pending = 0', { providers: WITH_PULSAR })).toEqual({
+      path: 'brokers.default.max_pending',
+      message: 'must be an integer between 1 and 1000 (got 0)',
+    });
   });
 });
 

@@ -10,7 +10,7 @@ describe('event-sourced aggregates', () => {
     const { Account, Opened, Deposited } = makeBank();
     const account = Account.create({});
     expect(account._version).toBe(-1);
-    account.raise(Opened.create({ accountId: account.id, owner: "Ann" }));
+    account.raise(Opened.create({ accountId: account.id, owner: 'Ann' }));
     expect(account.owner).toBe('Ann');
     expect(account.balance).toBe(0);
     expect(account._version).toBe(0);
@@ -85,7 +85,9 @@ describe('domain.init() refuses an incomplete event-sourced model by name', () =
       }
     }
     expect(Wallet.name).toBe('Wallet');
-    await expect(domain.init({ config: memory })).rejects.toThrow('Wallet.onPosted: @apply(Posted) names an event that is not part of Wallet (its partOf is Ledger)');
+    await expect(domain.init({ config: memory })).rejects.toThrow(
+      'Wallet.onPosted: @apply(Posted) names an event that is not part of Wallet (its partOf is Ledger)',
+    );
   });
 
   it('@apply methods on an aggregate that is not event-sourced', async () => {
@@ -130,7 +132,9 @@ describe('domain.init() refuses an incomplete event-sourced model by name', () =
       @field.string() note?: string;
     }
     expect(Till.name).toBe('Till');
-    await expect(domain.init({ config: memory })).rejects.toThrow('Till (aggregate): event-sourced, so its streamCategory must be <domain>::<category> without "-" (got "plain-category")');
+    await expect(domain.init({ config: memory })).rejects.toThrow(
+      'Till (aggregate): event-sourced, so its streamCategory must be <domain>::<category> without "-" (got "plain-category")',
+    );
   });
 
   it('accepts the complete bank model', async () => {

@@ -19,7 +19,11 @@ import {
 } from '../../src/index.js';
 import { makeBank } from './bank-domain.js';
 
-const memory = (extra: Record<string, unknown> = {}) => ({ databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } }, ...extra });
+const memory = (extra: Record<string, unknown> = {}) => ({
+  databases: { default: { provider: 'memory' } },
+  brokers: { default: { provider: 'inline' } },
+  ...extra,
+});
 
 let bank: ReturnType<typeof makeBank>;
 let restoreLogging: ReturnType<typeof configureLogging> | undefined;
@@ -52,7 +56,11 @@ describe('event-sourced repository (memory)', () => {
     await openBank();
     const account = await openedWith(10, 5);
     const events = await store().readStream(streamOf(account.id));
-    expect(events.map((e) => [e.position, e.type])).toEqual([[0, 'Bank.Opened.v1'], [1, 'Bank.Deposited.v1'], [2, 'Bank.Deposited.v1']]);
+    expect(events.map((e) => [e.position, e.type])).toEqual([
+      [0, 'Bank.Opened.v1'],
+      [1, 'Bank.Deposited.v1'],
+      [2, 'Bank.Deposited.v1'],
+    ]);
     expect(events.map((e) => e.messageId)).toEqual(events.map((e) => (e.metadata as { headers: { id: string } }).headers.id));
     expect(account.pendingEvents()).toEqual([]);
     expect(account._version).toBe(2);
@@ -163,11 +171,13 @@ describe('event-sourced repository (memory)', () => {
     expect(rows.map((r) => r.partitionKey)).toEqual([streamOf(account.id), streamOf(account.id)]);
 
     const loaded = await repo().get(account.id);
-    await expect(bank.domain.uow(async () => {
-      loaded.deposit(1);
-      await repo().add(loaded);
-      throw new Error('the unit fails after the append');
-    })).rejects.toThrow('the unit fails after the append');
+    await expect(
+      bank.domain.uow(async () => {
+        loaded.deposit(1);
+        await repo().add(loaded);
+        throw new Error('the unit fails after the append');
+      }),
+    ).rejects.toThrow('the unit fails after the append');
     expect(await store().streamVersion(streamOf(account.id))).toBe(1);
     expect(await outbox.list({ limit: 100 })).toHaveLength(2);
   });
@@ -234,7 +244,12 @@ describe('snapshots (memory)', () => {
   it('a snapshot of another type (another aggregate shape) is ignored', async () => {
     await openBank(memory({ snapshot_threshold: 100 }));
     const account = await openedWith(1, 2);
-    await store().saveSnapshot({ streamName: streamOf(account.id), version: 2, type: 'Bank.Other.v1', data: { id: account.id, owner: 'Mallory', balance: 999 } });
+    await store().saveSnapshot({
+      streamName: streamOf(account.id),
+      version: 2,
+      type: 'Bank.Other.v1',
+      data: { id: account.id, owner: 'Mallory', balance: 999 },
+    });
     const loaded = await repo().get(account.id);
     expect([loaded.owner, loaded.balance, loaded._version]).toEqual(['Ann', 3, 2]);
   });
@@ -268,7 +283,7 @@ describe('[event_store] database', () => {
     expect((await repo().get(account.id)).balance).toBe(4);
   });
 
-  it('an event-sourced aggregate without a provider option lives in the event store\'s database, outbox rows included', async () => {
+  it("an event-sourced aggregate without a provider option lives in the event store's database, outbox rows included", async () => {
     await openBank(twoDatabases('ledger'));
     const account = await openedWith(4);
     const ledger = bank.domain.providers.get('ledger') as MemoryProvider;
@@ -283,8 +298,8 @@ describe('[event_store] database', () => {
     restoreLogging = configureLogging({ sink: () => {} });
     bank = makeBank('Bank', { provider: 'default' });
     await expect(bank.domain.init({ config: twoDatabases('ledger') })).rejects.toThrow(
-      'event-sourced aggregate Account names database "default", but the event store is in "ledger"; its events and their outbox rows must share one transaction, '
-        + 'so set event_store.database = "default", or remove Account\'s provider option',
+      'event-sourced aggregate Account names database "default", but the event store is in "ledger"; its events and their outbox rows must share one transaction, ' +
+        'so set event_store.database = "default", or remove Account\'s provider option',
     );
   });
 

@@ -57,7 +57,12 @@ async function writtenByTheV1Bank(): Promise<{ id: string; records: StoredEvent[
 /** The same records in the event store of `domain` (what a deployment of the new version finds). */
 async function copyInto(domain: Domain, stream: string, records: readonly StoredEvent[]): Promise<void> {
   const tx = await domain.providers.get('default')!.begin();
-  await storeOf(domain).append(tx, stream, records.map(({ messageId, type, data, metadata }) => ({ messageId, type, data, metadata })), { expectedVersion: -1 });
+  await storeOf(domain).append(
+    tx,
+    stream,
+    records.map(({ messageId, type, data, metadata }) => ({ messageId, type, data, metadata })),
+    { expectedVersion: -1 },
+  );
   await tx.commit();
 }
 
@@ -116,7 +121,9 @@ describe('upcasters (memory event store)', () => {
     const { bank, id } = await upgradedBankWith(['2->3']);
     const load = bank.domain.repositoryFor(bank.Account).get(id);
     await expect(load).rejects.toThrow(MissingUpcasterError);
-    await expect(load).rejects.toThrow(/"Bank\.Deposited\.v1" has no upcaster path from v1 to Deposited v3; add @domain\.upcaster\(\{ event: Deposited, from: 1/);
+    await expect(load).rejects.toThrow(
+      /"Bank\.Deposited\.v1" has no upcaster path from v1 to Deposited v3; add @domain\.upcaster\(\{ event: Deposited, from: 1/,
+    );
   });
 
   it('an event stored by a newer version (v4 while the class is at v3) stays an UnknownMessageTypeError (not deployed yet)', async () => {
@@ -134,7 +141,13 @@ describe('upcasters (memory event store)', () => {
     const domain = new Domain('Checks');
     @domain.event({ version: 2 })
     class Paid extends BaseEvent {}
-    domain.upcaster({ event: Paid, from: 1, to: 2 })(class Forgetful { upcast(): Record<string, unknown> { return undefined as never; } });
+    domain.upcaster({ event: Paid, from: 1, to: 2 })(
+      class Forgetful {
+        upcast(): Record<string, unknown> {
+          return undefined as never;
+        }
+      },
+    );
     const stored = { data: { cents: 1 }, metadata: { headers: { type: 'Checks.Paid.v1' }, envelope: { specversion: '1.0' } } } as unknown as MessageEnvelope;
     expect(() => domain.upcastStored(stored)).toThrow(InvalidUpcastResultError);
     expect(() => domain.upcastStored(stored)).toThrow(/Upcaster Forgetful returned undefined for stored event "Checks.Paid.v1"/);
@@ -150,7 +163,13 @@ describe('upcaster checks at domain.init()', () => {
       @field.integer() cents?: number;
     }
     for (const [from, to, name] of steps) {
-      const cls = { [name]: class { upcast(data: Record<string, unknown>) { return data; } } }[name]!;
+      const cls = {
+        [name]: class {
+          upcast(data: Record<string, unknown>) {
+            return data;
+          }
+        },
+      }[name]!;
       domain.upcaster({ event: Paid, from, to })(cls);
     }
     return domain;
@@ -158,16 +177,34 @@ describe('upcaster checks at domain.init()', () => {
   const problems = (version: number, steps: readonly Step[]) => modelWith(version, steps).upcasters.problems();
 
   it('accepts chains that end at the current version, from every version they read', () => {
-    expect(problems(3, [[1, 2, 'A'], [2, 3, 'B']])).toEqual([]);
-    expect(problems(3, [[1, 3, 'Skip'], [2, 3, 'B']])).toEqual([]);
+    expect(
+      problems(3, [
+        [1, 2, 'A'],
+        [2, 3, 'B'],
+      ]),
+    ).toEqual([]);
+    expect(
+      problems(3, [
+        [1, 3, 'Skip'],
+        [2, 3, 'B'],
+      ]),
+    ).toEqual([]);
   });
 
   it('refuses two upcasters from the same version of one event (duplicate)', () => {
-    expect(problems(2, [[1, 2, 'A'], [1, 2, 'B']])).toEqual(['Paid: two upcasters from v1 (A, B); keep one']);
+    expect(
+      problems(2, [
+        [1, 2, 'A'],
+        [1, 2, 'B'],
+      ]),
+    ).toEqual(['Paid: two upcasters from v1 (A, B); keep one']);
   });
 
   it('refuses a cycle, naming its versions and upcasters', () => {
-    const found = problems(2, [[1, 2, 'Up'], [2, 1, 'Down']]);
+    const found = problems(2, [
+      [1, 2, 'Up'],
+      [2, 1, 'Down'],
+    ]);
     expect(found).toContain('Paid: upcasters form a cycle v1 → v2 → v1 (Up, Down); each must go up to the current version v2');
     expect(found).toContain('Down (upcaster): from v2 to v1 does not go up; from must be below to');
   });
@@ -179,19 +216,32 @@ describe('upcaster checks at domain.init()', () => {
   });
 
   it('refuses to above the current version, and from >= to', () => {
-    expect(problems(2, [[1, 3, 'TooFar']])).toEqual(["TooFar (upcaster): to v3 is above Paid's current version v2; raise @domain.event({ version }) or lower to"]);
+    expect(problems(2, [[1, 3, 'TooFar']])).toEqual([
+      "TooFar (upcaster): to v3 is above Paid's current version v2; raise @domain.event({ version }) or lower to",
+    ]);
     // v2 → v2 also loops on itself, so it is a cycle too.
     expect(problems(3, [[2, 2, 'Same']])).toEqual([
       'Same (upcaster): from v2 to v2 does not go up; from must be below to',
       'Paid: upcasters form a cycle v2 → v2 (Same); each must go up to the current version v3',
     ]);
-    expect(problems(3, [[3, 2, 'Down'], [2, 3, 'Up']])).toContain('Down (upcaster): from v3 to v2 does not go up; from must be below to');
+    expect(
+      problems(3, [
+        [3, 2, 'Down'],
+        [2, 3, 'Up'],
+      ]),
+    ).toContain('Down (upcaster): from v3 to v2 does not go up; from must be below to');
   });
 
   it('refuses an event that is not registered and versions that are not integers >= 1', () => {
     const domain = new Domain('Checks');
     class Stray extends BaseEvent {}
-    domain.upcaster({ event: Stray, from: 1, to: 2 })(class Lost { upcast(d: Record<string, unknown>) { return d; } });
+    domain.upcaster({ event: Stray, from: 1, to: 2 })(
+      class Lost {
+        upcast(d: Record<string, unknown>) {
+          return d;
+        }
+      },
+    );
     expect(domain.upcasters.problems()).toEqual(['Lost (upcaster): event Stray is not a registered event; register it with @domain.event']);
     expect(problems(2, [[0.5, 2, 'Half']])).toEqual(['Half (upcaster): from and to must be integers >= 1 (got from 0.5, to 2)']);
   });
@@ -208,6 +258,14 @@ describe('upcaster checks at domain.init()', () => {
     class Paid extends BaseEvent {}
     expect(() => domain.upcaster({ event: Paid, from: 1, to: 2 })(class NoMethod {} as never)).toThrow(/NoMethod cannot be an upcaster: it has no upcast/);
     await started({ domain });
-    expect(() => domain.upcaster({ event: Paid, from: 1, to: 2 })(class Late { upcast(d: Record<string, unknown>) { return d; } })).toThrow(RegistrationError);
+    expect(() =>
+      domain.upcaster({ event: Paid, from: 1, to: 2 })(
+        class Late {
+          upcast(d: Record<string, unknown>) {
+            return d;
+          }
+        },
+      ),
+    ).toThrow(RegistrationError);
   });
 });

@@ -118,7 +118,9 @@ describe('aggregates and entities', () => {
       'lines.0.quantity': ['must be at least 1'],
       'shippingAddress.street': ['is required'],
     });
-    expect(error!.message).toBe('Invalid Order: customer: is required; lines.0.sku: is required; lines.0.quantity: must be at least 1; shippingAddress.street: is required');
+    expect(error!.message).toBe(
+      'Invalid Order: customer: is required; lines.0.sku: is required; lines.0.quantity: must be at least 1; shippingAddress.street: is required',
+    );
   });
 
   it('markPersisted sets the version the unit of work stored', () => {

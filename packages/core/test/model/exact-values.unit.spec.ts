@@ -155,7 +155,10 @@ describe('strings, dates and lists hold what they validated', () => {
     early.setUTCFullYear(50, 5, 15);
     expect(create({ day: early }).day!.getUTCFullYear()).toBe(50);
     expect(create({ day: '0050-06-15' }).toPlain().day).toBe('0050-06-15');
-    expect(Holder.fromPlain(create({ day: '0001-01-01', at: '9999-12-31T23:59:59.999Z' }).toPlain()).toPlain()).toMatchObject({ day: '0001-01-01', at: '9999-12-31T23:59:59.999Z' });
+    expect(Holder.fromPlain(create({ day: '0001-01-01', at: '9999-12-31T23:59:59.999Z' }).toPlain()).toPlain()).toMatchObject({
+      day: '0001-01-01',
+      at: '9999-12-31T23:59:59.999Z',
+    });
     expect(reasonsFor('day', () => create({ day: new Date('+010000-01-01T00:00:00Z') }))[0]).toMatch(/between the years 1 and 9999/);
     expect(reasonsFor('at', () => create({ at: '0000-12-31T00:00:00Z' }))[0]).toMatch(/between the years 1 and 9999/);
   });
@@ -224,7 +227,18 @@ describe('deep nesting ends in a ValidationError, never a stack overflow', () =>
   it('a cycle is refused the same way', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    expect(Object.values((() => { try { create({ extra: cyclic }); } catch (e) { return (e as ValidationError).errors; } return {}; })()).flat()[0]).toMatch(/cycle/);
+    expect(
+      Object.values(
+        (() => {
+          try {
+            create({ extra: cyclic });
+          } catch (e) {
+            return (e as ValidationError).errors;
+          }
+          return {};
+        })(),
+      ).flat()[0],
+    ).toMatch(/cycle/);
   });
 
   it('keeps values just inside the limit and reads them back equal', () => {

@@ -80,7 +80,23 @@ const text = fc.oneof(
   fc.string({ unit: fc.oneof(fc.constantFrom('\u0000', 'a', ' ', '😀'), loneSurrogate), maxLength: 8 }),
   fc.constantFrom('true', 'false', 'NEW', 'toString', '__proto__', ' ', 'x'.repeat(300)),
 );
-const SPECIAL_NUMBERS = [0, -0, 2 ** 53, 2 ** 53 - 1, -(2 ** 53), 1e21, 1e308 * 10, -Infinity, Number.NaN, Number.MAX_VALUE, Number.MIN_VALUE, 0.1 + 0.2, 1.005, -2.675, 99999999999.995];
+const SPECIAL_NUMBERS = [
+  0,
+  -0,
+  2 ** 53,
+  2 ** 53 - 1,
+  -(2 ** 53),
+  1e21,
+  1e308 * 10,
+  -Infinity,
+  Number.NaN,
+  Number.MAX_VALUE,
+  Number.MIN_VALUE,
+  0.1 + 0.2,
+  1.005,
+  -2.675,
+  99999999999.995,
+];
 const numbers = fc.oneof(fc.double(), fc.integer(), fc.maxSafeInteger(), fc.constantFrom(...SPECIAL_NUMBERS), fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }));
 const numericText = fc.oneof(
   fc.double().map(String),
@@ -95,7 +111,16 @@ const dates = fc.oneof(
   validDate.map((d) => d.toISOString()),
   validDate.map((d) => d.toISOString().slice(0, 10)),
   validDate.map((d) => d.toISOString().replace('Z', '+05:30')),
-  fc.constantFrom('2024-02-30', '2023-02-29', '0000-01-01', '2024-01-01T00:00:00.1234Z', '2024-01-01T00:00:00.123000Z', '2024-13-01', '+010000-01-01T00:00:00Z', '0050-06-15'),
+  fc.constantFrom(
+    '2024-02-30',
+    '2023-02-29',
+    '0000-01-01',
+    '2024-01-01T00:00:00.1234Z',
+    '2024-01-01T00:00:00.123000Z',
+    '2024-13-01',
+    '+010000-01-01T00:00:00Z',
+    '0050-06-15',
+  ),
 );
 const scalar = fc.oneof(text, numbers, numericText, dates, fc.boolean(), fc.constantFrom(null, undefined));
 const { json } = fc.letrec((tie) => ({
@@ -108,18 +133,22 @@ const deep = fc.tuple(fc.integer({ min: 0, max: 3000 }), fc.constantFrom('object
   for (let i = 0; i < levels; i++) value = shape === 'object' ? { a: value } : shape === 'array' ? [value] : { weight: i, child: value };
   return value;
 });
-const odd = fc.constantFrom<unknown>(new Map([['a', 1]]), new Date(Number.NaN), Object.create(null), [1, , 3], () => 1, Symbol('s'), new (class Custom {})(), [undefined]);
+const odd = fc.constantFrom<unknown>(new Map([['a', 1]]), new Date(Number.NaN), Object.create(null), [1, , 3], () => 1, Symbol('s'), new (class Custom {})(), [
+  undefined,
+]);
 
 const anything: fc.Arbitrary<unknown> = fc.oneof(scalar, json, deep, odd, fc.array(scalar, { maxLength: 5 }), objectOf(json));
 
 /** Inputs for one field: anything at all, plus values close to what it accepts. */
 function inputsFor(def: FieldDefinition): fc.Arbitrary<unknown> {
   const element = (cls: () => unknown) =>
-    fc.array(fc.tuple(fc.constantFrom(...fieldsOf(cls() as never).map((f) => f.name), ...HOSTILE_KEYS), fc.oneof(anything, deep)), { maxLength: 4 }).map((entries) => {
-      const obj: Record<string, unknown> = {};
-      for (const [k, v] of entries) Object.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });
-      return obj;
-    });
+    fc
+      .array(fc.tuple(fc.constantFrom(...fieldsOf(cls() as never).map((f) => f.name), ...HOSTILE_KEYS), fc.oneof(anything, deep)), { maxLength: 4 })
+      .map((entries) => {
+        const obj: Record<string, unknown> = {};
+        for (const [k, v] of entries) Object.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });
+        return obj;
+      });
   switch (def.kind) {
     case 'valueObject':
     case 'hasOne':
@@ -127,7 +156,12 @@ function inputsFor(def: FieldDefinition): fc.Arbitrary<unknown> {
     case 'hasMany':
       return fc.oneof(anything, fc.array(fc.oneof(element(def.target!), anything), { maxLength: 3 }));
     case 'list':
-      return fc.oneof(anything, fc.array(typeof def.of === 'function' ? fc.oneof(element(def.of), anything) : fc.oneof(inputsFor({ ...def, kind: def.of! }), anything), { maxLength: 5 }));
+      return fc.oneof(
+        anything,
+        fc.array(typeof def.of === 'function' ? fc.oneof(element(def.of), anything) : fc.oneof(inputsFor({ ...def, kind: def.of! }), anything), {
+          maxLength: 5,
+        }),
+      );
     case 'integer':
     case 'float':
     case 'decimal':
@@ -144,7 +178,8 @@ function inputsFor(def: FieldDefinition): fc.Arbitrary<unknown> {
 
 // --- the oracle: what an accepted value must be, written without the coercion code ------------
 
-const isMissing = (def: FieldDefinition, raw: unknown) => raw === undefined || raw === null || (raw === '' && ['string', 'text', 'identifier', 'status', 'reference'].includes(def.kind));
+const isMissing = (def: FieldDefinition, raw: unknown) =>
+  raw === undefined || raw === null || (raw === '' && ['string', 'text', 'identifier', 'status', 'reference'].includes(def.kind));
 
 /** Numerator and denominator of a decimal text (`-1.5e3`), or undefined when it is not one. */
 function rational(textValue: string): [bigint, bigint] | undefined {
@@ -172,7 +207,7 @@ function roundRational([n, d]: [bigint, bigint], scale: number): [bigint, bigint
   const negative = n < 0n;
   const abs = negative ? -n : n;
   let q = (abs * unit) / d;
-  if ((abs * unit) % d * 2n >= d) q += 1n;
+  if (((abs * unit) % d) * 2n >= d) q += 1n;
   return [negative ? -q : q, unit];
 }
 
@@ -235,7 +270,12 @@ function expectStored(def: FieldDefinition, raw: unknown, value: unknown): void 
       expect(Array.isArray(raw) && Array.isArray(value)).toBe(true);
       const items = raw as unknown[];
       expect((value as unknown[]).length).toBe(items.length);
-      const item: FieldDefinition = def.kind === 'hasMany' ? { ...def, kind: 'valueObject' } : typeof def.of === 'function' ? { ...def, kind: 'valueObject', target: def.of } : { ...def, kind: def.of! };
+      const item: FieldDefinition =
+        def.kind === 'hasMany'
+          ? { ...def, kind: 'valueObject' }
+          : typeof def.of === 'function'
+            ? { ...def, kind: 'valueObject', target: def.of }
+            : { ...def, kind: def.of! };
       items.forEach((r, i) => expectStored(item, r, (value as unknown[])[i]));
       return;
     }
@@ -246,8 +286,14 @@ function expectStored(def: FieldDefinition, raw: unknown, value: unknown): void 
       if (raw instanceof target) return expect(value).toBe(raw);
       const given = raw as Record<string, unknown>;
       // A key given as undefined is absent (as in JSON); any other unknown key must have been refused.
-      for (const k of Object.keys(given)) if (given[k] !== undefined) expect(fieldsOf(target).map((f) => f.name), `accepted unknown key ${k}`).toContain(k);
-      for (const f of fieldsOf(target)) if (!f.implicit) expectStored(f, Object.hasOwn(given, f.name) ? given[f.name] : undefined, (value as Record<string, unknown>)[f.name]);
+      for (const k of Object.keys(given))
+        if (given[k] !== undefined)
+          expect(
+            fieldsOf(target).map((f) => f.name),
+            `accepted unknown key ${k}`,
+          ).toContain(k);
+      for (const f of fieldsOf(target))
+        if (!f.implicit) expectStored(f, Object.hasOwn(given, f.name) ? given[f.name] : undefined, (value as Record<string, unknown>)[f.name]);
       return;
     }
     default:
@@ -318,7 +364,24 @@ describe('every field kind holds exactly what it validated, or names itself in a
 
   it('covers every field kind', () => {
     expect(new Set(defs.map((d) => d.kind))).toEqual(
-      new Set(['string', 'text', 'integer', 'float', 'decimal', 'boolean', 'date', 'datetime', 'identifier', 'status', 'list', 'dict', 'valueObject', 'hasOne', 'hasMany', 'reference']),
+      new Set([
+        'string',
+        'text',
+        'integer',
+        'float',
+        'decimal',
+        'boolean',
+        'date',
+        'datetime',
+        'identifier',
+        'status',
+        'list',
+        'dict',
+        'valueObject',
+        'hasOne',
+        'hasMany',
+        'reference',
+      ]),
     );
   });
 

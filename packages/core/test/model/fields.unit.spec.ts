@@ -183,7 +183,9 @@ describe('identifier and reference', () => {
     const c = Customer.create({ name: 'Ann' });
     expect(Sample.create({ customer: c as unknown as string }).customer).toBe(c.id);
     expect(Sample.create({ customer: 'c-1' }).customer).toBe('c-1');
-    expect(errorsOf(() => Sample.create({ customer: Money.create({ amount: 1, currency: 'EUR' }) as unknown as string })).customer![0]).toMatch(/must be the id of a Customer/);
+    expect(errorsOf(() => Sample.create({ customer: Money.create({ amount: 1, currency: 'EUR' }) as unknown as string })).customer![0]).toMatch(
+      /must be the id of a Customer/,
+    );
   });
 });
 

@@ -79,7 +79,9 @@ describe('registration', () => {
     viaDecorators.valueObject()(d.Address);
 
     const strip = (domain: Domain) =>
-      domain.registry.allRecords().map((r) => ({ kind: r.kind, name: r.name, options: JSON.parse(JSON.stringify(r.options, (_k, v) => (typeof v === 'function' ? v.name : v))) }));
+      domain.registry
+        .allRecords()
+        .map((r) => ({ kind: r.kind, name: r.name, options: JSON.parse(JSON.stringify(r.options, (_k, v) => (typeof v === 'function' ? v.name : v))) }));
     expect(strip(viaDecorators)).toEqual(strip(viaRegister));
   });
 
@@ -91,7 +93,13 @@ describe('registration', () => {
     domain.register(m.OrderPlaced, { partOf: m.Order });
     domain.register(m.OrderCommands, { partOf: m.Order });
     domain.register(m.Payments, { stream: 'payments' });
-    expect(domain.recordOf(m.Order)!.options).toEqual({ provider: 'default', providerGiven: false, streamCategory: 'my_shop::order', schemaName: 'order', isEventSourced: false });
+    expect(domain.recordOf(m.Order)!.options).toEqual({
+      provider: 'default',
+      providerGiven: false,
+      streamCategory: 'my_shop::order',
+      schemaName: 'order',
+      isEventSourced: false,
+    });
     expect(domain.recordOf(m.OrderLine)!.options).toMatchObject({ schemaName: 'order_line' });
     expect(domain.recordOf(m.OrderPlaced)!.options).toMatchObject({ version: 1, published: false, streamCategory: undefined });
     expect(domain.recordOf(m.OrderCommands)!.options).toMatchObject({ subscriptionName: 'OrderCommands' });
@@ -146,7 +154,12 @@ describe('lookups', () => {
     expect(domain.messageClassFor('Shop.OrderPlaced.v2')).toBe(m.OrderPlaced);
     expect(domain.messageClassFor('Shop.PlaceOrder.v1')).toBe(m.PlaceOrder);
     expect(domain.messageClassFor('Shop.OrderPlaced.v1')).toBeUndefined();
-    expect(domain.registry.messageInfo(m.PlaceOrder)).toMatchObject({ kind: 'COMMAND', fqn: 'Shop.PlaceOrder', streamCategory: 'shop::order', partOf: m.Order });
+    expect(domain.registry.messageInfo(m.PlaceOrder)).toMatchObject({
+      kind: 'COMMAND',
+      fqn: 'Shop.PlaceOrder',
+      streamCategory: 'shop::order',
+      partOf: m.Order,
+    });
   });
 
   it('finds the handlers of a message type with their method names', () => {
@@ -168,7 +181,9 @@ describe('lookups', () => {
     const schema = domain.aggregateSchemaFor(m.Order);
     expect(schema).toMatchObject({ aggregate: m.Order, name: 'Order', tableName: 'order', provider: 'default', identityField: 'id' });
     expect(schema.fields.map((f) => f.name)).toEqual(['id', 'customer', 'lines']);
-    expect(schema.entities.map((e) => [e.entity, e.tableName, e.identityField, e.fields.map((f) => f.name)])).toEqual([[m.OrderLine, 'order_line', 'id', ['id', 'sku']]]);
+    expect(schema.entities.map((e) => [e.entity, e.tableName, e.identityField, e.fields.map((f) => f.name)])).toEqual([
+      [m.OrderLine, 'order_line', 'id', ['id', 'sku']],
+    ]);
     expect(() => domain.aggregateSchemaFor(m.OrderLine as never)).toThrow(RegistrationError);
   });
 });

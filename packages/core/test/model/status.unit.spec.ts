@@ -26,7 +26,9 @@ describe('status fields', () => {
   it('accept a string enum as values and default to its default', () => {
     const s = Shipment.create({});
     expect(s.state).toBe('PENDING');
-    expect(() => Shipment.create({ state: 'LOST' as ShipmentState })).toThrow('Invalid Shipment: state: must be one of PENDING, PACKED, SHIPPED, DELIVERED, CANCELLED; got "LOST"');
+    expect(() => Shipment.create({ state: 'LOST' as ShipmentState })).toThrow(
+      'Invalid Shipment: state: must be one of PENDING, PACKED, SHIPPED, DELIVERED, CANCELLED; got "LOST"',
+    );
   });
 
   it('may be created in any state', () => {

@@ -24,7 +24,12 @@ import {
 import { makeFulfilment, type Fulfil } from '../support/fulfilment-domain.js';
 
 // event_processing explicit: a domain.toml found up the tree (the repository's, the example shop's) must not decide it.
-const memory = (overrides: Record<string, unknown> = {}) => ({ event_processing: 'sync', databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } }, ...overrides });
+const memory = (overrides: Record<string, unknown> = {}) => ({
+  event_processing: 'sync',
+  databases: { default: { provider: 'memory' } },
+  brokers: { default: { provider: 'inline' } },
+  ...overrides,
+});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('process managers (memory)', () => {
@@ -78,7 +83,11 @@ describe('process managers (memory)', () => {
       const orderId = await placeOrder('Ann');
       const [started, ...rest] = await transitions(orderId);
       expect(rest).toHaveLength(0);
-      expect(started).toMatchObject({ completed: false, state: { orderId, customer: 'Ann', notes: [], paid: false }, event: { type: 'Fulfil.OrderPlaced.v1' } });
+      expect(started).toMatchObject({
+        completed: false,
+        state: { orderId, customer: 'Ann', notes: [], paid: false },
+        event: { type: 'Fulfil.OrderPlaced.v1' },
+      });
     });
 
     it('a later event finds the instance through a mapped correlation and updates its state', async () => {
@@ -122,7 +131,9 @@ describe('process managers (memory)', () => {
       const orderId = await placeOrder();
       expect(await transitions(orderId)).toEqual([]);
       const envelope = (await provider().outbox.list({ limit: 10 }))[0]!.envelope;
-      await expect(f.domain.handleMessage(envelope, { handler: f.Fulfilment })).rejects.toThrow(/scheduleTimeout\(\): timeouts come back through the server's subscriptions.*event_processing = "async"/);
+      await expect(f.domain.handleMessage(envelope, { handler: f.Fulfilment })).rejects.toThrow(
+        /scheduleTimeout\(\): timeouts come back through the server's subscriptions.*event_processing = "async"/,
+      );
     });
   });
 
@@ -136,12 +147,15 @@ describe('process managers (memory)', () => {
       const outbox = provider().outbox;
       await outbox.promoteDue('default', 100);
       const handled: OutboxRow[] = [];
-      for (let rows = await outbox.claimBatch({ workerId: 'w', targetBroker: 'default', limit: 100, lockMs: 30000 }); rows.length; ) {
+      for (let rows = await outbox.claimBatch({ workerId: 'w', targetBroker: 'default', limit: 100, lockMs: 30000 }); rows.length;) {
         for (const row of rows) {
           if (row.envelope.metadata.domain.kind === 'EVENT') await f.domain.handleMessage(row.envelope, { handler: f.Fulfilment });
           handled.push(row);
         }
-        await outbox.markPublished('w', rows.map((row) => row.id));
+        await outbox.markPublished(
+          'w',
+          rows.map((row) => row.id),
+        );
         rows = await outbox.claimBatch({ workerId: 'w', targetBroker: 'default', limit: 100, lockMs: 30000 });
       }
       return handled;
@@ -236,12 +250,20 @@ describe('process managers (memory)', () => {
       // A bad due time fails the handler; nothing of that run is stored.
       timeoutOptions.value = { at: 'tomorrow' };
       const second = await placeOrder();
-      const placedAgain = (await provider().outbox.list({ limit: 20 })).find((row) => row.messageType === 'Fulfil.OrderPlaced.v1' && row.envelope.data.orderId === second)!;
-      await expect(domain.handleMessage(placedAgain.envelope, { handler: Reminders })).rejects.toThrow(/Reminders\.scheduleTimeout\(\): at must be a valid Date, got "tomorrow"/);
+      const placedAgain = (await provider().outbox.list({ limit: 20 })).find(
+        (row) => row.messageType === 'Fulfil.OrderPlaced.v1' && row.envelope.data.orderId === second,
+      )!;
+      await expect(domain.handleMessage(placedAgain.envelope, { handler: Reminders })).rejects.toThrow(
+        /Reminders\.scheduleTimeout\(\): at must be a valid Date, got "tomorrow"/,
+      );
       timeoutOptions.value = undefined;
-      await expect(domain.handleMessage(placedAgain.envelope, { handler: Reminders })).rejects.toThrow(/Reminders\.scheduleTimeout\(PaymentTimedOut\) needs \{ after: '15m' \}/);
+      await expect(domain.handleMessage(placedAgain.envelope, { handler: Reminders })).rejects.toThrow(
+        /Reminders\.scheduleTimeout\(PaymentTimedOut\) needs \{ after: '15m' \}/,
+      );
       timeoutOptions.value = { after: '15 minutes' };
-      await expect(domain.handleMessage(placedAgain.envelope, { handler: Reminders })).rejects.toThrow(/Reminders\.scheduleTimeout\(\): after: "15 minutes" is not a duration/);
+      await expect(domain.handleMessage(placedAgain.envelope, { handler: Reminders })).rejects.toThrow(
+        /Reminders\.scheduleTimeout\(\): after: "15 minutes" is not a duration/,
+      );
       expect(await scheduled()).toHaveLength(2);
     });
 
@@ -318,8 +340,12 @@ describe('process managers (memory)', () => {
 
     it('refuses an invalid date, and deliverAt with asynchronous: false, by name', async () => {
       await expect(f.domain.process(f.CancelOrder.create({ orderId: 'o' }), { deliverAt: new Date('nope') })).rejects.toThrow(InvalidDueTimeError);
-      await expect(f.domain.process(f.CancelOrder.create({ orderId: 'o' }), { deliverAt: '2030-01-01' as unknown as Date })).rejects.toThrow(/deliverAt must be a valid Date/);
-      await expect(f.domain.process(f.CancelOrder.create({ orderId: 'o' }), { deliverAt: new Date(), asynchronous: false })).rejects.toThrow(/deliverAt needs asynchronous processing/);
+      await expect(f.domain.process(f.CancelOrder.create({ orderId: 'o' }), { deliverAt: '2030-01-01' as unknown as Date })).rejects.toThrow(
+        /deliverAt must be a valid Date/,
+      );
+      await expect(f.domain.process(f.CancelOrder.create({ orderId: 'o' }), { deliverAt: new Date(), asynchronous: false })).rejects.toThrow(
+        /deliverAt needs asynchronous processing/,
+      );
     });
   });
 });
@@ -342,14 +368,21 @@ describe('parseDuration', () => {
     expect(new InvalidDurationError('after', 'x').name).toBe('InvalidDurationError');
   });
 
-  it.each([['15 minutes'], ['2 weeks'], ['1w'], ['-1s'], [''], ['10'], [-5], [Number.NaN], [null], [{}]])('refuses %j with the accepted forms named', (value) => {
-    expect(() => parseDuration(value, 'after')).toThrow(InvalidDurationError);
-    expect(() => parseDuration(value, 'after')).toThrow(/after: .* is not a duration; give a number of milliseconds \(>= 0\) or a string like '500ms', '30s', '15m', '2h' or '14d'/);
-  });
+  it.each([['15 minutes'], ['2 weeks'], ['1w'], ['-1s'], [''], ['10'], [-5], [Number.NaN], [null], [{}]])(
+    'refuses %j with the accepted forms named',
+    (value) => {
+      expect(() => parseDuration(value, 'after')).toThrow(InvalidDurationError);
+      expect(() => parseDuration(value, 'after')).toThrow(
+        /after: .* is not a duration; give a number of milliseconds \(>= 0\) or a string like '500ms', '30s', '15m', '2h' or '14d'/,
+      );
+    },
+  );
 });
 
 describe('process manager model checks (domain.init refuses by name)', () => {
-  function problemsOf(define: (domain: Domain, parts: { Order: ClassRef<BaseAggregate>; Placed: ClassRef<BaseEvent>; Cmd: ClassRef<BaseCommand> }) => void): string[] {
+  function problemsOf(
+    define: (domain: Domain, parts: { Order: ClassRef<BaseAggregate>; Placed: ClassRef<BaseEvent>; Cmd: ClassRef<BaseCommand> }) => void,
+  ): string[] {
     const domain = new Domain('Check');
     @domain.aggregate()
     class Order extends BaseAggregate {}
@@ -428,14 +461,16 @@ describe('process manager model checks (domain.init refuses by name)', () => {
   });
 
   it('a well-formed manager passes', () => {
-    expect(problemsOf((domain, { Order, Placed }) => {
-      @domain.processManager({ aggregates: [Order] })
-      class Fine extends BaseProcessManager {
-        @handle(Placed, { start: true, correlate: 'orderId', end: true })
-        placed(): void {}
-      }
-      void Fine;
-    })).toEqual([]);
+    expect(
+      problemsOf((domain, { Order, Placed }) => {
+        @domain.processManager({ aggregates: [Order] })
+        class Fine extends BaseProcessManager {
+          @handle(Placed, { start: true, correlate: 'orderId', end: true })
+          placed(): void {}
+        }
+        void Fine;
+      }),
+    ).toEqual([]);
   });
 
   it('send and scheduleTimeout outside a handler are refused by name', () => {

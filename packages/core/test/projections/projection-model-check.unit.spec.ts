@@ -1,6 +1,17 @@
 /** domain.init() refuses inconsistent projections and projectors, naming each one and the fix. */
 import { describe, expect, it } from 'vitest';
-import { BaseAggregate, BaseCommand, BaseEvent, BaseProjection, BaseProjector, Domain, DomainModelError, field, on, RegistrationError } from '../../src/index.js';
+import {
+  BaseAggregate,
+  BaseCommand,
+  BaseEvent,
+  BaseProjection,
+  BaseProjector,
+  Domain,
+  DomainModelError,
+  field,
+  on,
+  RegistrationError,
+} from '../../src/index.js';
 
 function model() {
   const domain = new Domain('Checks');
@@ -54,7 +65,9 @@ describe('projection and projector model checks', () => {
       @field.integer() total?: number;
     }
     expect(Totals).toBeDefined();
-    expect(problemsOf(domain)).toEqual(['Totals (projection): has no identifier; declare the field that identifies a record, e.g. @field.identifier({ identifier: true }) orderId']);
+    expect(problemsOf(domain)).toEqual([
+      'Totals (projection): has no identifier; declare the field that identifies a record, e.g. @field.identifier({ identifier: true }) orderId',
+    ]);
   });
 
   it('refuses a projector without projectorFor, or whose projectorFor is not a projection', () => {
@@ -118,7 +131,7 @@ describe('projection and projector model checks', () => {
     }
     expect(FromStore).toBeDefined();
     expect(problemsOf(domain)).toEqual([
-      "FromStore (projector): subscriptionType 'event_store', but no event-sourced aggregate writes its category \"checks::order\" to the event store; make that aggregate eventSourced, or leave subscriptionType out",
+      'FromStore (projector): subscriptionType \'event_store\', but no event-sourced aggregate writes its category "checks::order" to the event store; make that aggregate eventSourced, or leave subscriptionType out',
     ]);
   });
 
@@ -133,8 +146,12 @@ describe('projection and projector model checks', () => {
   it('refuses malformed options at registration', () => {
     const { domain, OrderView, Order } = model();
     expect(() => domain.projector({ projectorFor: OrderView, aggregates: Order as never })(class A extends BaseProjector {})).toThrow(RegistrationError);
-    expect(() => domain.projector({ projectorFor: OrderView, streamCategories: [''] })(class B extends BaseProjector {})).toThrow("B: streamCategories must be a list, e.g. streamCategories: ['shop::order']");
-    expect(() => domain.projector({ projectorFor: OrderView, aggregates: [Order], subscriptionType: 'kafka' as never })(class C extends BaseProjector {})).toThrow("C: subscriptionType must be 'stream' or 'event_store'");
+    expect(() => domain.projector({ projectorFor: OrderView, streamCategories: [''] })(class B extends BaseProjector {})).toThrow(
+      "B: streamCategories must be a list, e.g. streamCategories: ['shop::order']",
+    );
+    expect(() =>
+      domain.projector({ projectorFor: OrderView, aggregates: [Order], subscriptionType: 'kafka' as never })(class C extends BaseProjector {}),
+    ).toThrow("C: subscriptionType must be 'stream' or 'event_store'");
     expect(() => domain.projection()(class D extends BaseAggregate {} as never)).toThrow('D cannot be registered as projection');
   });
 });

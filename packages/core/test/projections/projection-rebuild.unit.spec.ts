@@ -21,7 +21,11 @@ import {
 } from '../../src/index.js';
 import { projectionLedger, type ProjectionLedger } from '../support/projection-ledger.js';
 
-const memory = (overrides: Record<string, unknown> = {}) => ({ databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } }, ...overrides });
+const memory = (overrides: Record<string, unknown> = {}) => ({
+  databases: { default: { provider: 'memory' } },
+  brokers: { default: { provider: 'inline' } },
+  ...overrides,
+});
 
 describe('projection rebuild (memory)', () => {
   let ledger: ProjectionLedger;
@@ -70,12 +74,16 @@ describe('projection rebuild (memory)', () => {
     expect(await l.domain.providers.get('default')!.projections.state('AccountSummary')).toMatchObject({ rebuilding: false, eventsApplied: 7 });
   });
 
-  it('reads only the categories its projectors follow: a process manager\'s and another aggregate\'s events are neither read nor counted', async () => {
+  it("reads only the categories its projectors follow: a process manager's and another aggregate's events are neither read nor counted", async () => {
     const l = await start(true, { event_processing: 'sync' });
     const provider = l.domain.providers.get('default')!;
     const other = async (stream: string, type: string, count: number) => {
       const tx = await provider.begin();
-      await provider.eventStore.append(tx, stream, Array.from({ length: count }, () => ({ messageId: randomUUID(), type, data: {} })));
+      await provider.eventStore.append(
+        tx,
+        stream,
+        Array.from({ length: count }, () => ({ messageId: randomUUID(), type, data: {} })),
+      );
       await tx.commit();
     };
     // Before, between and after the followed events, as a busy store has them.
@@ -90,7 +98,11 @@ describe('projection rebuild (memory)', () => {
     const progress: RebuildProgress[] = [];
     const summary = await rebuildProjection(l.domain, 'AccountSummary', { batchSize: 3, onProgress: (p) => progress.push(p) });
     expect([summary.read, summary.applied, summary.skipped]).toEqual([8, 8, 0]);
-    expect(progress.map((p) => [p.read, p.applied + p.skipped])).toEqual([[3, 3], [6, 6], [8, 8]]);
+    expect(progress.map((p) => [p.read, p.applied + p.skipped])).toEqual([
+      [3, 3],
+      [6, 6],
+      [8, 8],
+    ]);
     expect(summary.position).toBe(followed[7]!.globalPosition);
     expect((await l.domain.viewFor(l.AccountSummary).get(ann!)).balance).toBe(11);
   });
@@ -115,17 +127,18 @@ describe('projection rebuild (memory)', () => {
     expect(opened).toEqual(['Ann', 'Bob']);
   });
 
-  it('records the replayed events in the subscriptions\' inboxes: a later delivery of one is a duplicate, the next event is handled', async () => {
+  it("records the replayed events in the subscriptions' inboxes: a later delivery of one is a duplicate, the next event is handled", async () => {
     const l = await start(true, { event_processing: 'async' });
     const [ann] = await seed(l);
     await rebuildProjection(l.domain, l.AccountSummary);
     const store = l.domain.providers.get('default')!.eventStore;
     const stream = `ledger::account-${ann}`;
     const [opened] = await store.readStream(stream);
-    const deliver = (event: NonNullable<typeof opened>) => l.domain.handleMessage(withPosition(envelopeOf(event), { key: stream, sequence: event.position + 1 }), {
-      handler: l.AccountSummaryProjector,
-      inbox: { subscription: eventStoreInboxName('AccountSummaryProjector-ledger::account'), brokerMessageId: `${event.globalPosition}` },
-    });
+    const deliver = (event: NonNullable<typeof opened>) =>
+      l.domain.handleMessage(withPosition(envelopeOf(event), { key: stream, sequence: event.position + 1 }), {
+        handler: l.AccountSummaryProjector,
+        inbox: { subscription: eventStoreInboxName('AccountSummaryProjector-ledger::account'), brokerMessageId: `${event.globalPosition}` },
+      });
     expect(await deliver(opened!)).toBe('duplicate');
     const account = await l.domain.repositoryFor(l.Account).get(ann!);
     account.deposit(100);
@@ -142,13 +155,15 @@ describe('projection rebuild (memory)', () => {
     await status.markRebuilding('AccountSummary');
     const [first] = (await l.domain.providers.get('default')!.eventStore.readCategory('ledger::account')).events;
     const envelope = withPosition(envelopeOf(first!), { key: first!.streamName, sequence: 1 });
-    await expect(l.domain.handleMessage(envelope, { handler: l.AccountSummaryProjector, inbox: { subscription: 'x', brokerMessageId: '1' } })).rejects.toThrow(ProjectionRebuildingError);
+    await expect(l.domain.handleMessage(envelope, { handler: l.AccountSummaryProjector, inbox: { subscription: 'x', brokerMessageId: '1' } })).rejects.toThrow(
+      ProjectionRebuildingError,
+    );
     expect(await l.domain.viewFor(l.AccountSummary).count()).toBe(0);
     await status.markRebuilt('AccountSummary', 0, START_CURSOR);
     expect(await l.domain.handleMessage(envelope, { handler: l.AccountSummaryProjector, inbox: { subscription: 'x', brokerMessageId: '1' } })).toBe('handled');
   });
 
-  it('refuses to rebuild for the server\'s subscriptions when the inbox is off', async () => {
+  it("refuses to rebuild for the server's subscriptions when the inbox is off", async () => {
     const l = await start(true, { event_processing: 'async', inbox: { enabled: false } });
     await seed(l);
     await expect(rebuildProjection(l.domain, 'AccountSummary')).rejects.toThrow('cannot rebuild AccountSummary: the inbox is off ([inbox] enabled = false)');
@@ -163,6 +178,8 @@ describe('projection rebuild (memory)', () => {
       'cannot rebuild AccountSummary: AccountSummaryProjector follows "ledger::account", whose events are not in the event store (aggregate Account is not event-sourced: its events went through the outbox to brokers and were not kept)',
     );
     expect(await l.domain.viewFor(l.AccountSummary).count()).toBe(2);
-    await expect(rebuildProjection(l.domain, 'Nope')).rejects.toThrow('cannot rebuild Nope: domain Ledger has no projection named "Nope" (projections: AccountSummary)');
+    await expect(rebuildProjection(l.domain, 'Nope')).rejects.toThrow(
+      'cannot rebuild Nope: domain Ledger has no projection named "Nope" (projections: AccountSummary)',
+    );
   });
 });

@@ -7,7 +7,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { configureLogging, ObjectNotFoundError, ProjectionRaiseError, ReadOnlyViewError, RegistrationError } from '../../src/index.js';
 import { projectionLedger, type ProjectionLedger } from '../support/projection-ledger.js';
 
-const memory = (overrides: Record<string, unknown> = {}) => ({ databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } }, ...overrides });
+const memory = (overrides: Record<string, unknown> = {}) => ({
+  databases: { default: { provider: 'memory' } },
+  brokers: { default: { provider: 'inline' } },
+  ...overrides,
+});
 
 describe('projections and projectors (memory)', () => {
   let ledger: ProjectionLedger;
@@ -84,9 +88,16 @@ describe('projections and projectors (memory)', () => {
     expect(await domain.viewFor(AccountSummary).count()).toBe(0);
 
     const rows = (await domain.providers.get('default')!.outbox.list({ limit: 10 })).sort((a, b) => a.sequence - b.sequence);
-    const envelopes = rows.map((row) => ({ ...row.envelope, metadata: { ...row.envelope.metadata, envelope: { ...row.envelope.metadata.envelope, position: { key: row.partitionKey, sequence: row.sequence } } } }));
+    const envelopes = rows.map((row) => ({
+      ...row.envelope,
+      metadata: { ...row.envelope.metadata, envelope: { ...row.envelope.metadata.envelope, position: { key: row.partitionKey, sequence: row.sequence } } },
+    }));
     expect(envelopes).toHaveLength(3);
-    const deliver = (index: number) => domain.handleMessage(envelopes[index]!, { handler: AccountSummaryProjector, inbox: { subscription: 'AccountSummaryProjector', brokerMessageId: `m${index}` } });
+    const deliver = (index: number) =>
+      domain.handleMessage(envelopes[index]!, {
+        handler: AccountSummaryProjector,
+        inbox: { subscription: 'AccountSummaryProjector', brokerMessageId: `m${index}` },
+      });
     expect(await deliver(1)).toBe('early');
     expect(await deliver(0)).toBe('handled');
     expect(await deliver(0)).toBe('duplicate');

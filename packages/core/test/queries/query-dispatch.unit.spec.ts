@@ -1,5 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configureLogging, DomainNotInitializedError, HandlerNotFoundError, ImmutableElementError, RegistrationError, ValidationError } from '../../src/index.js';
+import {
+  configureLogging,
+  DomainNotInitializedError,
+  HandlerNotFoundError,
+  ImmutableElementError,
+  RegistrationError,
+  ValidationError,
+} from '../../src/index.js';
 import { makeLibrary, memoryConfig } from './library-domain.js';
 
 type Library = ReturnType<typeof makeLibrary>;
@@ -120,7 +127,9 @@ describe('domain.dispatch', () => {
   it('refuses a query class registered with another domain', async () => {
     const other = makeLibrary('Other');
     await expect(library.domain.dispatch(other.BookCount.create())).rejects.toThrow(RegistrationError);
-    await expect(library.domain.dispatch(other.BookCount.create())).rejects.toThrow('BookCount is not a registered query of domain "Library"; decorate it with @domain.query({ partOf: ... })');
+    await expect(library.domain.dispatch(other.BookCount.create())).rejects.toThrow(
+      'BookCount is not a registered query of domain "Library"; decorate it with @domain.query({ partOf: ... })',
+    );
   });
 
   it('passes on what the handler throws', async () => {
@@ -132,6 +141,8 @@ describe('domain.dispatch before init', () => {
   it('throws DomainNotInitializedError naming the query', async () => {
     const { domain, BookCount } = makeLibrary();
     await expect(domain.dispatch(BookCount.create())).rejects.toThrow(DomainNotInitializedError);
-    await expect(domain.dispatch(BookCount.create())).rejects.toThrow('Domain "Library" is not initialized: call "await domain.init()" before dispatching BookCount');
+    await expect(domain.dispatch(BookCount.create())).rejects.toThrow(
+      'Domain "Library" is not initialized: call "await domain.init()" before dispatching BookCount',
+    );
   });
 });

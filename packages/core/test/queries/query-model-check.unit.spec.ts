@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { BaseAggregate, BaseCommand, BaseCommandHandler, BaseQuery, BaseQueryHandler, BaseValueObject, Domain, DomainModelError, field, handle, read } from '../../src/index.js';
+import {
+  BaseAggregate,
+  BaseCommand,
+  BaseCommandHandler,
+  BaseQuery,
+  BaseQueryHandler,
+  BaseValueObject,
+  Domain,
+  DomainModelError,
+  field,
+  handle,
+  read,
+} from '../../src/index.js';
 
 /** A domain with one aggregate, to which each test adds the element under test. */
 function withOrder() {
@@ -57,7 +69,9 @@ describe('domain.init() refuses', () => {
         return 2;
       }
     }
-    expect(await initRefusal(domain)).toEqual(['query Count is answered by 2 methods (OrderQueries.one, OrderQueries.two); a query has exactly one @read method in one query handler']);
+    expect(await initRefusal(domain)).toEqual([
+      'query Count is answered by 2 methods (OrderQueries.one, OrderQueries.two); a query has exactly one @read method in one query handler',
+    ]);
     expect(OrderQueries).toBeTruthy();
   });
 
@@ -169,8 +183,12 @@ describe('domain.init() refuses', () => {
 describe('query registration', () => {
   it('refuses a query decorator on a class that is not a BaseQuery', () => {
     const { domain, Order } = withOrder();
-    expect(() => domain.query({ partOf: Order })(class NotAQuery extends BaseCommand {} as never)).toThrow('NotAQuery cannot be registered as query: it extends the base of command');
-    expect(() => domain.queryHandler({ partOf: Order })(class Plain {} as never)).toThrow('Plain cannot be registered as queryHandler: it extends no protean-ts base class');
+    expect(() => domain.query({ partOf: Order })(class NotAQuery extends BaseCommand {} as never)).toThrow(
+      'NotAQuery cannot be registered as query: it extends the base of command',
+    );
+    expect(() => domain.queryHandler({ partOf: Order })(class Plain {} as never)).toThrow(
+      'Plain cannot be registered as queryHandler: it extends no protean-ts base class',
+    );
   });
 
   it('infers the kind from the base class in domain.register', () => {

@@ -66,7 +66,9 @@ describe('@useCase outside an initialized, registered service', () => {
       }
     }
     await expect(new Unregistered().run()).rejects.toThrow(RegistrationError);
-    await expect(new Unregistered().run()).rejects.toThrow('Unregistered.run is a @useCase, but Unregistered is not registered with a domain; decorate it with @domain.applicationService()');
+    await expect(new Unregistered().run()).rejects.toThrow(
+      'Unregistered.run is a @useCase, but Unregistered is not registered with a domain; decorate it with @domain.applicationService()',
+    );
   });
 
   it('needs the domain initialized', async () => {

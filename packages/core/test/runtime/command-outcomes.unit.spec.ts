@@ -55,7 +55,7 @@ describe('commands that report back, in memory', () => {
   beforeAll(() => shop.init({ config: { databases: { default: { provider: 'memory' } } } }));
   afterAll(() => shop.close());
 
-  it('runs two concurrent commands with one key once; both get the first one\'s result', async () => {
+  it("runs two concurrent commands with one key once; both get the first one's result", async () => {
     runs.place = 0;
     const [a, b] = await Promise.all([
       shop.process(Checkout.create({ owner: 'ann' }), { idempotencyKey: 'k1' }),
@@ -66,7 +66,7 @@ describe('commands that report back, in memory', () => {
     expect(await shop.repositoryFor(Basket).count()).toBe(1);
   });
 
-  it('gives a repeat in the same unit of work the first one\'s result, as SQL would', async () => {
+  it("gives a repeat in the same unit of work the first one's result, as SQL would", async () => {
     runs.place = 0;
     const [first, second] = await shop.uow(async () => [
       await shop.process(Checkout.create({ owner: 'eve' }), { idempotencyKey: 'k4' }),
@@ -92,7 +92,7 @@ describe('commands that report back, in memory', () => {
     expect(runs.place).toBe(1);
   });
 
-  it('records a queued command\'s result when its handler runs, for the waiting sender', async () => {
+  it("records a queued command's result when its handler runs, for the waiting sender", async () => {
     const before = (await queued()).length;
     const outcome = shop.process<{ basketId: string }>(Checkout.create({ owner: 'bo' }), { asynchronous: true, awaitOutcome: { timeoutMs: 10_000 } });
     let envelope: MessageEnvelope | undefined;
@@ -121,7 +121,9 @@ describe('commands that report back, in memory', () => {
 
   it('refuses malformed options by name', async () => {
     await expect(shop.process(Checkout.create({ owner: 'x' }), { idempotencyKey: 'x'.repeat(201) })).rejects.toBeInstanceOf(InvalidProcessOptionsError);
-    await expect(shop.process(Checkout.create({ owner: 'x' }), { asynchronous: true, awaitOutcome: { timeoutMs: 1.5 } })).rejects.toThrow(/awaitOutcome must be \{ timeoutMs \} with a whole number/);
+    await expect(shop.process(Checkout.create({ owner: 'x' }), { asynchronous: true, awaitOutcome: { timeoutMs: 1.5 } })).rejects.toThrow(
+      /awaitOutcome must be \{ timeoutMs \} with a whole number/,
+    );
   });
 });
 

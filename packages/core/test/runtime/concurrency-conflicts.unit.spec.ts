@@ -88,10 +88,14 @@ describe('concurrency conflicts in handlers', () => {
   it('retryOnConflict gives up after its attempts and throws the last conflict', async () => {
     let calls = 0;
     const conflict = () => new ExpectedVersionError('Counter', 'c1', 1, 2);
-    const failing = retryOnConflict(async () => {
-      calls += 1;
-      throw conflict();
-    }, undefined, { attempts: 3, baseDelayMs: 1, maxDelayMs: 2 });
+    const failing = retryOnConflict(
+      async () => {
+        calls += 1;
+        throw conflict();
+      },
+      undefined,
+      { attempts: 3, baseDelayMs: 1, maxDelayMs: 2 },
+    );
     await expect(failing).rejects.toThrow(ExpectedVersionError);
     expect(calls).toBe(3);
   });

@@ -61,7 +61,9 @@ describe('domain runtime wiring', () => {
     const { domain } = makeShop();
     const attempt = domain.init({ config: { databases: { default: { provider: 'mongo' } } } });
     await expect(attempt).rejects.toThrow(ConfigError);
-    await expect(domain.init({ config: { databases: { default: { provider: 'mongo' } } } })).rejects.toThrow(/databases\.default\.provider.*mongo.*memory.*postgresql/s);
+    await expect(domain.init({ config: { databases: { default: { provider: 'mongo' } } } })).rejects.toThrow(
+      /databases\.default\.provider.*mongo.*memory.*postgresql/s,
+    );
   });
 
   it('the adapter registry itself refuses an unknown kind with the key and the known kinds', async () => {
@@ -114,7 +116,10 @@ describe('domain runtime wiring', () => {
 
   it('reads domain.toml found from the domain root', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'protean-runtime-'));
-    fs.writeFileSync(path.join(dir, 'domain.toml'), ['event_processing = "async"', '[databases.default]', 'provider = "memory"', '[outbox]', 'messages_per_tick = 11'].join('\n'));
+    fs.writeFileSync(
+      path.join(dir, 'domain.toml'),
+      ['event_processing = "async"', '[databases.default]', 'provider = "memory"', '[outbox]', 'messages_per_tick = 11'].join('\n'),
+    );
     const domain = new Domain('FromFile', { root: path.join(dir, 'app.ts') });
     opened.push(domain);
     await domain.init();

@@ -95,7 +95,8 @@ describe('malformed envelopes: regressions', () => {
     for (const levels of [MAX_MESSAGE_NESTING + 5, 100_000]) {
       const { metadata } = ledger.credited();
       // Parsed from text, as it arrives: JSON.parse takes any depth, JSON.stringify could not write it.
-      const attempt = () => deserializeMessage(ledger.domain, JSON.parse(`{"data":{"extra":${'['.repeat(levels)}${']'.repeat(levels)}},"metadata":${JSON.stringify(metadata)}}`));
+      const attempt = () =>
+        deserializeMessage(ledger.domain, JSON.parse(`{"data":{"extra":${'['.repeat(levels)}${']'.repeat(levels)}},"metadata":${JSON.stringify(metadata)}}`));
       expect(attempt).toThrow(MalformedEnvelopeError);
       expect(attempt).toThrow(`nests deeper than ${MAX_MESSAGE_NESTING} levels`);
     }
@@ -142,7 +143,13 @@ describe('malformed envelopes: regressions', () => {
   });
 
   it('regression: the outbox’s position markers are signed, and their data repeats the position the checksum covers', () => {
-    const marker = positionPassedEnvelope({ position: { key: 'ledger::account-1', sequence: 3 }, messageId: 'm-1', messageType: 'Ledger.Credited.v1', streamCategory: 'ledger::account', reason: 'too large' });
+    const marker = positionPassedEnvelope({
+      position: { key: 'ledger::account-1', sequence: 3 },
+      messageId: 'm-1',
+      messageType: 'Ledger.Credited.v1',
+      streamCategory: 'ledger::account',
+      reason: 'too large',
+    });
     expect(marker.metadata.envelope.checksum).toBe(envelopeChecksum(marker));
     expect(() => checkPositionPassed(overTheWire(marker), { requireChecksum: true })).not.toThrow();
 
@@ -196,7 +203,10 @@ describe('malformed envelopes: regressions', () => {
 
 const FIXED_SEED = 20_261_124;
 const RANDOM_SEED = Math.floor(Math.random() * 2 ** 31);
-const SEEDS = [['fixed', FIXED_SEED], ['random', RANDOM_SEED]] as const;
+const SEEDS = [
+  ['fixed', FIXED_SEED],
+  ['random', RANDOM_SEED],
+] as const;
 
 /** The errors a refused envelope may raise: each names what is wrong, and none is worth a retry. */
 const NAMED_ERRORS = [MalformedEnvelopeError, ChecksumMismatchError, UnknownMessageTypeError, ValidationError];
@@ -206,11 +216,28 @@ const key = fc.oneof(fc.string(), fc.constantFrom(...PROTOTYPE_KEYS, 'data', 'me
 const anyJson = fc.jsonValue({ maxDepth: 4 });
 /** Where a mutation lands. */
 const PATHS = [
-  [], ['data'], ['data', 'amount'], ['data', 'accountId'], ['data', 'tags'], ['data', 'extra'], ['metadata'], ['metadata', 'headers'],
-  ['metadata', 'headers', 'id'], ['metadata', 'headers', 'type'], ['metadata', 'headers', 'time'], ['metadata', 'headers', 'stream'],
-  ['metadata', 'envelope'], ['metadata', 'envelope', 'checksum'], ['metadata', 'envelope', 'position'], ['metadata', 'envelope', 'position', 'key'],
-  ['metadata', 'envelope', 'position', 'sequence'], ['metadata', 'domain'], ['metadata', 'domain', 'kind'], ['metadata', 'domain', 'fqn'],
-  ['metadata', 'domain', 'correlationId'], ['metadata', 'extensions'],
+  [],
+  ['data'],
+  ['data', 'amount'],
+  ['data', 'accountId'],
+  ['data', 'tags'],
+  ['data', 'extra'],
+  ['metadata'],
+  ['metadata', 'headers'],
+  ['metadata', 'headers', 'id'],
+  ['metadata', 'headers', 'type'],
+  ['metadata', 'headers', 'time'],
+  ['metadata', 'headers', 'stream'],
+  ['metadata', 'envelope'],
+  ['metadata', 'envelope', 'checksum'],
+  ['metadata', 'envelope', 'position'],
+  ['metadata', 'envelope', 'position', 'key'],
+  ['metadata', 'envelope', 'position', 'sequence'],
+  ['metadata', 'domain'],
+  ['metadata', 'domain', 'kind'],
+  ['metadata', 'domain', 'fqn'],
+  ['metadata', 'domain', 'correlationId'],
+  ['metadata', 'extensions'],
 ] as const;
 
 type Mutation =
@@ -233,8 +260,7 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
 );
 
 // Text a string field can hold: string fields refuse NUL and lone surrogates (they cannot be stored).
-const storableText = (maxLength: number) =>
-  fc.string({ unit: 'grapheme', maxLength }).map((text) => text.replaceAll('\u0000', ''));
+const storableText = (maxLength: number) => fc.string({ unit: 'grapheme', maxLength }).map((text) => text.replaceAll('\u0000', ''));
 
 const content = fc.record({
   amount: fc.integer({ min: -1e9, max: 1e9 }),
@@ -294,7 +320,8 @@ describe('malformed envelopes: property-based (deserializeMessage)', () => {
         try {
           result = deserializeMessage(ledger.domain, received, { requireChecksum });
         } catch (error) {
-          if (!NAMED_ERRORS.some((type) => error instanceof type)) throw new Error(`unnamed error for ${text.slice(0, 300)}: ${String((error as Error)?.stack ?? error)}`);
+          if (!NAMED_ERRORS.some((type) => error instanceof type))
+            throw new Error(`unnamed error for ${text.slice(0, 300)}: ${String((error as Error)?.stack ?? error)}`);
           return;
         }
         expect(result).toBeInstanceOf(ledger.Credited);
@@ -316,7 +343,10 @@ describe('malformed envelopes: property-based (deserializeMessage)', () => {
         try {
           deserializeMessage(ledger.domain, value as MessageEnvelope);
         } catch (error) {
-          expect(NAMED_ERRORS.some((type) => error instanceof type), String(error)).toBe(true);
+          expect(
+            NAMED_ERRORS.some((type) => error instanceof type),
+            String(error),
+          ).toBe(true);
           return;
         }
         throw new Error('an arbitrary value was accepted as an envelope');

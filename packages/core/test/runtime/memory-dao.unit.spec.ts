@@ -76,7 +76,10 @@ describe('memory DAO specifics', () => {
 
   it('reports, drops and truncates tables', async () => {
     const provider = new MemoryProvider('default');
-    expect(await provider.setupSchema([schema], { outbox: true })).toEqual({ created: ['conformance_item', 'conformance_part', 'conformance_label', 'outbox'], existing: [] });
+    expect(await provider.setupSchema([schema], { outbox: true })).toEqual({
+      created: ['conformance_item', 'conformance_part', 'conformance_label', 'outbox'],
+      existing: [],
+    });
     expect((await provider.setupSchema([schema], { outbox: false })).existing).toContain('conformance_item');
     await provider.dao(schema).save(Item.create({ name: 'a' }), -1);
     await provider.truncate([schema]);

@@ -109,9 +109,9 @@ describe('serializeMessage / deserializeMessage', () => {
 
   it('survives a trip through JSON text with reordered keys (as a database or broker may return it)', () => {
     const envelope = serializeMessage(raisedEvent());
-    const reordered = JSON.parse(JSON.stringify(envelope, (_k, v: unknown) =>
-      v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).reverse()) : v,
-    ));
+    const reordered = JSON.parse(
+      JSON.stringify(envelope, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).reverse()) : v)),
+    );
     expect(Object.keys(reordered.metadata)).not.toEqual(Object.keys(envelope.metadata));
     const restored = deserializeMessage<OrderPlaced>(domain, reordered);
     expect(canonicalJson(serializeMessage(restored))).toBe(canonicalJson(envelope));

@@ -35,7 +35,11 @@ describe.skipIf(!up)('transactional outbox on PostgreSQL', () => {
     restoreLogging = configureLogging({ sink: () => {} });
     await sql(`${SERVER}/postgres`, `CREATE DATABASE "${database}"`);
     await shop.domain.init({
-      config: { event_processing: 'async', databases: { default: { provider: 'postgresql', database_uri: uri, pool_size: 4 } }, brokers: { default: { provider: 'inline' } } },
+      config: {
+        event_processing: 'async',
+        databases: { default: { provider: 'postgresql', database_uri: uri, pool_size: 4 } },
+        brokers: { default: { provider: 'inline' } },
+      },
     });
     await shop.domain.providers.get('default')!.setupSchema(shop.domain.runtime.aggregateSchemas(), { outbox: true });
   });
@@ -61,7 +65,10 @@ describe.skipIf(!up)('transactional outbox on PostgreSQL', () => {
     });
     // The outbox rows are appended at commit, in the same transaction as the order.
     expect(await orderCount()).toBe(1);
-    const rows = await sql<{ message_type: string; partition_key: string; status: string }>(uri, 'SELECT message_type, partition_key, status FROM protean_outbox');
+    const rows = await sql<{ message_type: string; partition_key: string; status: string }>(
+      uri,
+      'SELECT message_type, partition_key, status FROM protean_outbox',
+    );
     expect(rows).toEqual([expect.objectContaining({ message_type: 'Shop.OrderPlaced.v1', status: 'pending' })]);
   });
 

@@ -38,7 +38,9 @@ describe('repository', () => {
     const order = newOrder();
     await repo().add(order);
     await expect(repo().get(order.id, { atVersion: 0 })).rejects.toThrow(NotEventSourcedError);
-    await expect(repo().get(order.id, { asOf: new Date() })).rejects.toThrow('Order is not event-sourced, so its repository cannot load a past version or time');
+    await expect(repo().get(order.id, { asOf: new Date() })).rejects.toThrow(
+      'Order is not event-sourced, so its repository cannot load a past version or time',
+    );
   });
 
   it('adds a new aggregate at version 0 and gets it back as a copy', async () => {
@@ -101,7 +103,13 @@ describe('repository', () => {
   });
 
   it('queries with filters, ordering and paging, and counts', async () => {
-    for (const [customer, total] of [['Ann', 10], ['Bo', 20], ['Cy', 30], ['Di', 40]] as const) await repo().add(newOrder(customer, { total }));
+    for (const [customer, total] of [
+      ['Ann', 10],
+      ['Bo', 20],
+      ['Cy', 30],
+      ['Di', 40],
+    ] as const)
+      await repo().add(newOrder(customer, { total }));
     const found = await repo().query({ filter: { total: { $gte: 20 } }, orderBy: { total: 'desc' }, limit: 2 });
     expect(found.map((o) => o.customer)).toEqual(['Di', 'Cy']);
     expect((await repo().query({ orderBy: { customer: 'asc' }, offset: 3 })).map((o) => o.customer)).toEqual(['Di']);

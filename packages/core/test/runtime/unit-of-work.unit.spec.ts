@@ -127,7 +127,12 @@ describe('unit of work', () => {
   });
 
   describe('outbox', () => {
-    beforeEach(() => start({ brokers: { default: { provider: 'inline' }, partners: { provider: 'inline' } }, outbox: { external_brokers: ['partners'], retry: { max_attempts: 7 } } }));
+    beforeEach(() =>
+      start({
+        brokers: { default: { provider: 'inline' }, partners: { provider: 'inline' } },
+        outbox: { external_brokers: ['partners'], retry: { max_attempts: 7 } },
+      }),
+    );
 
     it('writes one row per event in the same transaction as the aggregate', async () => {
       const order = newOrder();
@@ -233,7 +238,12 @@ describe('unit of work', () => {
         await shop.domain.repositoryFor(shop.Order).add(order);
         expect(shop.seen).toHaveLength(0);
       });
-      expect(shop.seen.filter((s) => s.event instanceof shop.OrderPlaced).map((s) => s.handler).sort()).toEqual(['Auditor', 'Mailer']);
+      expect(
+        shop.seen
+          .filter((s) => s.event instanceof shop.OrderPlaced)
+          .map((s) => s.handler)
+          .sort(),
+      ).toEqual(['Auditor', 'Mailer']);
       // The Auditor saved in its own unit, whose event reached the Mailer in turn.
       expect(shop.seen.some((s) => s.event instanceof shop.OrderAudited)).toBe(true);
       expect((await shop.domain.repositoryFor(shop.Order).get(order.id))._version).toBe(1);
@@ -289,7 +299,10 @@ describe('unit of work', () => {
     it('regression: a command handled inside an outer unit keeps the outer correlation but is itself the cause of its events', async () => {
       const handled = await shop.domain.uow(async () => currentUnitOfWork()!.context);
       expect(handled).toMatchObject({ correlationId: null, causationId: null });
-      const id = await shop.domain.runtime.uow(() => shop.domain.process<string>(shop.PlaceOrder.create({ customer: 'Ann' })), { correlationId: 'req-42', causationId: 'http-1' });
+      const id = await shop.domain.runtime.uow(() => shop.domain.process<string>(shop.PlaceOrder.create({ customer: 'Ann' })), {
+        correlationId: 'req-42',
+        causationId: 'http-1',
+      });
       const placed = (await outboxRows()).find((r) => r.messageType === 'Shop.OrderPlaced.v1' && r.partitionKey.endsWith(id))!;
       expect(placed.correlationId).toBe('req-42');
       // The command joined the outer unit but is the cause of what its handler raised.

@@ -2,15 +2,7 @@
  * An order-fulfilment process for the process-manager tests: an order is placed, its payment
  * confirms it, or a payment timeout cancels it. `makeFulfilment()` builds fresh classes per call.
  */
-import {
-  BaseAggregate,
-  BaseCommand,
-  BaseEvent,
-  BaseProcessManager,
-  Domain,
-  field,
-  handle,
-} from '../../src/index.js';
+import { BaseAggregate, BaseCommand, BaseEvent, BaseProcessManager, Domain, field, handle } from '../../src/index.js';
 
 export interface FulfilmentOptions {
   /** The payment timeout, or one per customer; none when absent. */

@@ -27,7 +27,13 @@ export function startInMemoryTracing(): InMemoryTracing {
     named,
     one(name) {
       const found = named(name);
-      if (found.length !== 1) throw new Error(`expected one ${name} span, found ${found.length}: ${exporter.getFinishedSpans().map((s) => s.name).join(', ')}`);
+      if (found.length !== 1)
+        throw new Error(
+          `expected one ${name} span, found ${found.length}: ${exporter
+            .getFinishedSpans()
+            .map((s) => s.name)
+            .join(', ')}`,
+        );
       return found[0]!;
     },
     reset: () => exporter.reset(),

@@ -33,11 +33,14 @@ it('reports tracing off, and messages get no trace headers', async () => {
   expect(row!.envelope.metadata.headers).toMatchObject({ traceparent: null, tracestate: null });
 });
 
-it('carries the handled message\'s trace context on to the messages its handler raises', async () => {
+it("carries the handled message's trace context on to the messages its handler raises", async () => {
   await shop.domain.process(shop.PlaceOrder.create({ customer: 'Ann' }), { asynchronous: true });
   const [queued] = await outbox().list({ limit: 10 });
   const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
-  const traced: MessageEnvelope = { ...queued!.envelope, metadata: { ...queued!.envelope.metadata, headers: { ...queued!.envelope.metadata.headers, traceparent, tracestate: 'vendor=1' } } };
+  const traced: MessageEnvelope = {
+    ...queued!.envelope,
+    metadata: { ...queued!.envelope.metadata, headers: { ...queued!.envelope.metadata.headers, traceparent, tracestate: 'vendor=1' } },
+  };
   traced.metadata.envelope = { ...traced.metadata.envelope, checksum: envelopeChecksum(traced) };
   await shop.domain.handleMessage(traced);
   const placed = (await outbox().list({ limit: 10 })).find((row) => row.messageType === 'Shop.OrderPlaced.v1');

@@ -74,7 +74,9 @@ describe('with an SDK registered', () => {
   it('an async command: a producer span whose context the queued command carries; its handler continues the trace', async () => {
     shop = makeShop();
     await shop.domain.init({ config: memoryConfig({ event_processing: 'async' }) });
-    const { result: messageId, request } = await inRequest(() => shop.domain.process(shop.PlaceOrder.create({ customer: 'Ann' }), { asynchronous: true }) as Promise<string>);
+    const { result: messageId, request } = await inRequest(
+      () => shop.domain.process(shop.PlaceOrder.create({ customer: 'Ann' }), { asynchronous: true }) as Promise<string>,
+    );
     const command = tracing.one(SpanNames.commandProcess);
     expect(command.kind).toBe(SpanKind.PRODUCER);
     expect(command.attributes).toMatchObject({ 'messaging.operation.type': 'send', 'protean.command.processing': 'async', 'messaging.message.id': messageId });
@@ -154,7 +156,10 @@ describe('with an SDK registered', () => {
     tracing.reset();
     const broker = shop.domain.brokers.get('default')!;
     await broker.publish({ stream: row!.streamName, envelope: row!.envelope });
-    await broker.publishBatch([{ stream: 'a', envelope: row!.envelope }, { stream: 'b', envelope: row!.envelope }]);
+    await broker.publishBatch([
+      { stream: 'a', envelope: row!.envelope },
+      { stream: 'b', envelope: row!.envelope },
+    ]);
     const [single, batch] = tracing.named(SpanNames.brokerPublish);
     expect(single!.kind).toBe(SpanKind.PRODUCER);
     expect(single!.attributes).toMatchObject({
@@ -203,7 +208,12 @@ describe('raw subscribers', () => {
       await shop.domain.runtime.runOnce(queued!.envelope, inbox, async () => {}, { name: 'PaymentCallbacks', kind: 'subscriber' });
       const span = tracing.one(SpanNames.handlerExecute);
       expect(parentIdOf(span)).toBe(command.spanContext().spanId);
-      expect(span.attributes).toMatchObject({ 'protean.handler': 'PaymentCallbacks', 'protean.handler.kind': 'subscriber', 'messaging.consumer.group.name': 'payment-callbacks', 'protean.handler.outcome': expect.any(String) });
+      expect(span.attributes).toMatchObject({
+        'protean.handler': 'PaymentCallbacks',
+        'protean.handler.kind': 'subscriber',
+        'messaging.consumer.group.name': 'payment-callbacks',
+        'protean.handler.outcome': expect.any(String),
+      });
       tracing.reset();
       await shop.domain.runtime.runOnce(queued!.envelope, { ...inbox, brokerMessageId: '2-0', jumpGap: true }, async () => {});
       expect(tracing.named(SpanNames.handlerExecute)).toHaveLength(0);

@@ -72,7 +72,13 @@ describe('CreateProps', () => {
   });
 
   it('keeps optional keys, id, nested plain objects and ISO dates optional or accepted', () => {
-    Order.create({ customer: 'Ann', id: 'o-1', lines: [{ sku: 'A', quantity: 1 }, Line.create({ sku: 'B', quantity: 2 })], address: { street: 'Main' }, placedAt: '2024-01-01T00:00:00Z' });
+    Order.create({
+      customer: 'Ann',
+      id: 'o-1',
+      lines: [{ sku: 'A', quantity: 1 }, Line.create({ sku: 'B', quantity: 2 })],
+      address: { street: 'Main' },
+      placedAt: '2024-01-01T00:00:00Z',
+    });
     // @ts-expect-error nested plain objects are checked too
     Order.create({ customer: 'Ann', address: { stret: 'Main' } });
     expectTypeOf<CreateProps<Order>>().toHaveProperty('customer').toEqualTypeOf<string>();

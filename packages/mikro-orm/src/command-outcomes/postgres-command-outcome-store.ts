@@ -3,7 +3,16 @@
  * PostgreSQL makes a second insert of a key held by an open transaction wait for it, and then
  * (read committed) the lookup that follows sees the first command's committed row.
  */
-import type { ClaimResult, CommandClaim, CommandOutcome, CommandOutcomeCleanup, CommandOutcomeRecord, CommandOutcomeStatus, CommandOutcomeStore, ProviderTransaction } from '@protean-ts/core';
+import type {
+  ClaimResult,
+  CommandClaim,
+  CommandOutcome,
+  CommandOutcomeCleanup,
+  CommandOutcomeRecord,
+  CommandOutcomeStatus,
+  CommandOutcomeStore,
+  ProviderTransaction,
+} from '@protean-ts/core';
 import type { SqlDatabase, SqlExecutor } from '../sql-executor.js';
 import { transactionExecutor } from '../transaction-executor.js';
 import { COMMAND_OUTCOMES_TABLE } from './command-outcomes-table.js';
@@ -42,15 +51,17 @@ export class PostgresCommandOutcomeStore implements CommandOutcomeStore {
       // The same command claimed before (processed twice): its own record.
       const found = existing ?? (await this.byId(sql, claim.commandId));
       if (found) return { claimed: false, existing: found };
-      if (attempt >= CLAIM_ATTEMPTS) throw new Error(`Could not claim the outcome record of command ${claim.commandId} in ${this.table}: the conflicting row kept disappearing`);
+      if (attempt >= CLAIM_ATTEMPTS)
+        throw new Error(`Could not claim the outcome record of command ${claim.commandId} in ${this.table}: the conflicting row kept disappearing`);
     }
   }
 
   async complete(tx: ProviderTransaction | null, commandId: string, outcome: CommandOutcome): Promise<boolean> {
     const sql: SqlExecutor = tx ? transactionExecutor(tx, this.db.providerName, 'The command outcomes', 'so the outcome commits with the handler') : this.db;
-    const params = outcome.status === 'succeeded'
-      ? ['succeeded', JSON.stringify(outcome.result ?? null), null, null]
-      : ['refused', null, outcome.errorName, outcome.errorMessage];
+    const params =
+      outcome.status === 'succeeded'
+        ? ['succeeded', JSON.stringify(outcome.result ?? null), null, null]
+        : ['refused', null, outcome.errorName, outcome.errorMessage];
     // A refusal never replaces a success (a retry that succeeded came first).
     const updated = await sql.execute(
       `UPDATE ${this.table} SET status = ?, result = ?::jsonb, error_name = ?, error_message = ?, completed_at = now()

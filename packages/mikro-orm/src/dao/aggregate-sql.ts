@@ -41,13 +41,16 @@ export class AggregateSql {
     this.update = `UPDATE ${this.table} SET ${[...sets, `${q(VERSION_COLUMN)} = ?`].join(', ')} WHERE ${id} = ? AND ${q(VERSION_COLUMN)} = ?`;
     this.versionOf = `SELECT ${q(VERSION_COLUMN)} AS v FROM ${this.table} WHERE ${id} = ?`;
     this.deleteById = `DELETE FROM ${this.table} WHERE ${id} = ?`;
-    const selected = [...this.columnsOf(m, 't0'), `t0.${q(VERSION_COLUMN)}`, ...m.children.map((c) => `${this.childSubquery(c, m, 't0', 1)} AS ${q(childKey(c.field))}`)];
+    const selected = [
+      ...this.columnsOf(m, 't0'),
+      `t0.${q(VERSION_COLUMN)}`,
+      ...m.children.map((c) => `${this.childSubquery(c, m, 't0', 1)} AS ${q(childKey(c.field))}`),
+    ];
     this.select = `SELECT ${selected.join(', ')} FROM ${this.table} t0`;
     this.selectById = `${this.select} WHERE t0.${id} = ?`;
     this.countFrom = `SELECT count(*)::int AS n FROM ${this.table} t0`;
     this.updateColumnIndexes = m.columns.flatMap((c, i) => (c.primary ? [] : [i]));
   }
-
 
   /** `DELETE FROM <child> WHERE <parent key> = ?` (grandchildren go by ON DELETE CASCADE). */
   childDelete(child: ChildTableModel): string {

@@ -87,7 +87,10 @@ export class FilterCompiler {
     }
     const other = this.others.get(name);
     if (other) {
-      throw new InvalidQueryError(this.aggregate, `${clause} names "${name}", a ${other.kind} field, which cannot be ${clause === 'filter' ? 'filtered' : 'ordered'} on; use a scalar field`);
+      throw new InvalidQueryError(
+        this.aggregate,
+        `${clause} names "${name}", a ${other.kind} field, which cannot be ${clause === 'filter' ? 'filtered' : 'ordered'} on; use a scalar field`,
+      );
     }
     const known = [...this.columns.keys()].join(', ');
     throw new InvalidQueryError(this.aggregate, `${clause} names "${name}", which is not a field (fields: ${known})`);
@@ -134,7 +137,11 @@ export class FilterCompiler {
 
 function operatorsOf(condition: unknown): [string, unknown][] {
   const isOperatorObject =
-    typeof condition === 'object' && condition !== null && !Array.isArray(condition) && !(condition instanceof Date) &&
-    Object.keys(condition).length > 0 && Object.keys(condition).every((key) => key.startsWith('$'));
+    typeof condition === 'object' &&
+    condition !== null &&
+    !Array.isArray(condition) &&
+    !(condition instanceof Date) &&
+    Object.keys(condition).length > 0 &&
+    Object.keys(condition).every((key) => key.startsWith('$'));
   return isOperatorObject ? Object.entries(condition as Record<string, unknown>) : [['$eq', condition]];
 }

@@ -25,7 +25,13 @@ type Statement = { sql: string; params: unknown[] };
 type Mode = 'new' | 'exact' | 'any';
 const texts = new Map<string, string>();
 
-export function appendEventsSql(t: EventStoreTableNames, stream: string, category: string, events: readonly NewEvent[], expectedVersion: number | undefined): Statement {
+export function appendEventsSql(
+  t: EventStoreTableNames,
+  stream: string,
+  category: string,
+  events: readonly NewEvent[],
+  expectedVersion: number | undefined,
+): Statement {
   // The events travel as one jsonb document: one parameter whatever the batch size.
   const payload = JSON.stringify(events.map((e) => ({ message_id: e.messageId, type: e.type, data: e.data, metadata: e.metadata ?? {} })));
   const mode: Mode = expectedVersion === undefined ? 'any' : expectedVersion === -1 ? 'new' : 'exact';

@@ -76,15 +76,22 @@ FROM ${this.tables.deadLetters} WHERE subscription = ? ORDER BY dead_lettered_at
   }
 
   async removeDeadLetters(subscription: string, globalPositions: readonly number[]): Promise<number> {
-    const result = await this.db.execute(
-      `DELETE FROM ${this.tables.deadLetters} WHERE subscription = ? AND global_position = ANY(?::bigint[])`,
-      [subscription, globalPositions.map(String)],
-    );
+    const result = await this.db.execute(`DELETE FROM ${this.tables.deadLetters} WHERE subscription = ? AND global_position = ANY(?::bigint[])`, [
+      subscription,
+      globalPositions.map(String),
+    ]);
     return result.rowCount;
   }
 
   async states(): Promise<EventStoreSubscriptionState[]> {
-    const { rows } = await this.db.execute<{ subscription: string; owner: string | null; lease_ms: string | null; transaction_id: string; global_position: string; dead_letters: string }>(
+    const { rows } = await this.db.execute<{
+      subscription: string;
+      owner: string | null;
+      lease_ms: string | null;
+      transaction_id: string;
+      global_position: string;
+      dead_letters: string;
+    }>(
       `SELECT n.subscription, s.owner, floor(extract(epoch FROM s.lease_expires_at) * 1000)::text AS lease_ms,
   COALESCE(s.cursor_transaction_id, 0)::text AS transaction_id, COALESCE(s.cursor_global_position, 0)::text AS global_position,
   (SELECT count(*) FROM ${this.tables.deadLetters} d WHERE d.subscription = n.subscription)::text AS dead_letters

@@ -45,10 +45,12 @@ export class PostgresEventStore extends EventStore {
   protected async _append(tx: ProviderTransaction, stream: string, events: readonly NewEvent[], expectedVersion: number | undefined): Promise<AppendResult> {
     const sql = this.inTransaction(tx);
     const statement = appendEventsSql(this.tables, stream, categoryOf(stream), events, expectedVersion);
-    const [bumped] = (await sql.execute<{ version: string }>(statement.sql, statement.params, { prepare: true }).catch((error: unknown) => {
-      // Appends to several streams lock them in the order they are made; PostgreSQL breaks a cycle with another transaction.
-      throw (error as { code?: unknown })?.code === DEADLOCK_DETECTED ? new AppendDeadlockError(stream, expectedVersion, error) : error;
-    })).rows;
+    const [bumped] = (
+      await sql.execute<{ version: string }>(statement.sql, statement.params, { prepare: true }).catch((error: unknown) => {
+        // Appends to several streams lock them in the order they are made; PostgreSQL breaks a cycle with another transaction.
+        throw (error as { code?: unknown })?.code === DEADLOCK_DETECTED ? new AppendDeadlockError(stream, expectedVersion, error) : error;
+      })
+    ).rows;
     if (bumped) return { version: Number(bumped.version) };
     // The check failed; this statement sees the version that made it fail (it has committed).
     throw new StreamVersionError(stream, expectedVersion ?? -1, await this._streamVersion(stream, tx));
@@ -82,7 +84,12 @@ export class PostgresEventStore extends EventStore {
 
   protected async _latestSnapshot(stream: string, tx: ProviderTransaction | undefined): Promise<Snapshot | null> {
     const statement = latestSnapshotSql(this.tables, stream);
-    const [row] = (await this.executor(tx).execute<{ stream_name: string; version: string; type: string; data: Record<string, unknown>; time_ms: string }>(statement.sql, statement.params)).rows;
+    const [row] = (
+      await this.executor(tx).execute<{ stream_name: string; version: string; type: string; data: Record<string, unknown>; time_ms: string }>(
+        statement.sql,
+        statement.params,
+      )
+    ).rows;
     return row ? { streamName: row.stream_name, version: Number(row.version), type: row.type, data: row.data, time: new Date(Number(row.time_ms)) } : null;
   }
 

@@ -14,5 +14,8 @@ WHERE s.version < excluded.version`,
 }
 
 export function latestSnapshotSql(t: EventStoreTableNames, stream: string): Statement {
-  return { sql: `SELECT stream_name, version::text AS version, type, data, floor(extract(epoch FROM time) * 1000)::text AS time_ms FROM ${t.snapshots} WHERE stream_name = ?`, params: [stream] };
+  return {
+    sql: `SELECT stream_name, version::text AS version, type, data, floor(extract(epoch FROM time) * 1000)::text AS time_ms FROM ${t.snapshots} WHERE stream_name = ?`,
+    params: [stream],
+  };
 }

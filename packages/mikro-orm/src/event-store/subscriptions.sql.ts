@@ -37,13 +37,21 @@ export function saveCursorSql(t: SubscriptionTableNames, subscription: string, o
   updated_at = now()
 WHERE subscription = ? AND owner = ?`,
     params: [
-      cursor.transactionId, cursor.globalPosition, cursor.transactionId,
-      cursor.transactionId, cursor.globalPosition, cursor.globalPosition,
-      subscription, owner,
+      cursor.transactionId,
+      cursor.globalPosition,
+      cursor.transactionId,
+      cursor.transactionId,
+      cursor.globalPosition,
+      cursor.globalPosition,
+      subscription,
+      owner,
     ],
   };
 }
 
 export function releaseSql(t: SubscriptionTableNames, subscription: string, owner: string): Statement {
-  return { sql: `UPDATE ${t.subscriptions} SET owner = NULL, lease_expires_at = NULL, updated_at = now() WHERE subscription = ? AND owner = ?`, params: [subscription, owner] };
+  return {
+    sql: `UPDATE ${t.subscriptions} SET owner = NULL, lease_expires_at = NULL, updated_at = now() WHERE subscription = ? AND owner = ?`,
+    params: [subscription, owner],
+  };
 }

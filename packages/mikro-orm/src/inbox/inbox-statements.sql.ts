@@ -85,9 +85,15 @@ export function recordMessageSql(t: InboxTableNames, subscription: string, messa
  * failing again) has its record renewed. Returns the keys that moved or were renewed.
  */
 export function passSql(t: InboxTableNames, subscription: string, passes: readonly PositionPass[]): Statement {
-  const payload = JSON.stringify(passes.map((p) => ({
-    key: p.key, sequence: p.sequence, reason: p.reason ?? null, message_id: p.messageId ?? null, broker_message_id: p.brokerMessageId ?? null,
-  })));
+  const payload = JSON.stringify(
+    passes.map((p) => ({
+      key: p.key,
+      sequence: p.sequence,
+      reason: p.reason ?? null,
+      message_id: p.messageId ?? null,
+      broker_message_id: p.brokerMessageId ?? null,
+    })),
+  );
   return {
     sql: `WITH input AS (
   SELECT * FROM jsonb_to_recordset(?::jsonb) AS i(key text, sequence bigint, reason text, message_id text, broker_message_id text)

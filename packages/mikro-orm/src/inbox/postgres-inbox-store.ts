@@ -6,16 +6,7 @@
 import { type InboxCleanup, type InboxEntry, type InboxStore, type InboxVerdict, type PositionPass, type ProviderTransaction } from '@protean-ts/core';
 import type { SqlDatabase, SqlExecutor } from '../sql-executor.js';
 import { transactionExecutor } from '../transaction-executor.js';
-import {
-  advanceSql,
-  checkpointSql,
-  cleanupSql,
-  jumpSql,
-  lookupSql,
-  passSql,
-  recordMessageSql,
-  takePassedSql,
-} from './inbox-statements.sql.js';
+import { advanceSql, checkpointSql, cleanupSql, jumpSql, lookupSql, passSql, recordMessageSql, takePassedSql } from './inbox-statements.sql.js';
 import { INBOX_CHECKPOINTS_TABLE, INBOX_MESSAGES_TABLE, INBOX_PASSED_TABLE, type InboxTableNames } from './inbox-tables.js';
 
 export class PostgresInboxStore implements InboxStore {
@@ -77,14 +68,16 @@ export class PostgresInboxStore implements InboxStore {
 
   async cleanup(options: InboxCleanup): Promise<number> {
     let removed = 0;
-    for (const [table, column] of [[this.tables.passed, 'passed_at'], [this.tables.messages, 'handled_at']] as const) {
+    for (const [table, column] of [
+      [this.tables.passed, 'passed_at'],
+      [this.tables.messages, 'handled_at'],
+    ] as const) {
       const [row] = await run<{ n: number }>(this.db, cleanupSql(table, column, options.before, options.batchSize - removed));
       removed += row?.n ?? 0;
       if (removed >= options.batchSize) break;
     }
     return removed;
   }
-
 }
 
 async function run<R = Record<string, unknown>>(executor: SqlExecutor, statement: { sql: string; params: unknown[] }): Promise<R[]> {

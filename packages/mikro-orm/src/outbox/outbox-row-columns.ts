@@ -5,8 +5,7 @@
  */
 import type { OutboxRow, OutboxStatus } from '@protean-ts/core';
 
-const ms = (alias: string, column: string): string =>
-  `(extract(epoch FROM ${alias}.${column}) * 1000)::float8 AS ${column}_ms`;
+const ms = (alias: string, column: string): string => `(extract(epoch FROM ${alias}.${column}) * 1000)::float8 AS ${column}_ms`;
 
 /** `SELECT` list of a full row of `alias`. */
 export function outboxRowColumns(alias: string): string {

@@ -15,11 +15,10 @@ export const OUTBOX_CHANNEL = 'protean_outbox';
  * Statuses of rows that still have work to do. The predicate text must match the partial
  * indexes' predicate exactly, or PostgreSQL will not use them.
  */
-export const ACTIVE_STATUS_PREDICATE = (alias: string): string =>
-  `${alias}.status IN ('pending', 'processing', 'failed')`;
+export const ACTIVE_STATUS_PREDICATE = (alias: string): string => `${alias}.status IN ('pending', 'processing', 'failed')`;
 
 /** A row that may be claimed right now, judged on its own (head-of-key is checked separately). */
 export const CLAIMABLE_NOW_PREDICATE = (alias: string): string =>
-  `CASE ${alias}.status WHEN 'pending' THEN true`
-  + ` WHEN 'failed' THEN ${alias}.next_retry_at <= now()`
-  + ` WHEN 'processing' THEN ${alias}.locked_until < now() ELSE false END`;
+  `CASE ${alias}.status WHEN 'pending' THEN true` +
+  ` WHEN 'failed' THEN ${alias}.next_retry_at <= now()` +
+  ` WHEN 'processing' THEN ${alias}.locked_until < now() ELSE false END`;

@@ -148,7 +148,8 @@ export class PostgresOutboxStore implements OutboxStore {
   }
 
   async promoteDue(targetBroker: string, limit: number, options: { dueBy?: Date } = {}): Promise<{ promoted: number; nextDueAt: Date | null }> {
-    if (!Number.isSafeInteger(limit) || limit < 1) throw new InvalidOutboxRequestError('promoteDue', 'limit', `must be a positive integer, got ${String(limit)}`);
+    if (!Number.isSafeInteger(limit) || limit < 1)
+      throw new InvalidOutboxRequestError('promoteDue', 'limit', `must be a positive integer, got ${String(limit)}`);
     const { dueBy } = options;
     if (dueBy !== undefined && !(dueBy instanceof Date && Number.isFinite(dueBy.getTime()))) {
       throw new InvalidOutboxRequestError('promoteDue', 'dueBy', `must be a valid Date, got ${String(dueBy)}`);
@@ -183,7 +184,6 @@ export class PostgresOutboxStore implements OutboxStore {
       if (n < batchSize) return deleted;
     }
   }
-
 }
 
 function checkClaim(request: ClaimRequest): void {

@@ -51,11 +51,13 @@ export class PostgresProjectionStatus implements ProjectionStatusStore {
   }
 
   async markRebuilding(projection: string): Promise<void> {
-    await this.explainMissingTable(() => this.db.execute(
-      `INSERT INTO ${this.table} (projection, rebuilding, rebuild_started_at) VALUES (?, true, now())
+    await this.explainMissingTable(() =>
+      this.db.execute(
+        `INSERT INTO ${this.table} (projection, rebuilding, rebuild_started_at) VALUES (?, true, now())
        ON CONFLICT (projection) DO UPDATE SET rebuilding = true, rebuild_started_at = now()`,
-      [projection],
-    ));
+        [projection],
+      ),
+    );
   }
 
   async markRebuilt(projection: string, eventsApplied: number, through: ReaderCursor): Promise<void> {
@@ -75,7 +77,10 @@ export class PostgresProjectionStatus implements ProjectionStatusStore {
       rebuildStartedAt: dateOf(row.rebuild_started_at),
       rebuiltAt: dateOf(row.rebuilt_at),
       eventsApplied: row.events_applied === null ? null : Number(row.events_applied),
-      rebuiltThrough: row.rebuilt_through_position === null ? null : { transactionId: Number(row.rebuilt_through_transaction), globalPosition: Number(row.rebuilt_through_position) },
+      rebuiltThrough:
+        row.rebuilt_through_position === null
+          ? null
+          : { transactionId: Number(row.rebuilt_through_transaction), globalPosition: Number(row.rebuilt_through_position) },
     };
   }
 
@@ -86,7 +91,10 @@ export class PostgresProjectionStatus implements ProjectionStatusStore {
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
       if ((error as { code?: unknown })?.code === '42P01' || (text.includes(PROJECTIONS_TABLE) && text.includes('does not exist'))) {
-        throw new Error(`table ${PROJECTIONS_TABLE} is missing in PostgreSQL database "${this.db.providerName}"; run protean-ts db setup (or db setup-outbox) to create it`, { cause: error });
+        throw new Error(
+          `table ${PROJECTIONS_TABLE} is missing in PostgreSQL database "${this.db.providerName}"; run protean-ts db setup (or db setup-outbox) to create it`,
+          { cause: error },
+        );
       }
       throw error;
     }

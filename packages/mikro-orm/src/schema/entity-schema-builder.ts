@@ -56,7 +56,9 @@ function tableSchema(table: TableModel, parent: TableModel | undefined, pgSchema
   } else {
     properties[VERSION_COLUMN] = { type: 'integer', columnType: 'integer', fieldName: VERSION_COLUMN, nullable: false, default: 0 };
   }
-  return new EntitySchema({ name: table.name, tableName: table.tableName, schema: pgSchema, properties, indexes, uniques } as ConstructorParameters<typeof EntitySchema>[0]);
+  return new EntitySchema({ name: table.name, tableName: table.tableName, schema: pgSchema, properties, indexes, uniques } as ConstructorParameters<
+    typeof EntitySchema
+  >[0]);
 }
 
 /** One EntitySchema per table of the aggregate, parents first. */

@@ -54,7 +54,9 @@ class Builder {
     }
     const identity = columns.find((c) => c.path.length === 1 && c.path[0] === source.identityField);
     if (!identity) {
-      throw new MappingError(`${source.name} has no field named '${source.identityField}' to use as its identity; declare it or mark another field with identifier: true.`);
+      throw new MappingError(
+        `${source.name} has no field named '${source.identityField}' to use as its identity; declare it or mark another field with identifier: true.`,
+      );
     }
     const model: TableModel = { name: source.name, tableName: source.tableName, element: source.element, identity, columns, embedded, children };
     this.checkColumnNames(model, parentKey);
@@ -77,14 +79,23 @@ class Builder {
   }
 
   /** A value object becomes `<field>_<subfield>` columns; nested value objects recurse. */
-  private embed(field: FieldDefinition, prefix: readonly string[], parentsRequired: boolean, owner: string, columns: ColumnModel[], embedded: EmbeddedModel[]): void {
+  private embed(
+    field: FieldDefinition,
+    prefix: readonly string[],
+    parentsRequired: boolean,
+    owner: string,
+    columns: ColumnModel[],
+    embedded: EmbeddedModel[],
+  ): void {
     const target = this.target(field, owner);
     const path = [...prefix, field.name];
     const own: ColumnModel[] = [];
     const required = parentsRequired && field.required;
     for (const sub of this.voFields(target)) {
       if (sub.kind === 'hasOne' || sub.kind === 'hasMany') {
-        throw new MappingError(`${owner}.${path.join('.')}.${sub.name}: a value object cannot hold entities; make ${target.name} an entity or store an identifier instead.`);
+        throw new MappingError(
+          `${owner}.${path.join('.')}.${sub.name}: a value object cannot hold entities; make ${target.name} an entity or store an identifier instead.`,
+        );
       }
       if (sub.kind === 'valueObject') {
         const before = columns.length;
@@ -104,14 +115,24 @@ class Builder {
     const previous = this.entityOwners.get(target);
     const here = `${parent.name}.${field.name}`;
     if (previous) {
-      throw new MappingError(`Entity ${target.name} is reachable through both ${previous} and ${here}; each hasOne/hasMany field needs its own entity class, since each gets its own table.`);
+      throw new MappingError(
+        `Entity ${target.name} is reachable through both ${previous} and ${here}; each hasOne/hasMany field needs its own entity class, since each gets its own table.`,
+      );
     }
     this.entityOwners.set(target, here);
     const entity = this.schema.entities.find((e: EntitySchema) => e.entity === target);
     if (!entity) {
-      throw new MappingError(`${here} holds ${target.name}, which is not in ${this.schema.name}'s schema; register it with @domain.entity({ partOf: ${this.schema.name} }).`);
+      throw new MappingError(
+        `${here} holds ${target.name}, which is not in ${this.schema.name}'s schema; register it with @domain.entity({ partOf: ${this.schema.name} }).`,
+      );
     }
-    const source: TableSource = { name: entity.name, tableName: entity.tableName, element: entity.entity, identityField: entity.identityField, fields: entity.fields };
+    const source: TableSource = {
+      name: entity.name,
+      tableName: entity.tableName,
+      element: entity.entity,
+      identityField: entity.identityField,
+      fields: entity.fields,
+    };
     const parentKey = this.parentKeyFor(source, parent.tableName);
     return { ...this.table(source, parentKey), field: field.name, many: field.kind === 'hasMany', parentKey };
   }

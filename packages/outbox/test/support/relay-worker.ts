@@ -30,7 +30,13 @@ const processor = new OutboxProcessor({
   name: `outbox-processor-default-to-${options.broker}`,
   store: provider.outbox,
   broker: options.publishDelayMs ? slowed(broker, options.publishDelayMs) : broker,
-  config: { ...base, broker: options.broker, messages_per_tick: options.messagesPerTick, tick_interval: options.tickInterval, lock_seconds: options.lockSeconds },
+  config: {
+    ...base,
+    broker: options.broker,
+    messages_per_tick: options.messagesPerTick,
+    tick_interval: options.tickInterval,
+    lock_seconds: options.lockSeconds,
+  },
   workerId: options.workerId,
 });
 

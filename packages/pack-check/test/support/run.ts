@@ -17,7 +17,11 @@ export function run(command: string, args: string[], options: SpawnOptions & { a
     child.once('error', reject);
     child.once('close', (code) => {
       if (code !== 0 && !options.allowFailure) {
-        reject(new Error(`${command} ${args.join(' ')} exited with ${code} in ${String(options.cwd ?? process.cwd())}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`));
+        reject(
+          new Error(
+            `${command} ${args.join(' ')} exited with ${code} in ${String(options.cwd ?? process.cwd())}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`,
+          ),
+        );
       } else {
         resolve({ code, stdout, stderr });
       }

@@ -28,7 +28,9 @@ export class CommandOutcomeJanitor {
   async start(): Promise<void> {
     await this.run();
     this.timer = setInterval(() => {
-      this.running ??= this.run().then(() => undefined).finally(() => (this.running = null));
+      this.running ??= this.run()
+        .then(() => undefined)
+        .finally(() => (this.running = null));
     }, cleanupIntervalMs(this.retentionHours));
     this.timer.unref();
   }

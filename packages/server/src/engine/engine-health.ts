@@ -23,9 +23,7 @@ export async function engineHealth(parts: EngineParts): Promise<HealthReport> {
     const ok = await broker.ping();
     return { name: `broker:${name}`, kind: 'broker', ok, detail: ok ? broker.provider : `${broker.provider} does not answer` };
   });
-  const processors = parts.processors.map(
-    (p): HealthCheck => ({ name: `outbox:${p.name}`, kind: 'outbox', ok: p.state === 'running', detail: p.state }),
-  );
+  const processors = parts.processors.map((p): HealthCheck => ({ name: `outbox:${p.name}`, kind: 'outbox', ok: p.state === 'running', detail: p.state }));
   const statuses = parts.subscriptions.map((s) => s.status());
   // A process manager has one subscription per category under one name: its checks name the stream too.
   const shared = new Set(statuses.filter((s, i) => statuses.findIndex((o) => o.name === s.name) !== i).map((s) => s.name));

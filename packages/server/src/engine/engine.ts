@@ -155,7 +155,12 @@ export class Engine {
   private async startOutcomeJanitor(handlesCommands: boolean): Promise<void> {
     const provider = this.domain.providers.get('default');
     if (!provider || !handlesCommands || !this.domain.outboxEnabled) return;
-    this.outcomeJanitor = new CommandOutcomeJanitor(provider.commandOutcomes, 'default', this.domain.config.command_outcomes.retention_hours, this.log.child({}, 'command-outcomes'));
+    this.outcomeJanitor = new CommandOutcomeJanitor(
+      provider.commandOutcomes,
+      'default',
+      this.domain.config.command_outcomes.retention_hours,
+      this.log.child({}, 'command-outcomes'),
+    );
     await this.outcomeJanitor.start();
   }
 
@@ -219,7 +224,11 @@ export class Engine {
       try {
         await this.domain.runtime.broker(entry.broker).ensureGroup(entry.stream, entry.group);
       } catch (err) {
-        this.log.warn('could not create a consumer group before publishing; the subscription creates it when it starts', { stream: entry.stream, group: entry.group, error: err });
+        this.log.warn('could not create a consumer group before publishing; the subscription creates it when it starts', {
+          stream: entry.stream,
+          group: entry.group,
+          error: err,
+        });
       }
     }
   }
@@ -271,9 +280,12 @@ export class Engine {
   private installMetrics(): void {
     this.processMetrics = installProcessMeterProvider();
     if (!this.processMetrics) {
-      this.log.warn('another OpenTelemetry MeterProvider was registered globally first: protean-ts metrics report to it, and this server serves no metrics endpoint', {
-        hint: 'export them with that provider, or do not register a global MeterProvider in the server process, or set [server.health] metrics = false to silence this',
-      });
+      this.log.warn(
+        'another OpenTelemetry MeterProvider was registered globally first: protean-ts metrics report to it, and this server serves no metrics endpoint',
+        {
+          hint: 'export them with that provider, or do not register a global MeterProvider in the server process, or set [server.health] metrics = false to silence this',
+        },
+      );
     }
   }
 
@@ -304,7 +316,9 @@ export class Engine {
     // Subscriptions first: their handlers may still commit outbox rows the processors should relay.
     await Promise.all(this.subscriptions.map(({ sub }) => sub.stop()));
     this.engineMetrics?.dispose();
-    await Promise.all(this.processors.map((p) => p.stop().catch((err: unknown) => this.log.error('outbox processor failed to stop', { processor: p.name, error: err }))));
+    await Promise.all(
+      this.processors.map((p) => p.stop().catch((err: unknown) => this.log.error('outbox processor failed to stop', { processor: p.name, error: err }))),
+    );
     await this.healthServer?.stop();
     await this.inboxJanitor?.stop();
     await this.outcomeJanitor?.stop();

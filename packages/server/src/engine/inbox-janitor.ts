@@ -13,7 +13,10 @@ const MAX_BATCHES_PER_RUN = 100;
 
 export class InboxNotSetUpError extends Error {
   constructor(database: string, cause: unknown) {
-    super(`The inbox tables of database "${database}" cannot be used (${cause instanceof Error ? cause.message : String(cause)}); run \`protean-ts db setup\` (or \`db setup-outbox\`) to create them`, { cause });
+    super(
+      `The inbox tables of database "${database}" cannot be used (${cause instanceof Error ? cause.message : String(cause)}); run \`protean-ts db setup\` (or \`db setup-outbox\`) to create them`,
+      { cause },
+    );
     this.name = 'InboxNotSetUpError';
   }
 }

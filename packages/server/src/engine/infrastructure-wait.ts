@@ -15,9 +15,9 @@ export class InfrastructureUnavailableError extends Error {
     readonly waitedSeconds: number,
   ) {
     super(
-      `The server cannot start: still not reachable after ${waitedSeconds} s ([server] startup_timeout_seconds):\n`
-        + `${problems.map((p) => `  - ${p}`).join('\n')}\n`
-        + 'Start those services or fix their URIs; startup_timeout_seconds = 0 waits for them forever.',
+      `The server cannot start: still not reachable after ${waitedSeconds} s ([server] startup_timeout_seconds):\n` +
+        `${problems.map((p) => `  - ${p}`).join('\n')}\n` +
+        'Start those services or fix their URIs; startup_timeout_seconds = 0 waits for them forever.',
     );
     this.name = 'InfrastructureUnavailableError';
   }
@@ -60,12 +60,24 @@ export class InfrastructureWait {
     const masked = (uri: string | undefined) => (uri ? maskUri(uri) : null);
     this.targets = [
       ...[...domain.providers].map(([name, provider]): Target => ({
-        kind: 'database', name, provider: provider.kind, uri: masked(config.databases[name]?.database_uri),
-        connect: () => provider.connect(), connected: false, attempts: 0, lastError: null,
+        kind: 'database',
+        name,
+        provider: provider.kind,
+        uri: masked(config.databases[name]?.database_uri),
+        connect: () => provider.connect(),
+        connected: false,
+        attempts: 0,
+        lastError: null,
       })),
       ...[...domain.brokers].map(([name, broker]): Target => ({
-        kind: 'broker', name, provider: broker.provider, uri: masked(config.brokers[name]?.uri),
-        connect: () => broker.connect(), connected: false, attempts: 0, lastError: null,
+        kind: 'broker',
+        name,
+        provider: broker.provider,
+        uri: masked(config.brokers[name]?.uri),
+        connect: () => broker.connect(),
+        connected: false,
+        attempts: 0,
+        lastError: null,
       })),
     ];
   }

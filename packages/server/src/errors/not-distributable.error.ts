@@ -19,8 +19,8 @@ export class NotDistributableError extends Error {
   ) {
     const lines = settings.map((s) => `  - ${s.key} = "${s.provider}" lives inside one process; ${s.fix}`);
     super(
-      `--workers ${workers} needs infrastructure the workers can share, but:\n${lines.join('\n')}\n`
-        + 'Change these settings in domain.toml, or run a single process with --workers 1.',
+      `--workers ${workers} needs infrastructure the workers can share, but:\n${lines.join('\n')}\n` +
+        'Change these settings in domain.toml, or run a single process with --workers 1.',
     );
     this.name = 'NotDistributableError';
   }

@@ -42,10 +42,7 @@ export class HealthServer {
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err: NodeJS.ErrnoException) => {
         const where = `${this.options.host}:${this.options.port}`;
-        const hint =
-          err.code === 'EADDRINUSE'
-            ? `port is in use; set [server.health] port in domain.toml to a free port (0 picks one)`
-            : err.message;
+        const hint = err.code === 'EADDRINUSE' ? `port is in use; set [server.health] port in domain.toml to a free port (0 picks one)` : err.message;
         reject(new Error(`Health server cannot listen on ${where}: ${hint}`, { cause: err }));
       });
       server.listen(this.options.port, this.options.host, () => resolve());

@@ -30,7 +30,8 @@ export class EngineMetrics {
   constructor(private readonly sources: EngineMetricSources) {
     this.meter = metrics.getMeter(METER_NAME);
     const counter = (s: MetricSpec) => this.meter.createObservableCounter(s.name, { unit: s.unit, description: s.description, valueType: ValueType.INT });
-    const gauge = (s: MetricSpec, valueType = ValueType.INT) => this.meter.createObservableGauge(s.name, { unit: s.unit, description: s.description, valueType });
+    const gauge = (s: MetricSpec, valueType = ValueType.INT) =>
+      this.meter.createObservableGauge(s.name, { unit: s.unit, description: s.description, valueType });
     const consumed = counter(METRICS.consumedMessages);
     const retries = counter(METRICS.retries);
     const published = counter(METRICS.outboxPublished);
@@ -49,7 +50,13 @@ export class EngineMetrics {
     this.callback = async (result: BatchObservableResult) => {
       for (const status of this.sources.subscriptions()) {
         const attributes = this.subscriptionAttributes(status);
-        const outcomes = { handled: status.handled, skipped: status.skipped, duplicate: status.duplicates, dead_lettered: status.deadLettered, dropped: status.dropped };
+        const outcomes = {
+          handled: status.handled,
+          skipped: status.skipped,
+          duplicate: status.duplicates,
+          dead_lettered: status.deadLettered,
+          dropped: status.dropped,
+        };
         for (const [outcome, value] of Object.entries(outcomes)) result.observe(consumed, value, { ...attributes, [ATTR.outcome]: outcome });
         result.observe(retries, status.retried, attributes);
       }

@@ -16,20 +16,40 @@ const spec = (name: string, unit: string, description: string): MetricSpec => ({
 
 export const METRICS = {
   // Per process (summed over the workers of a supervisor).
-  processDuration: spec('messaging.process.duration', 's', 'Duration of one handler attempt on a message (a retried message records each attempt; error.type is set on a failed one)'),
-  consumedMessages: spec('messaging.client.consumed.messages', '{message}', 'Messages a subscription finished, by protean.outcome: handled, skipped (a type it does not handle), duplicate (the inbox had it), dead_lettered, dropped'),
+  processDuration: spec(
+    'messaging.process.duration',
+    's',
+    'Duration of one handler attempt on a message (a retried message records each attempt; error.type is set on a failed one)',
+  ),
+  consumedMessages: spec(
+    'messaging.client.consumed.messages',
+    '{message}',
+    'Messages a subscription finished, by protean.outcome: handled, skipped (a type it does not handle), duplicate (the inbox had it), dead_lettered, dropped',
+  ),
   retries: spec('protean.subscription.retries', '{attempt}', 'Handler attempts that failed and were retried'),
   outboxPublished: spec('protean.outbox.published', '{message}', 'Outbox rows published to their broker and recorded as published'),
-  outboxFailures: spec('protean.outbox.failures', '{attempt}', 'Failed publish attempts of outbox rows (each counts one of the row\'s attempts)'),
+  outboxFailures: spec('protean.outbox.failures', '{attempt}', "Failed publish attempts of outbox rows (each counts one of the row's attempts)"),
   outboxAbandoned: spec('protean.outbox.abandoned', '{message}', 'Outbox rows abandoned after their last attempt (or past outbox.retry.max_total_seconds)'),
   // Read from the databases and brokers at each scrape (the same for every worker; reported once).
   outboxRows: spec('protean.outbox.rows', '{row}', 'Outbox rows by protean.outbox.status'),
   outboxOldestPendingAge: spec('protean.outbox.oldest_pending.age', 's', 'Age of the oldest pending or failed outbox row; 0 when there is none'),
-  subscriptionLag: spec('protean.subscription.lag', '{message}', 'Messages not yet delivered to the subscription\'s consumer group (for an event-store subscription: events after its cursor, counted up to 10,000)'),
+  subscriptionLag: spec(
+    'protean.subscription.lag',
+    '{message}',
+    "Messages not yet delivered to the subscription's consumer group (for an event-store subscription: events after its cursor, counted up to 10,000)",
+  ),
   subscriptionPending: spec('protean.subscription.pending', '{message}', 'Messages delivered to a consumer of the group and not acknowledged yet'),
   subscriptionConsumers: spec('protean.subscription.consumers', '{consumer}', 'Consumers registered in the group'),
-  processManagerInstances: spec('protean.process_manager.instances', '{instance}', 'Process manager instances by protean.state: open (started, not completed) or ended'),
-  processManagerTimeouts: spec('protean.process_manager.due_timeouts', '{timeout}', 'Process manager timeouts scheduled and not yet sent; protean.timeout.past_due = true for those whose time has come'),
+  processManagerInstances: spec(
+    'protean.process_manager.instances',
+    '{instance}',
+    'Process manager instances by protean.state: open (started, not completed) or ended',
+  ),
+  processManagerTimeouts: spec(
+    'protean.process_manager.due_timeouts',
+    '{timeout}',
+    'Process manager timeouts scheduled and not yet sent; protean.timeout.past_due = true for those whose time has come',
+  ),
   subscriptionDeadLetters: spec('protean.subscription.dead_letters', '{message}', 'Dead letters the subscription set aside (dead-letter queue depth)'),
 } as const;
 

@@ -46,7 +46,8 @@ function mergeMetric(into: MetricData, from: MetricData): MetricData {
     const existing = points.get(key);
     if (!existing) points.set(key, { ...point });
     else if (into.dataPointType === DataPointType.SUM) points.set(key, { ...existing, value: (existing.value as number) + (point.value as number) });
-    else if (into.dataPointType === DataPointType.HISTOGRAM) points.set(key, { ...existing, value: addHistograms(existing.value as Histogram, point.value as Histogram) });
+    else if (into.dataPointType === DataPointType.HISTOGRAM)
+      points.set(key, { ...existing, value: addHistograms(existing.value as Histogram, point.value as Histogram) });
     // GAUGE and EXPONENTIAL_HISTOGRAM: the lower worker's point stays.
   }
   return { ...into, dataPoints: [...points.values()] } as MetricData;
@@ -65,5 +66,9 @@ function addHistograms(a: Histogram, b: Histogram): Histogram {
 }
 
 function attributeKey(attributes: Record<string, unknown>): string {
-  return JSON.stringify(Object.keys(attributes).sort().map((k) => [k, attributes[k]]));
+  return JSON.stringify(
+    Object.keys(attributes)
+      .sort()
+      .map((k) => [k, attributes[k]]),
+  );
 }

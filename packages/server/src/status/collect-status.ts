@@ -30,8 +30,15 @@ export async function collectStatus(domain: Domain, options: CollectStatusOption
   const plan = planSubscriptions(domain);
   const [outboxes, streamBacklogs, storeBacklogs, processManagers] = await Promise.all([
     collectOutboxes(domain),
-    collectStreamBacklogs(domain, plan.filter((p) => p.source === 'stream')),
-    collectEventStoreBacklogs(domain, plan.filter((p) => p.source === 'event_store'), options.maxBehind ?? DEFAULT_MAX_BEHIND),
+    collectStreamBacklogs(
+      domain,
+      plan.filter((p) => p.source === 'stream'),
+    ),
+    collectEventStoreBacklogs(
+      domain,
+      plan.filter((p) => p.source === 'event_store'),
+      options.maxBehind ?? DEFAULT_MAX_BEHIND,
+    ),
     collectProcessManagers(domain, options.maxTransitions ?? DEFAULT_MAX_TRANSITIONS, problem),
   ]);
   const subscriptions: SubscriptionBacklog[] = [...streamBacklogs, ...storeBacklogs];
@@ -65,12 +72,20 @@ async function collectStreamBacklogs(domain: Domain, planned: readonly PlannedSu
   const letters = new Map<string, Promise<DeadLetter[] | null>>();
   const lettersOf = (broker: Broker, stream: string) => {
     const key = `${broker.name}\u0000${stream}`;
-    if (!letters.has(key)) letters.set(key, broker.has('DEAD_LETTER_QUEUE') ? broker.listDeadLetters(stream, { count: DEAD_LETTER_READ_LIMIT }) : Promise.resolve(null));
+    if (!letters.has(key))
+      letters.set(key, broker.has('DEAD_LETTER_QUEUE') ? broker.listDeadLetters(stream, { count: DEAD_LETTER_READ_LIMIT }) : Promise.resolve(null));
     return letters.get(key)!;
   };
   return Promise.all(
     planned.map(async (entry): Promise<StreamSubscriptionBacklog> => {
-      const base = { source: 'stream' as const, subscription: entry.group, role: entry.role, handler: entry.cls.name, broker: entry.broker, stream: entry.stream };
+      const base = {
+        source: 'stream' as const,
+        subscription: entry.group,
+        role: entry.role,
+        handler: entry.cls.name,
+        broker: entry.broker,
+        stream: entry.stream,
+      };
       const empty = { exists: false, lag: null, pending: 0, consumers: null, deadLetters: null, lostToTrimming: 0 };
       try {
         const broker = domain.runtime.broker(entry.broker);
@@ -106,7 +121,13 @@ export function eventStoreOf(domain: Domain): EventStore {
 
 async function collectEventStoreBacklogs(domain: Domain, planned: readonly PlannedSubscription[], maxBehind: number): Promise<EventStoreSubscriptionBacklog[]> {
   if (planned.length === 0) return [];
-  const base = (entry: PlannedSubscription) => ({ source: 'event_store' as const, subscription: entry.group, role: entry.role, handler: entry.cls.name, category: entry.stream });
+  const base = (entry: PlannedSubscription) => ({
+    source: 'event_store' as const,
+    subscription: entry.group,
+    role: entry.role,
+    handler: entry.cls.name,
+    category: entry.stream,
+  });
   let store: EventStore;
   let states: Awaited<ReturnType<EventStore['subscriptions']['states']>>;
   try {
@@ -114,13 +135,28 @@ async function collectEventStoreBacklogs(domain: Domain, planned: readonly Plann
     states = await store.subscriptions.states();
   } catch (err) {
     const error = problem(err);
-    return planned.map((entry) => ({ ...base(entry), behind: 0, behindCapped: false, deadLetters: 0, cursor: { transactionId: 0, globalPosition: 0 }, owner: null, leaseExpiresAt: null, error }));
+    return planned.map((entry) => ({
+      ...base(entry),
+      behind: 0,
+      behindCapped: false,
+      deadLetters: 0,
+      cursor: { transactionId: 0, globalPosition: 0 },
+      owner: null,
+      leaseExpiresAt: null,
+      error,
+    }));
   }
   return Promise.all(
     planned.map(async (entry): Promise<EventStoreSubscriptionBacklog> => {
       const state = states.find((s) => s.subscription === entry.group);
       const cursor = state?.cursor ?? { transactionId: 0, globalPosition: 0 };
-      const known = { ...base(entry), deadLetters: state?.deadLetters ?? 0, cursor, owner: state?.owner ?? null, leaseExpiresAt: state?.leaseExpiresAt?.toISOString() ?? null };
+      const known = {
+        ...base(entry),
+        deadLetters: state?.deadLetters ?? 0,
+        cursor,
+        owner: state?.owner ?? null,
+        leaseExpiresAt: state?.leaseExpiresAt?.toISOString() ?? null,
+      };
       try {
         const behind = await eventsBehind(store, entry.stream, cursor, maxBehind);
         return { ...known, behind: behind.count, behindCapped: behind.capped };

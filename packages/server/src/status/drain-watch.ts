@@ -145,7 +145,12 @@ export class DrainWatch {
       const cursor = state?.cursor ?? { transactionId: 0, globalPosition: 0 };
       return { ...base, mark: `${mark.head.transactionId}/${mark.head.globalPosition}`, settled: cursorAtOrAfter(cursor, mark.head) };
     } catch (err) {
-      return { ...base, mark: mark.kind === 'stream' ? (mark.through ?? null) : `${mark.head.transactionId}/${mark.head.globalPosition}`, settled: false, error: problem(err) };
+      return {
+        ...base,
+        mark: mark.kind === 'stream' ? (mark.through ?? null) : `${mark.head.transactionId}/${mark.head.globalPosition}`,
+        settled: false,
+        error: problem(err),
+      };
     }
   }
 }

@@ -23,7 +23,13 @@ export class OpenOutboxRows {
     const pages = await Promise.all(OPEN.map((status) => outbox.list({ status, limit })));
     const ids = new Set(pages.flat().map((row) => row.id));
     const newest = [...ids].reduce((max, id) => (idOf(id) > max ? idOf(id) : max), -1n);
-    return new OpenOutboxRows(outbox, ids, newest, pages.some((page) => page.length === limit), limit);
+    return new OpenOutboxRows(
+      outbox,
+      ids,
+      newest,
+      pages.some((page) => page.length === limit),
+      limit,
+    );
   }
 
   get size(): number {

@@ -17,11 +17,7 @@ type OutboxRow = Awaited<ReturnType<DatabaseProvider['outbox']['list']>>[number]
 /** Scheduled outbox rows read per status call; timeouts beyond it are not counted (`timeoutsCapped`). */
 export const SCHEDULED_READ_LIMIT = 100_000;
 
-export async function collectProcessManagers(
-  domain: Domain,
-  maxTransitions: number,
-  problem: (err: unknown) => string,
-): Promise<ProcessManagerReport[]> {
+export async function collectProcessManagers(domain: Domain, maxTransitions: number, problem: (err: unknown) => string): Promise<ProcessManagerReport[]> {
   const records = domain.registry.recordsOf('processManager');
   if (records.length === 0) return [];
   const database = domain.config.event_store.database;
@@ -46,7 +42,16 @@ export async function collectProcessManagers(
           timeoutsCapped: rows.length === SCHEDULED_READ_LIMIT,
         };
       } catch (err) {
-        return { ...base, instances: null, ended: null, transitionsCapped: false, dueTimeouts: 0, pastDueTimeouts: 0, timeoutsCapped: false, error: problem(err) };
+        return {
+          ...base,
+          instances: null,
+          ended: null,
+          transitionsCapped: false,
+          dueTimeouts: 0,
+          pastDueTimeouts: 0,
+          timeoutsCapped: false,
+          error: problem(err),
+        };
       }
     }),
   );

@@ -20,10 +20,15 @@ export function createBrokerSubscription(options: BrokerSubscriptionOptions): Co
     // Like handlers: once per message through the inbox (by position, or by message id for
     // foreign producers), and a lost version race runs again in a fresh unit of work.
     handle: (message, { jumpGap }) =>
-      domain.runtime.runOnce(message.envelope, { subscription: options.group, brokerMessageId: message.id, jumpGap }, async () => {
-        // A fresh instance per message, like handlers: no state leaks between messages.
-        const instance = new subscriber();
-        await instance.receive(message.envelope as unknown as Record<string, unknown>);
-      }, { name: subscriber.name, kind: 'subscriber' }),
+      domain.runtime.runOnce(
+        message.envelope,
+        { subscription: options.group, brokerMessageId: message.id, jumpGap },
+        async () => {
+          // A fresh instance per message, like handlers: no state leaks between messages.
+          const instance = new subscriber();
+          await instance.receive(message.envelope as unknown as Record<string, unknown>);
+        },
+        { name: subscriber.name, kind: 'subscriber' },
+      ),
   });
 }

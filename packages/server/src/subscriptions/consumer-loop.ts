@@ -141,7 +141,13 @@ export class ConsumerLoop extends SubscriptionLifecycle implements Subscription 
           joined = true;
           if (!this.stopping) this.state = 'running';
           this.liveness.start();
-          this.log.info('subscription started', { consumer, broker: broker.name, concurrency: settings.concurrency, inbox: this.options.inbox !== null, liveness: this.liveness.supported });
+          this.log.info('subscription started', {
+            consumer,
+            broker: broker.name,
+            concurrency: settings.concurrency,
+            inbox: this.options.inbox !== null,
+            liveness: this.liveness.supported,
+          });
         }
         if (this.liveness.supported && Date.now() >= nextDeadCheckAt) {
           nextDeadCheckAt = Date.now() + DEAD_CONSUMER_CHECK_MS;

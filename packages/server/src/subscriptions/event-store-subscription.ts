@@ -129,8 +129,15 @@ export class EventStoreSubscription extends SubscriptionLifecycle implements Sub
   status(): SubscriptionStatus {
     const { name, category, database } = this.options;
     return {
-      name, kind: 'event_store', stream: category, group: name, broker: `event_store(${database})`,
-      state: this.state, lastError: this.lastError, inFlight: this.scheduler?.size ?? 0, ...this.counters,
+      name,
+      kind: 'event_store',
+      stream: category,
+      group: name,
+      broker: `event_store(${database})`,
+      state: this.state,
+      lastError: this.lastError,
+      inFlight: this.scheduler?.size ?? 0,
+      ...this.counters,
     };
   }
 
@@ -205,7 +212,7 @@ export class EventStoreSubscription extends SubscriptionLifecycle implements Sub
   private standBy(): void {
     if (this.state === 'standby') return;
     this.state = 'standby';
-    this.log.info('standing by: another worker holds this subscription\'s lease', { leaseSeconds: this.leaseMs / 1000 });
+    this.log.info("standing by: another worker holds this subscription's lease", { leaseSeconds: this.leaseMs / 1000 });
   }
 
   private beginTerm(cursor: ReaderCursor): void {
@@ -217,7 +224,10 @@ export class EventStoreSubscription extends SubscriptionLifecycle implements Sub
     this.caughtUp = false;
     this.state = 'running';
     this.log.info('subscription started: holds the lease, reading the category', {
-      consumer: this.options.consumer, from: cursor, concurrency, inbox: this.options.domain.runtime.inbox !== null,
+      consumer: this.options.consumer,
+      from: cursor,
+      concurrency,
+      inbox: this.options.domain.runtime.inbox !== null,
     });
   }
 

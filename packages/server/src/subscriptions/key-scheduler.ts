@@ -153,10 +153,13 @@ export class KeyScheduler {
         if (this.stopped) return;
         if (!result.done && this.promoteEarlierArrival(queue)) continue;
         if (!result.done) {
-          this.waiting.set(key, setTimeout(() => {
-            this.waiting.delete(key);
-            this.makeReady(key);
-          }, result.afterMs));
+          this.waiting.set(
+            key,
+            setTimeout(() => {
+              this.waiting.delete(key);
+              this.makeReady(key);
+            }, result.afterMs),
+          );
           return;
         }
         if (queue.length === 0) {

@@ -4,7 +4,17 @@
  * what cannot, and ack. A message that must wait for its predecessor tells the KeyScheduler when
  * to try again; one that waited longer than `gap_timeout_seconds` is let through with an ERROR.
  */
-import { checkPositionPassed, isPermanentError, passedRowOf, storableText, type HandleOutcome, type InboxStore, type Logger, type ReceivedMessage, type StreamSubscriptionConfig } from '@protean-ts/core';
+import {
+  checkPositionPassed,
+  isPermanentError,
+  passedRowOf,
+  storableText,
+  type HandleOutcome,
+  type InboxStore,
+  type Logger,
+  type ReceivedMessage,
+  type StreamSubscriptionConfig,
+} from '@protean-ts/core';
 import { ProcessDuration } from '../metrics/process-duration.js';
 import { abortableSleep } from './abortable-sleep.js';
 import type { HeadResult, Queued } from './key-scheduler.js';
@@ -113,7 +123,9 @@ export class MessageRunner {
         if (permanent || attempt >= maxAttempts) {
           const why = permanent ? 'cannot be handled (an error retrying cannot fix)' : `failed ${attempt} times`;
           this.options.log.error(`message ${why}`, { ...ids(message), attempt, error });
-          await this.options.onGivingUp?.(message, error).catch((err: unknown) => this.options.log.warn('recording the failure of a given-up message failed', { ...ids(message), error: err }));
+          await this.options
+            .onGivingUp?.(message, error)
+            .catch((err: unknown) => this.options.log.warn('recording the failure of a given-up message failed', { ...ids(message), error: err }));
           return this.giveUp(item, errorText(error, 4000));
         }
         counters.retried += 1;
@@ -191,7 +203,10 @@ export class MessageRunner {
       } else {
         counters.passedAbandoned += 1;
         log.error('the key moves past a message the outbox abandoned; its successors are handled', {
-          key: item.key, sequence: item.sequence, abandonedMessageId: marker.messageId, reason: marker.reason,
+          key: item.key,
+          sequence: item.sequence,
+          abandonedMessageId: marker.messageId,
+          reason: marker.reason,
         });
       }
     }

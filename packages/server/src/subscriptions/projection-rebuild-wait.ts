@@ -47,7 +47,12 @@ function waitOf(log: Logger): SubscriptionRebuildWait {
 }
 
 /** Runs `run` until the projection is not being rebuilt; `log` is the subscription's own logger. */
-export async function waitingOutRebuilds(run: () => Promise<HandleOutcome>, log: Logger, signal: AbortSignal | undefined, pollMs = REBUILD_POLL_MS): Promise<HandleOutcome> {
+export async function waitingOutRebuilds(
+  run: () => Promise<HandleOutcome>,
+  log: Logger,
+  signal: AbortSignal | undefined,
+  pollMs = REBUILD_POLL_MS,
+): Promise<HandleOutcome> {
   let wait: SubscriptionRebuildWait | undefined;
   let ran = false;
   try {

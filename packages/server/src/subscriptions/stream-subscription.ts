@@ -5,12 +5,7 @@
  * records the message in the inbox, so events the handler raises go through the outbox too and
  * a redelivery is skipped.
  */
-import {
-  ChecksumMismatchError,
-  MalformedEnvelopeError,
-  UnknownMessageTypeError,
-  type ClassRef,
-} from '@protean-ts/core';
+import { ChecksumMismatchError, MalformedEnvelopeError, UnknownMessageTypeError, type ClassRef } from '@protean-ts/core';
 import { ConsumerLoop } from './consumer-loop.js';
 import { handledTypes } from './handled-types.js';
 import { waitingOutRebuilds } from './projection-rebuild-wait.js';

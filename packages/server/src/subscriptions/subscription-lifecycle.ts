@@ -7,7 +7,19 @@ import type { Logger } from '@protean-ts/core';
 import type { SubscriptionCounters, SubscriptionState } from './subscription-status.js';
 
 export function newCounters(): SubscriptionCounters {
-  return { handled: 0, retried: 0, deadLettered: 0, leftPending: 0, skipped: 0, duplicates: 0, late: 0, waits: 0, gapsPassed: 0, passedAbandoned: 0, dropped: 0 };
+  return {
+    handled: 0,
+    retried: 0,
+    deadLettered: 0,
+    leftPending: 0,
+    skipped: 0,
+    duplicates: 0,
+    late: 0,
+    waits: 0,
+    gapsPassed: 0,
+    passedAbandoned: 0,
+    dropped: 0,
+  };
 }
 
 export abstract class SubscriptionLifecycle {

@@ -32,7 +32,14 @@ export function planSubscriptions(domain: Domain): PlannedSubscription[] {
   const handlerBroker = config.outbox.broker;
   for (const record of registry.recordsOf('commandHandler')) {
     const category = requireCategory(domain, record.cls);
-    plan.push({ group: record.options.subscriptionName, role: 'commandHandler', cls: record.cls, stream: `${category}:command`, broker: handlerBroker, source: 'stream' });
+    plan.push({
+      group: record.options.subscriptionName,
+      role: 'commandHandler',
+      cls: record.cls,
+      stream: `${category}:command`,
+      broker: handlerBroker,
+      source: 'stream',
+    });
   }
   if (config.event_processing === 'async') {
     for (const record of registry.recordsOf('eventHandler')) {
@@ -44,12 +51,19 @@ export function planSubscriptions(domain: Domain): PlannedSubscription[] {
     for (const record of registry.recordsOf('processManager')) {
       if (!domain.outboxEnabled) {
         throw new Error(
-          `${record.name} is a process manager: its events, the commands it sends and its timeouts travel through the outbox, which is off (enable_outbox = false); `
-            + 'turn the outbox on (and keep server.default_subscription_type = "stream")',
+          `${record.name} is a process manager: its events, the commands it sends and its timeouts travel through the outbox, which is off (enable_outbox = false); ` +
+            'turn the outbox on (and keep server.default_subscription_type = "stream")',
         );
       }
       for (const category of registry.processManagerCategories(record.cls)) {
-        plan.push({ group: record.options.subscriptionName, role: 'processManager', cls: record.cls, stream: category, broker: handlerBroker, source: 'stream' });
+        plan.push({
+          group: record.options.subscriptionName,
+          role: 'processManager',
+          cls: record.cls,
+          stream: category,
+          broker: handlerBroker,
+          source: 'stream',
+        });
       }
     }
     plan.push(...planProjectorSubscriptions(domain, handlerBroker));
@@ -71,8 +85,8 @@ function requireCategory(domain: Domain, handler: ClassRef): string {
 export function requireEventSourced(domain: Domain, handler: ClassRef, category: string): void {
   if (domain.registry.eventSourcedAggregateOf(category)) return;
   throw new Error(
-    `${handler.name} would read "${category}" from the event store (server.default_subscription_type = "event_store"), but no event-sourced aggregate writes that category there, so it would never be called; `
-      + 'make the aggregate eventSourced, or give the handler subscriptionType: \'stream\' (its events then come through the outbox: enable_outbox = true)',
+    `${handler.name} would read "${category}" from the event store (server.default_subscription_type = "event_store"), but no event-sourced aggregate writes that category there, so it would never be called; ` +
+      "make the aggregate eventSourced, or give the handler subscriptionType: 'stream' (its events then come through the outbox: enable_outbox = true)",
   );
 }
 
@@ -85,8 +99,8 @@ function checkUniqueGroups(plan: readonly PlannedSubscription[]): void {
     const other = seen.get(key);
     if (other) {
       throw new Error(
-        `${other.cls.name} and ${entry.cls.name} both subscribe ${entry.source === 'event_store' ? 'to the event store' : `to stream "${entry.stream}"`} as group "${entry.group}"; `
-          + 'give one of them its own subscriptionName',
+        `${other.cls.name} and ${entry.cls.name} both subscribe ${entry.source === 'event_store' ? 'to the event store' : `to stream "${entry.stream}"`} as group "${entry.group}"; ` +
+          'give one of them its own subscriptionName',
       );
     }
     seen.set(key, entry);

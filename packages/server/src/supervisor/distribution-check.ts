@@ -8,11 +8,7 @@ import { NotDistributableError, type InProcessSetting } from '../errors/not-dist
 
 const IN_PROCESS_DATABASES = new Set(['memory']);
 
-export function assertDistributable(
-  workers: number,
-  databases: Readonly<Record<string, DatabaseSettings>>,
-  brokers: Iterable<Broker>,
-): void {
+export function assertDistributable(workers: number, databases: Readonly<Record<string, DatabaseSettings>>, brokers: Iterable<Broker>): void {
   if (workers <= 1) return;
   const problems: InProcessSetting[] = [];
   for (const [name, settings] of Object.entries(databases)) {

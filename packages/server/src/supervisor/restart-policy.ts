@@ -18,9 +18,7 @@ export const DEFAULT_RESTART_POLICY: RestartPolicyOptions = {
   crashWindowMs: 60_000,
 };
 
-export type RestartDecision =
-  | { action: 'restart'; delayMs: number; recentCrashes: number }
-  | { action: 'give-up'; recentCrashes: number };
+export type RestartDecision = { action: 'restart'; delayMs: number; recentCrashes: number } | { action: 'give-up'; recentCrashes: number };
 
 export class RestartPolicy {
   private readonly crashes = new Map<number, number[]>();

@@ -91,7 +91,9 @@ export class Supervisor {
   }
 
   private runningWorkers(): { id: number; child: ChildProcess }[] {
-    return this.slots.flatMap((s) => (s.child && s.child.exitCode === null && s.child.signalCode === null && s.child.connected ? [{ id: s.id, child: s.child }] : []));
+    return this.slots.flatMap((s) =>
+      s.child && s.child.exitCode === null && s.child.signalCode === null && s.child.connected ? [{ id: s.id, child: s.child }] : [],
+    );
   }
 
   /** SIGTERM to every worker, SIGKILL to those still running after the grace period; resolves to the exit code. */
@@ -114,10 +116,16 @@ export class Supervisor {
       const fresh = slot.report !== null && now - slot.reportAt < REPORT_STALE_MS;
       const ok = alive && slot.ready && fresh && slot.report!.ready;
       const detail = !alive
-        ? slot.restartTimer ? 'restarting' : 'not running'
-        : !slot.ready ? 'starting'
-        : !fresh ? `no report for ${Math.round((now - slot.reportAt) / 1000)} s`
-        : slot.report!.ready ? `running (pid ${slot.child!.pid})` : 'not ready';
+        ? slot.restartTimer
+          ? 'restarting'
+          : 'not running'
+        : !slot.ready
+          ? 'starting'
+          : !fresh
+            ? `no report for ${Math.round((now - slot.reportAt) / 1000)} s`
+            : slot.report!.ready
+              ? `running (pid ${slot.child!.pid})`
+              : 'not ready';
       checks.push({ name: `worker:${slot.id}`, kind: 'worker', ok, detail });
       for (const check of slot.report?.checks ?? []) checks.push({ ...check, name: `worker:${slot.id}/${check.name}` });
     }

@@ -30,7 +30,8 @@ export class WorkerMetricsScrape {
   async scrape(workers: readonly { id: number; child: ChildProcess }[]): Promise<string> {
     const answers = await Promise.all(workers.map((w) => this.ask(w)));
     const late = workers.filter((_, i) => answers[i] === null).map((w) => w.id);
-    if (late.length) this.logger.warn('metrics scrape: workers did not answer in time; left out of this scrape', { workers: late, timeoutMs: ANSWER_TIMEOUT_MS });
+    if (late.length)
+      this.logger.warn('metrics scrape: workers did not answer in time; left out of this scrape', { workers: late, timeoutMs: ANSWER_TIMEOUT_MS });
     const collected: WorkerMetrics[] = answers.flatMap((a) => (a?.scopeMetrics ? [{ workerId: a.workerId, scopeMetrics: a.scopeMetrics }] : []));
     // The workers' resource is the SDK's default one (service name, SDK version): the same for each.
     return prometheusText({ resource: defaultResource(), scopeMetrics: mergeWorkerMetrics(collected) });

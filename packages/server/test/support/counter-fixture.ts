@@ -90,8 +90,7 @@ export function makeCounterDomain(name: string, config: ConfigOverrides) {
   /** The envelope of Ticked { key, n } at the key's position `sequence` (default n). */
   const ticked = (key: string, n: number, sequence = n): MessageEnvelope =>
     withPosition(raised(key, Ticked.create({ key, n })), { key: `${stream}-${key}`, sequence });
-  const noted = (key: string, sequence: number): MessageEnvelope =>
-    withPosition(raised(key, Noted.create({ key })), { key: `${stream}-${key}`, sequence });
+  const noted = (key: string, sequence: number): MessageEnvelope => withPosition(raised(key, Noted.create({ key })), { key: `${stream}-${key}`, sequence });
 
   return { domain, probe, stream, ticked, noted, Counter, Ticked, Noted, Tally, ValidationError };
 }

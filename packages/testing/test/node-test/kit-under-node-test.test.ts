@@ -9,7 +9,16 @@ import { assertRejects, captureEvents, drain, given, stopHandlers } from '../../
 import { Account, bank, Deposited, InsufficientFunds, Opened, Withdraw, Withdrawn } from '../support/bank.js';
 
 describe('@protean-ts/testing under node:test', () => {
-  before(() => bank.init({ config: { event_processing: 'async', command_processing: 'async', databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } } } }));
+  before(() =>
+    bank.init({
+      config: {
+        event_processing: 'async',
+        command_processing: 'async',
+        databases: { default: { provider: 'memory' } },
+        brokers: { default: { provider: 'inline' } },
+      },
+    }),
+  );
   after(() => stopHandlers(bank));
 
   it('checks the events a method call raises on a replayed aggregate', async () => {
@@ -19,7 +28,9 @@ describe('@protean-ts/testing under node:test', () => {
   });
 
   it('expects refusals', async () => {
-    await given(Account, [Opened.create({ accountId: 'n2', owner: 'bo' })]).when((account) => account.withdraw(1)).thenFails(InsufficientFunds, /balance is 0/);
+    await given(Account, [Opened.create({ accountId: 'n2', owner: 'bo' })])
+      .when((account) => account.withdraw(1))
+      .thenFails(InsufficientFunds, /balance is 0/);
   });
 
   it('fails with an AssertionError whose actual and expected differ where the events do', async () => {
@@ -34,7 +45,10 @@ describe('@protean-ts/testing under node:test', () => {
   });
 
   it('drains queued commands in process and captures what they committed', async () => {
-    await given(Account, [Opened.create({ accountId: 'n4', owner: 'di' }), Deposited.create({ accountId: 'n4', amount: 3 })]).in(bank).when((a) => a.deposit(0)).then([Deposited]);
+    await given(Account, [Opened.create({ accountId: 'n4', owner: 'di' }), Deposited.create({ accountId: 'n4', amount: 3 })])
+      .in(bank)
+      .when((a) => a.deposit(0))
+      .then([Deposited]);
     const captured = captureEvents(bank);
     await bank.process(Withdraw.create({ accountId: 'n4', amount: 3 }));
     await drain(bank);

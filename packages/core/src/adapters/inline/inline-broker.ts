@@ -115,7 +115,13 @@ export class InlineBroker extends BaseBroker {
     this.liveness.report(consumer, ttlMs);
   }
 
-  protected override async doReclaimFromDeadConsumers(stream: string, group: string, consumer: string, count: number, minIdleMs: number): Promise<ReceivedMessage[]> {
+  protected override async doReclaimFromDeadConsumers(
+    stream: string,
+    group: string,
+    consumer: string,
+    count: number,
+    minIdleMs: number,
+  ): Promise<ReceivedMessage[]> {
     const target = this.streams.get(stream);
     const state = target?.groups.get(group);
     if (!target || !state) return [];
@@ -130,7 +136,14 @@ export class InlineBroker extends BaseBroker {
   }
 
   /** Hands up to `count` pending entries that `take` accepts to `consumer`, oldest first, counting the delivery. */
-  private claim(target: InlineStream, state: InlineGroup, consumer: string, count: number, now: number, take: (entry: PendingEntry) => boolean): ReceivedMessage[] {
+  private claim(
+    target: InlineStream,
+    state: InlineGroup,
+    consumer: string,
+    count: number,
+    now: number,
+    take: (entry: PendingEntry) => boolean,
+  ): ReceivedMessage[] {
     const claimed: ReceivedMessage[] = [];
     for (const [id, entry] of state.pending) {
       if (claimed.length >= count) break;

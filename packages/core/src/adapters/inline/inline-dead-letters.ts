@@ -31,7 +31,7 @@ export class InlineDeadLetters {
   take(ids: readonly string[] | undefined): { body: string }[] {
     const wanted = ids ? new Set(ids) : null;
     const taken: StoredDeadLetter[] = [];
-    for (let i = 0; i < this.letters.length; ) {
+    for (let i = 0; i < this.letters.length;) {
       if (!wanted || wanted.has(this.letters[i]!.id)) taken.push(...this.letters.splice(i, 1));
       else i += 1;
     }

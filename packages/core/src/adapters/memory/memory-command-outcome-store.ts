@@ -6,7 +6,14 @@
  */
 import { TransactionStateError } from '../../errors/transaction-state.error.js';
 import type { ProviderTransaction } from '../../ports/database-provider.js';
-import type { ClaimResult, CommandClaim, CommandOutcome, CommandOutcomeCleanup, CommandOutcomeRecord, CommandOutcomeStore } from '../../ports/command-outcome-store.js';
+import type {
+  ClaimResult,
+  CommandClaim,
+  CommandOutcome,
+  CommandOutcomeCleanup,
+  CommandOutcomeRecord,
+  CommandOutcomeStore,
+} from '../../ports/command-outcome-store.js';
 import { MemoryTransaction } from './memory-transaction.js';
 
 export class MemoryCommandOutcomeStore implements CommandOutcomeStore {
@@ -45,7 +52,15 @@ export class MemoryCommandOutcomeStore implements CommandOutcomeStore {
         release();
       });
     }
-    const record: CommandOutcomeRecord = { ...claim, status: 'pending', result: null, errorName: null, errorMessage: null, createdAt: this.now(), completedAt: null };
+    const record: CommandOutcomeRecord = {
+      ...claim,
+      status: 'pending',
+      result: null,
+      errorName: null,
+      errorMessage: null,
+      createdAt: this.now(),
+      completedAt: null,
+    };
     this.stagedOf(staging).set(record.commandId, record);
     staging.outcomeWrites.push(() => {
       // The record as completed in the transaction, if it was.
@@ -107,7 +122,9 @@ export class MemoryCommandOutcomeStore implements CommandOutcomeStore {
 
   private own(tx: ProviderTransaction): MemoryTransaction {
     if (!(tx instanceof MemoryTransaction) || tx.providerName !== this.providerName) {
-      throw new TransactionStateError(`The command outcomes of memory database "${this.providerName}" were given a transaction of "${tx?.providerName ?? 'unknown'}"; use a transaction opened by this provider`);
+      throw new TransactionStateError(
+        `The command outcomes of memory database "${this.providerName}" were given a transaction of "${tx?.providerName ?? 'unknown'}"; use a transaction opened by this provider`,
+      );
     }
     return tx;
   }

@@ -208,7 +208,8 @@ function firstAfter(log: readonly StoredEvent[], cursor: CategoryRead['after']):
   while (low < high) {
     const middle = (low + high) >>> 1;
     const event = log[middle]!;
-    const isAfter = event.transactionId > cursor.transactionId || (event.transactionId === cursor.transactionId && event.globalPosition > cursor.globalPosition);
+    const isAfter =
+      event.transactionId > cursor.transactionId || (event.transactionId === cursor.transactionId && event.globalPosition > cursor.globalPosition);
     if (isAfter) high = middle;
     else low = middle + 1;
   }

@@ -82,7 +82,11 @@ export class MemoryInboxStore implements InboxStore {
       if (!next) return false;
       this.checkpoints.set(cpKey, pass.sequence);
       if (pass.reason !== undefined) {
-        this.passed.set(positionKey(subscription, pass.key, pass.sequence), { reason: pass.reason, brokerMessageId: pass.brokerMessageId ?? null, at: this.now() });
+        this.passed.set(positionKey(subscription, pass.key, pass.sequence), {
+          reason: pass.reason,
+          brokerMessageId: pass.brokerMessageId ?? null,
+          at: this.now(),
+        });
       }
       return true;
     });

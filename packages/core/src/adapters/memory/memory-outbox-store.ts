@@ -55,7 +55,9 @@ export class MemoryOutboxStore implements OutboxStore {
 
   async append(tx: ProviderTransaction, rows: readonly NewOutboxRow[]): Promise<void> {
     if (!(tx instanceof MemoryTransaction) || tx.providerName !== this.providerName) {
-      throw new TransactionStateError(`The outbox of memory database "${this.providerName}" was given a transaction of "${tx?.providerName ?? 'unknown'}"; append in a transaction opened by this provider`);
+      throw new TransactionStateError(
+        `The outbox of memory database "${this.providerName}" was given a transaction of "${tx?.providerName ?? 'unknown'}"; append in a transaction opened by this provider`,
+      );
     }
     tx.assertActive('append outbox rows');
     validateOutboxRows(rows);
@@ -130,7 +132,9 @@ export class MemoryOutboxStore implements OutboxStore {
 
   async cancelScheduled(tx: ProviderTransaction, keyPrefix: string): Promise<number> {
     if (!(tx instanceof MemoryTransaction) || tx.providerName !== this.providerName) {
-      throw new TransactionStateError(`The outbox of memory database "${this.providerName}" was given a transaction of "${tx?.providerName ?? 'unknown'}"; cancel in a transaction opened by this provider`);
+      throw new TransactionStateError(
+        `The outbox of memory database "${this.providerName}" was given a transaction of "${tx?.providerName ?? 'unknown'}"; cancel in a transaction opened by this provider`,
+      );
     }
     tx.assertActive('cancel scheduled outbox rows');
     tx.outboxCancels.push(keyPrefix);
@@ -211,7 +215,10 @@ export class MemoryOutboxStore implements OutboxStore {
 
   async cleanup(options: { publishedBefore: Date; abandonedBefore: Date; batchSize: number }): Promise<{ published: number; abandoned: number }> {
     const batchSize = Math.max(1, options.batchSize);
-    const published = this.deleteInBatches(batchSize, (row) => row.status === 'published' && row.publishedAt !== null && row.publishedAt < options.publishedBefore);
+    const published = this.deleteInBatches(
+      batchSize,
+      (row) => row.status === 'published' && row.publishedAt !== null && row.publishedAt < options.publishedBefore,
+    );
     const abandoned = this.deleteInBatches(batchSize, (row) => row.status === 'abandoned' && row.updatedAt < options.abandonedBefore);
     return { published, abandoned };
   }

@@ -108,7 +108,9 @@ export class MemoryProvider implements DatabaseProvider {
 
   private own(tx: ProviderTransaction): MemoryTransaction {
     if (!(tx instanceof MemoryTransaction) || tx.providerName !== this.name) {
-      throw new TransactionStateError(`Memory database "${this.name}" was given a transaction of "${tx?.providerName ?? 'unknown'}"; use a transaction opened by this provider`);
+      throw new TransactionStateError(
+        `Memory database "${this.name}" was given a transaction of "${tx?.providerName ?? 'unknown'}"; use a transaction opened by this provider`,
+      );
     }
     return tx;
   }

@@ -27,12 +27,17 @@ export function compileFilter(aggregate: string, fields: ReadonlyMap<string, Fie
 }
 
 /** A comparator for `orderBy`; records equal on every key keep their stored order (stable sort). */
-export function compileOrder(aggregate: string, fields: ReadonlyMap<string, FieldDefinition>, orderBy: QuerySpec['orderBy']): ((a: PlainRecord, b: PlainRecord) => number) | undefined {
+export function compileOrder(
+  aggregate: string,
+  fields: ReadonlyMap<string, FieldDefinition>,
+  orderBy: QuerySpec['orderBy'],
+): ((a: PlainRecord, b: PlainRecord) => number) | undefined {
   const keys = Object.entries(orderBy ?? {});
   if (keys.length === 0) return undefined;
   for (const [name, direction] of keys) {
     if (!fields.has(name)) throw new InvalidQueryError(aggregate, `orderBy names "${name}", which is not a field`);
-    if (direction !== 'asc' && direction !== 'desc') throw new InvalidQueryError(aggregate, `orderBy.${name} must be 'asc' or 'desc', got ${JSON.stringify(direction)}`);
+    if (direction !== 'asc' && direction !== 'desc')
+      throw new InvalidQueryError(aggregate, `orderBy.${name} must be 'asc' or 'desc', got ${JSON.stringify(direction)}`);
   }
   return (a, b) => {
     for (const [name, direction] of keys) {
@@ -54,8 +59,12 @@ export function checkPaging(aggregate: string, spec: Pick<QuerySpec, 'limit' | '
 
 function operatorsOf(condition: unknown): [string, unknown][] {
   const isOperatorObject =
-    typeof condition === 'object' && condition !== null && !Array.isArray(condition) && !(condition instanceof Date) &&
-    Object.keys(condition).length > 0 && Object.keys(condition).every((key) => key.startsWith('$'));
+    typeof condition === 'object' &&
+    condition !== null &&
+    !Array.isArray(condition) &&
+    !(condition instanceof Date) &&
+    Object.keys(condition).length > 0 &&
+    Object.keys(condition).every((key) => key.startsWith('$'));
   return isOperatorObject ? Object.entries(condition as Record<string, unknown>) : [['$eq', condition]];
 }
 

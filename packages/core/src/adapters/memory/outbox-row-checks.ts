@@ -12,7 +12,8 @@ export function validateOutboxRows(rows: readonly NewOutboxRow[]): void {
     for (const field of TEXT_FIELDS) {
       if (typeof row[field] !== 'string' || row[field] === '') throw new InvalidOutboxRowError(index, field, 'must be a non-empty string');
     }
-    if (!Number.isSafeInteger(row.maxRetries) || row.maxRetries < 0) throw new InvalidOutboxRowError(index, 'maxRetries', `must be a non-negative integer, got ${String(row.maxRetries)}`);
+    if (!Number.isSafeInteger(row.maxRetries) || row.maxRetries < 0)
+      throw new InvalidOutboxRowError(index, 'maxRetries', `must be a non-negative integer, got ${String(row.maxRetries)}`);
     if (row.priority !== undefined && !Number.isSafeInteger(row.priority)) throw new InvalidOutboxRowError(index, 'priority', 'must be an integer');
     if (row.deliverAt !== undefined && row.deliverAt !== null && (!(row.deliverAt instanceof Date) || Number.isNaN(row.deliverAt.getTime()))) {
       throw new InvalidOutboxRowError(index, 'deliverAt', 'must be a valid Date or null');
