@@ -5,7 +5,7 @@
  * the counter FOR UPDATE, UPDATE it, INSERT one outbox row, COMMIT, XACK. No inbox (no
  * duplicate or order check across redeliveries), no checksum, no retries, no dead letters.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import type { Redis } from 'ioredis';
 import { newMessageId } from '@protean-ts/core';
 

@@ -5,7 +5,7 @@
  * JetStream publishes; RabbitMQ: the whole batch on one confirm channel), one UPDATE to mark the
  * batch. No per-key ordering, no failure handling, no NOTIFY: an idle loop polls every `idleMs`.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import type { RawPublisher } from '../brokers/bench-broker.js';
 import type { BenchRow } from './bench-rows.js';
 

@@ -10,7 +10,7 @@
  */
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { NatsNaming, fromNatsToken } from './nats-names.js';
+import { type NatsNaming, fromNatsToken } from './nats-names.js';
 
 interface MemberRecord {
   consumer: string;

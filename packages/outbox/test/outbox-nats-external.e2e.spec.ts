@@ -9,7 +9,7 @@ import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { DatabaseProvider, OutboxRow } from '@protean-ts/core';
 import { NATS, POSTGRES, servicesUp } from '@protean-ts/core/testing';
-import { NatsBroker } from '@protean-ts/nats';
+import { type NatsBroker } from '@protean-ts/nats';
 import { createOutboxProcessors } from '../src/index.js';
 import { makeOrderDomain } from './support/order-domain.js';
 import { createTempDatabase, drainStream, type TempDatabase } from './support/real-services.js';

@@ -62,6 +62,6 @@ export class ReadChannelPool {
     const channels = [...this.all];
     this.all.clear();
     this.idle.length = 0;
-    await Promise.all(channels.map((channel) => (channel.active ? channel.close().catch(() => undefined) : undefined)));
+    await Promise.all(channels.map((channel) => (channel.active ? channel.close().catch(() => undefined) : Promise.resolve())));
   }
 }

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { BaseApplicationService, ValidationError } from '@protean-ts/core';
 import { domain } from '../shop.js';
-import { Address } from '../shared/address.js';
+import { type Address } from '../shared/address.js';
 import { StockItem } from '../inventory/stock-item.js';
 import { LineItem } from './line-item.js';
 import { Order } from './order.js';

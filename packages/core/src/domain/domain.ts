@@ -279,7 +279,7 @@ export class Domain {
    * is one, typed as the generic `Repository<Order>`). `repositoryFor(OrderRepository)`: that
    * custom repository, typed as its class, with its own methods and the generic ones.
    */
-  repositoryFor<R extends BaseRepository<any>>(repository: ClassRef<R>): R;
+  repositoryFor<R extends BaseRepository<BaseAggregate>>(repository: ClassRef<R>): R;
   repositoryFor<T extends BaseAggregate>(aggregate: ClassRef<T>): Repository<T>;
   repositoryFor(target: ClassRef): unknown {
     return this.runtime.repositoryFor(target as ClassRef<BaseAggregate>);

@@ -255,7 +255,7 @@ export class DomainRuntime {
   }
 
   /** A custom repository class gives that repository (typed as it); an aggregate class its repository. */
-  repositoryFor<R extends BaseRepository<any>>(repository: ClassRef<R>): R;
+  repositoryFor<R extends BaseRepository<BaseAggregate>>(repository: ClassRef<R>): R;
   repositoryFor<T extends BaseAggregate>(aggregate: ClassRef<T>): Repository<T>;
   repositoryFor(target: ClassRef): unknown {
     if (target?.prototype instanceof BaseRepository) return this.customRepositoryFor(target as ClassRef<BaseRepository>);

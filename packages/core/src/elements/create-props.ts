@@ -9,7 +9,6 @@ import type { BaseDataElement } from './base-data-element.js';
 
 type IfEquals<X, Y, A, B> = (<G>() => G extends X ? 1 : 2) extends <G>() => G extends Y ? 1 : 2 ? A : B;
 
-// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 type IsData<T, K extends keyof T> = K extends string ? (K extends `_${string}` ? false : T[K] extends Function ? false : true) : false;
 
 type DataKeys<T> = { [K in keyof T]-?: IsData<T, K> extends true ? K : never }[keyof T];

@@ -10,7 +10,7 @@ import { StreamVersionError } from '../errors/stream-version.error.js';
 import type { DatabaseProvider, ProviderTransaction } from '../ports/database-provider.js';
 import type { EventStore } from '../ports/event-store.js';
 import { cursorOf, type ReaderCursor, type StoredEvent } from '../ports/event-store-records.js';
-import { before, eventually, EventFactory, inTransaction, readToHead, sleep } from './event-store-conformance-fixtures.js';
+import { before, eventually, type EventFactory, inTransaction, readToHead, sleep } from './event-store-conformance-fixtures.js';
 
 interface Context {
   provider: DatabaseProvider;

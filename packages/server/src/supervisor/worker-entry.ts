@@ -103,7 +103,12 @@ export async function runWorker(options: RunWorkerOptions): Promise<number> {
     reportTimer = setInterval(() => void report(), options.reportIntervalMs ?? REPORT_INTERVAL_MS);
     reportTimer.unref();
     process.once('disconnect', () => void shutdown.trigger('supervisor went away'));
-    process.on('message', onMetricsRequest);
+    process.on('message', onMessage);
+  }
+
+  // onMetricsRequest catches what collecting can throw; send() failing means the supervisor is gone.
+  function onMessage(message: unknown): void {
+    void onMetricsRequest(message).catch(() => undefined);
   }
 
   async function onMetricsRequest(message: unknown): Promise<void> {
@@ -149,7 +154,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<number> {
 
   const code = await shutdown.exited;
   process.off('SIGINT', ignoreInterrupt);
-  process.off('message', onMetricsRequest);
+  process.off('message', onMessage);
   process.off('unhandledRejection', onRejection);
   process.off('uncaughtException', onException);
   return code;

@@ -8,7 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import { assertRejects, captureEvents, drain, given, stopHandlers } from '../../src/index.js';
 import { Account, bank, Deposited, InsufficientFunds, Opened, Withdraw, Withdrawn } from '../support/bank.js';
 
-describe('@protean-ts/testing under node:test', () => {
+// node:test's describe and it return promises its runner awaits itself.
+void describe('@protean-ts/testing under node:test', () => {
   before(() =>
     bank.init({
       config: {
@@ -21,19 +22,19 @@ describe('@protean-ts/testing under node:test', () => {
   );
   after(() => stopHandlers(bank));
 
-  it('checks the events a method call raises on a replayed aggregate', async () => {
+  void it('checks the events a method call raises on a replayed aggregate', async () => {
     await given(Account, [Opened.create({ accountId: 'n1', owner: 'ann' }), Deposited.create({ accountId: 'n1', amount: 8 })])
       .when((account) => account.withdraw(8))
       .then([Withdrawn.create({ accountId: 'n1', amount: 8 })]);
   });
 
-  it('expects refusals', async () => {
+  void it('expects refusals', async () => {
     await given(Account, [Opened.create({ accountId: 'n2', owner: 'bo' })])
       .when((account) => account.withdraw(1))
       .thenFails(InsufficientFunds, /balance is 0/);
   });
 
-  it('fails with an AssertionError whose actual and expected differ where the events do', async () => {
+  void it('fails with an AssertionError whose actual and expected differ where the events do', async () => {
     const error = await assertRejects(
       given(Account, [Opened.create({ accountId: 'n3', owner: 'cy' }), Deposited.create({ accountId: 'n3', amount: 8 })])
         .when((account) => account.withdraw(2))
@@ -44,7 +45,7 @@ describe('@protean-ts/testing under node:test', () => {
     assert.deepEqual(error.expected, [{ type: 'Withdrawn', data: { accountId: 'n3', amount: 7 } }]);
   });
 
-  it('drains queued commands in process and captures what they committed', async () => {
+  void it('drains queued commands in process and captures what they committed', async () => {
     await given(Account, [Opened.create({ accountId: 'n4', owner: 'di' }), Deposited.create({ accountId: 'n4', amount: 3 })])
       .in(bank)
       .when((a) => a.deposit(0))

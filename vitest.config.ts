@@ -1,0 +1,81 @@
+/**
+ * The one vitest configuration of the repository: a project per package, two tiers named by
+ * file suffix. `npm test` runs the fast tier (every `*.spec.ts` and `src/**\/*.test.ts` but the
+ * load files); `npm run test:load` sets PROTEAN_TEST_TIER=load and runs only `*.load.spec.ts`,
+ * the heavy scenarios at full size. See CONTRIBUTING.md.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+
+const REPOSITORY = path.dirname(fileURLToPath(import.meta.url));
+
+const LOAD_TIER = process.env.PROTEAN_TEST_TIER === 'load';
+const LOAD_FILES = 'test/**/*.load.spec.ts';
+const FAST_FILES = ['src/**/*.test.ts', 'test/**/*.spec.ts'];
+
+interface PackageProject {
+  /** The folder, relative to the repository root. */
+  root: string;
+  /** Hang guards, not speed checks (timed assertions do not belong in tests). */
+  testTimeout?: number;
+  hookTimeout?: number;
+  extra?: TestProjectInlineConfiguration['test'];
+}
+
+const PACKAGES: PackageProject[] = [
+  {
+    root: 'packages/core',
+    extra: {
+      // Type-level tests (`*.test-d.ts`) prove the typed API: misspelt keys and wrong types do not
+      // compile. Errors elsewhere are the root typecheck's job, not these tests'.
+      typecheck: { enabled: !LOAD_TIER, include: ['test/**/*.test-d.ts'], tsconfig: '../../tsconfig.json', ignoreSourceErrors: true },
+    },
+  },
+  { root: 'packages/mikro-orm' },
+  { root: 'packages/redis' },
+  { root: 'packages/rabbitmq' },
+  { root: 'packages/nats' },
+  { root: 'packages/outbox' },
+  { root: 'packages/server' },
+  { root: 'packages/testing' },
+  // e2e tests here start real processes; under a loaded two-core machine they take two to four
+  // times as long as alone.
+  { root: 'packages/cli', testTimeout: 120_000, hookTimeout: 180_000 },
+  // The tarballs are built and packed once, in globalSetup, and shared by every test file.
+  { root: 'packages/pack-check', testTimeout: 240_000, hookTimeout: 600_000, extra: { globalSetup: ['test/support/pack-workspace.ts'] } },
+  { root: 'examples/shop', hookTimeout: 240_000 },
+];
+
+function project({ root, testTimeout = 30_000, hookTimeout = 60_000, extra = {} }: PackageProject): TestProjectInlineConfiguration {
+  return {
+    extends: true,
+    test: {
+      name: root.split('/')[1],
+      root: path.join(REPOSITORY, root),
+      include: LOAD_TIER ? [LOAD_FILES] : FAST_FILES,
+      exclude: LOAD_TIER ? [] : [LOAD_FILES],
+      testTimeout,
+      hookTimeout,
+      env: { PROTEAN_TEST_PACKAGE_ROOT: path.join(REPOSITORY, root) },
+      setupFiles: [path.join(REPOSITORY, 'test-support/package-cwd.ts')],
+      ...extra,
+    },
+  };
+}
+
+export default defineConfig({
+  // Workspace packages resolve to their TypeScript sources, so tests never need a build.
+  resolve: { conditions: ['@protean-ts/source'] },
+  ssr: { resolve: { conditions: ['@protean-ts/source'], externalConditions: ['@protean-ts/source'] } },
+  // protean-ts decorators are legacy (experimental) decorators. Fields declare their kind, so
+  // `design:type` is never read; emitting it breaks forward references between elements
+  // (`shippingAddress?: Address` with Address declared later: a TDZ ReferenceError).
+  oxc: { decorator: { legacy: true, emitDecoratorMetadata: false } },
+  test: {
+    projects: PACKAGES.map(project),
+    // Most test files wait on real services and processes rather than compute; four at a time
+    // keeps both cores busy. The load tier's scenarios each load the machine on their own.
+    maxWorkers: LOAD_TIER ? 1 : Number(process.env.PROTEAN_TEST_WORKERS ?? 4),
+  },
+});
