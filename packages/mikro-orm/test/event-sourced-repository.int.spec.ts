@@ -4,7 +4,7 @@
  * wins, the other gets an ExpectedVersionError), as-of loads, and snapshots.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
+import { makeBank, servicesUp, POSTGRES } from '@protean-ts/core/testing';
 import {
   ChecksumMismatchError,
   configureLogging,
@@ -15,13 +15,12 @@ import {
 } from '@protean-ts/core';
 import type { PostgresProvider } from '../src/index.js';
 import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';
-import { Account, bankDomain } from './support/bank-model.js';
 
 const up = await servicesUp(POSTGRES);
 
 describe.skipIf(!up)('event-sourced repository on PostgreSQL', () => {
   let db: TempDatabase;
-  const bank = { domain: bankDomain, Account };
+  const bank = makeBank();
   const repo = () => bank.domain.repositoryFor(bank.Account);
   const provider = () => bank.domain.providers.get('default') as PostgresProvider;
   const streamOf = (id: string) => `bank::account-${id}`;

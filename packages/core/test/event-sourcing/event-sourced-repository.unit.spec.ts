@@ -17,7 +17,7 @@ import {
   StreamVersionError,
   type MemoryProvider,
 } from '../../src/index.js';
-import { makeBank } from './bank-domain.js';
+import { makeBank } from '../../src/testing/fixtures.js';
 
 const memory = (extra: Record<string, unknown> = {}) => ({
   databases: { default: { provider: 'memory' } },
@@ -102,8 +102,8 @@ describe('event-sourced repository (memory)', () => {
     bank.limits.overdraft = 0;
     const loaded = await repo().get(account.id);
     expect(loaded.balance).toBe(-50);
-    // New events are checked against today's rule.
-    expect(() => loaded.withdraw(1)).toThrow(/cannot go below -0/);
+    // New events are checked against today's rule (raised directly: withdraw() refuses up front).
+    expect(() => loaded.raise(bank.Withdrawn.create({ accountId: loaded.id, amount: 1 }))).toThrow(/cannot go below -0/);
   });
 
   it('two writers of one stream: the second commit is an ExpectedVersionError naming the stream', async () => {

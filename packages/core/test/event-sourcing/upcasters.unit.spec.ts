@@ -20,8 +20,7 @@ import {
   type StoredEvent,
 } from '../../src/index.js';
 import { envelopeChecksum, type MessageEnvelope, type MessageMetadata } from '../../src/messages/index.js';
-import { makeBank } from './bank-domain.js';
-import { makeUpcastingBank, type UpcasterStep } from './upcasting-bank.js';
+import { makeBank, makeUpcastingBank, type UpcasterStep } from '../../src/testing/fixtures.js';
 
 const memory = { databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } } };
 const open: Domain[] = [];

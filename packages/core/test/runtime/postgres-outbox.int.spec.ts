@@ -3,41 +3,27 @@
  * "postgresql"` loads @protean-ts/mikro-orm on demand through the adapter registry, and events
  * are written to protean_outbox in the aggregate's transaction, or not at all.
  */
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { configureLogging } from '../../src/index.js';
-import { POSTGRES, servicesUp } from '../../src/testing/index.js';
+import { createTemporaryDatabase, POSTGRES, servicesUp, type TemporaryDatabase } from '../../src/testing/index.js';
 import { makeShop } from './fixtures/shop-domain.js';
 
 const up = await servicesUp(POSTGRES);
-const SERVER = 'postgresql://postgres@127.0.0.1:5432';
-
-async function sql<R extends Record<string, unknown>>(uri: string, text: string): Promise<R[]> {
-  const client = new pg.Client({ connectionString: uri });
-  await client.connect();
-  try {
-    return (await client.query<R>(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 describe.skipIf(!up)('transactional outbox on PostgreSQL', () => {
   const shop = makeShop();
-  const database = `core_runtime_${randomBytes(5).toString('hex')}`;
-  const uri = `${SERVER}/${database}`;
+  let db: TemporaryDatabase;
   let restoreLogging: ReturnType<typeof configureLogging>;
-  const outboxCount = async () => (await sql<{ n: number }>(uri, 'SELECT count(*)::int AS n FROM protean_outbox'))[0]!.n;
-  const orderCount = async () => (await sql<{ n: number }>(uri, 'SELECT count(*)::int AS n FROM "order"'))[0]!.n;
+  const outboxCount = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM protean_outbox'))[0]!.n;
+  const orderCount = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM "order"'))[0]!.n;
 
   beforeAll(async () => {
     restoreLogging = configureLogging({ sink: () => {} });
-    await sql(`${SERVER}/postgres`, `CREATE DATABASE "${database}"`);
+    db = await createTemporaryDatabase({ label: 'core_runtime' });
     await shop.domain.init({
       config: {
         event_processing: 'async',
-        databases: { default: { provider: 'postgresql', database_uri: uri, pool_size: 4 } },
+        databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 4 } },
         brokers: { default: { provider: 'inline' } },
       },
     });
@@ -45,11 +31,11 @@ describe.skipIf(!up)('transactional outbox on PostgreSQL', () => {
   });
   afterAll(async () => {
     await shop.domain.close();
-    await sql(`${SERVER}/postgres`, `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await db?.drop();
     configureLogging(restoreLogging);
   });
   beforeEach(async () => {
-    await sql(uri, 'TRUNCATE protean_outbox, "order", "order_line" CASCADE');
+    await db.query('TRUNCATE protean_outbox, "order", "order_line" CASCADE');
   });
 
   it('loaded the postgresql provider through the adapter registry', () => {
@@ -65,8 +51,7 @@ describe.skipIf(!up)('transactional outbox on PostgreSQL', () => {
     });
     // The outbox rows are appended at commit, in the same transaction as the order.
     expect(await orderCount()).toBe(1);
-    const rows = await sql<{ message_type: string; partition_key: string; status: string }>(
-      uri,
+    const rows = await db.query<{ message_type: string; partition_key: string; status: string }>(
       'SELECT message_type, partition_key, status FROM protean_outbox',
     );
     expect(rows).toEqual([expect.objectContaining({ message_type: 'Shop.OrderPlaced.v1', status: 'pending' })]);
@@ -88,7 +73,7 @@ describe.skipIf(!up)('transactional outbox on PostgreSQL', () => {
 
   it('queues an asynchronous command in the outbox of the default database', async () => {
     const messageId = await shop.domain.process(shop.PlaceOrder.create({ customer: 'Bo' }), { asynchronous: true });
-    const rows = await sql<{ message_id: string; stream_name: string }>(uri, 'SELECT message_id, stream_name FROM protean_outbox');
+    const rows = await db.query<{ message_id: string; stream_name: string }>('SELECT message_id, stream_name FROM protean_outbox');
     expect(rows).toEqual([{ message_id: messageId, stream_name: 'shop::order:command' }]);
     expect(await orderCount()).toBe(0);
   });
