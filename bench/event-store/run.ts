@@ -10,9 +10,9 @@
  *
  *   npm run bench:event-store    (env: see bench/README.md)
  */
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { configureLogging, EventSourcedRepository } from '@protean-ts/core';
+import { createTemporaryDatabase, LOCAL_POSTGRES_URI } from '@protean-ts/core/testing/fixtures';
 import type { PostgresProvider } from '@protean-ts/mikro-orm';
 import { installCounters, perMessage, since, snapshot, total, type Traffic } from '../hop/round-counters.js';
 import { profiled } from '../hop/round-profiler.js';
@@ -27,7 +27,6 @@ const env = (name: string, fallback: number): number => {
   if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${process.env[name]}`);
   return value;
 };
-const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432';
 const COMMITS = env('BENCH_COMMITS', 5000);
 const ROUNDS = env('BENCH_ROUNDS', 5);
 const CONCURRENCY = env('BENCH_CONCURRENCY', 20);
@@ -52,16 +51,6 @@ const STORE = {
   subscriptions: 'protean_event_store_subscriptions',
   inbox: 'protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages',
 };
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: `${SERVER}/postgres` });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 function report(label: string, runs: Measurement[], eventsPerCommit: number): number {
   const rate = median(runs.map((m) => m.rate));
@@ -175,12 +164,11 @@ async function catchUpSection(repo: EventSourcedRepository<BenchAccount>, provid
 }
 
 async function main(): Promise<void> {
-  const database = `pt_bench_${randomBytes(4).toString('hex')}`;
-  const uri = `${SERVER}/${database}`;
+  const db = await createTemporaryDatabase({ label: 'pt_bench', serverUri: process.env.BENCH_DATABASE_URL ?? LOCAL_POSTGRES_URI });
+  const uri = db.uri;
   console.log(
-    `bench/event-store: database ${database}, ${COMMITS} commits x ${ROUNDS} rounds per side, concurrency ${CONCURRENCY}, pool_size ${POOL_SIZE}, outbox off`,
+    `bench/event-store: database ${db.name}, ${COMMITS} commits x ${ROUNDS} rounds per side, concurrency ${CONCURRENCY}, pool_size ${POOL_SIZE}, outbox off`,
   );
-  await admin(`CREATE DATABASE "${database}"`);
   const raw = new RawAppender(uri, POOL_SIZE);
   const check = new pg.Pool({ connectionString: uri, max: 1 });
   check.on('error', () => undefined);
@@ -216,7 +204,7 @@ async function main(): Promise<void> {
     await benchDomain.close();
     await raw.close();
     await check.end();
-    await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await db.drop();
     configureLogging(restoreLogging);
   }
 }

@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { configureLogging } from '@protean-ts/core';
+import { createTemporaryDatabase, LOCAL_POSTGRES_URI } from '@protean-ts/core/testing/fixtures';
 import '@protean-ts/mikro-orm';
 import '@protean-ts/redis';
 import { frameworkSubscription } from './framework-hop.js';
@@ -24,7 +25,6 @@ import { RawHop } from './raw-hop.js';
 import { profiled } from './round-profiler.js';
 import { installCounters, perMessage, since, snapshot, total, type Traffic } from './round-counters.js';
 
-const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432';
 const REDIS_URI = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const KEY_COUNTS = (process.env.BENCH_KEYS ?? '1,8,64').split(',').map(Number);
@@ -47,16 +47,6 @@ interface Side {
   drain(stream: string, group: string, messages: number): Promise<void>;
   /** Checks this side's effects of the round (one counter bump and one outbox row per message) and clears its outbox rows. */
   verify(messages: number): Promise<void>;
-}
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: `${SERVER}/postgres` });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }
 
 async function waitUntil(done: () => boolean, what: string, timeoutMs = 900_000): Promise<void> {
@@ -141,10 +131,9 @@ async function checkCounters(pool: pg.Pool, sourceIds: string[], expected: Map<s
 async function main(): Promise<void> {
   configureLogging({ level: 'warn' });
   const tag = randomBytes(4).toString('hex');
-  const database = `pt_bench_hop_${tag}`;
   const prefix = `bench:hop:${tag}:`;
-  const uri = `${SERVER}/${database}`;
-  await admin(`CREATE DATABASE "${database}"`);
+  const db = await createTemporaryDatabase({ label: 'pt_bench_hop', serverUri: process.env.BENCH_DATABASE_URL ?? LOCAL_POSTGRES_URI });
+  const { name: database, uri } = db;
   const redis = new Redis(REDIS_URI);
   const stopping: Promise<void>[] = [];
   let pool: pg.Pool | undefined;
@@ -220,7 +209,7 @@ async function main(): Promise<void> {
     await pool?.end();
     await deleteKeys(redis, prefix);
     redis.disconnect();
-    await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await db.drop();
   }
 }
 

@@ -13,6 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { configureLogging, defaultConfig } from '@protean-ts/core';
+import { createTemporaryDatabase, LOCAL_POSTGRES_URI } from '@protean-ts/core/testing/fixtures';
 import { PostgresProvider } from '@protean-ts/mikro-orm';
 import { OutboxProcessor } from '@protean-ts/outbox';
 import { median, percentile } from './latency-stats.js';
@@ -21,7 +22,6 @@ import { producePaced } from './paced-producer.js';
 import { commitRaw, createRawTable, RAW_TABLE, RawRelay } from './raw-relay.js';
 import { selectBenchBroker, type BenchBroker, type RawPublisher } from '../brokers/bench-broker.js';
 
-const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432';
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const KEYS = Number(process.env.BENCH_KEYS ?? 2_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -40,16 +40,6 @@ interface Side {
   commit(rows: readonly BenchRow[]): Promise<void>;
   /** Starts relaying to streams under `prefix`; resolves to the function that stops it. */
   relay(prefix: string): Promise<() => Promise<void>>;
-}
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: `${SERVER}/postgres` });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }
 
 // Each side commits through one pool and relays through another, as an application and the
@@ -164,13 +154,12 @@ function ms(value: number): string {
 
 async function main(): Promise<void> {
   configureLogging({ level: 'warn' });
-  const database = `pt_bench_outbox_${randomBytes(4).toString('hex')}`;
-  const uri = `${SERVER}/${database}`;
   const bench = await selectBenchBroker();
+  const db = await createTemporaryDatabase({ label: 'pt_bench_outbox', serverUri: process.env.BENCH_DATABASE_URL ?? LOCAL_POSTGRES_URI });
+  const uri = db.uri;
   console.log(
-    `bench/outbox: broker ${bench.kind}; database ${database}; ${MESSAGES} messages over ${KEYS} keys per round, batch ${BATCH}, ${ROUNDS} rounds; one relay per side`,
+    `bench/outbox: broker ${bench.kind}; database ${db.name}; ${MESSAGES} messages over ${KEYS} keys per round, batch ${BATCH}, ${ROUNDS} rounds; one relay per side`,
   );
-  await admin(`CREATE DATABASE "${database}"`);
   const provider = new PostgresProvider('default', { provider: 'postgresql', database_uri: uri, managed: true, pool_size: 10 });
   const relayProvider = new PostgresProvider('default', { provider: 'postgresql', database_uri: uri, managed: true, pool_size: 5 });
   const pool = new pg.Pool({ connectionString: uri, max: 10 });
@@ -226,7 +215,7 @@ async function main(): Promise<void> {
     await pool.end();
     await relayPool.end();
     await publisher.close();
-    await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await db.drop();
   }
 }
 

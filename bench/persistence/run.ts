@@ -7,30 +7,18 @@
  *   npm run bench:persistence     (env: BENCH_DATABASE_URL, BENCH_COMMITS, BENCH_CONCURRENCY,
  *                                  BENCH_POOL_SIZE, BENCH_ROUNDS)
  */
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { createTemporaryDatabase, LOCAL_POSTGRES_URI } from '@protean-ts/core/testing/fixtures';
 import '@protean-ts/mikro-orm';
 import { BenchLine, BenchOrder, benchDomain } from './bench-model.js';
 import { measure, median, type Measurement } from './measure.js';
 import { RawBaseline } from './raw-baseline.js';
 
-const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432';
 const COMMITS = Number(process.env.BENCH_COMMITS ?? 5000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
 const POOL_SIZE = Number(process.env.BENCH_POOL_SIZE ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WARM_UP = Math.min(1000, COMMITS);
 const TARGET_RATIO = 0.7;
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: `${SERVER}/postgres` });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 function newOrder(): BenchOrder {
   return BenchOrder.create({ customer: 'Ann', total: 12.5, lines: [BenchLine.create({ sku: 'SKU-1', quantity: 2 })] });
@@ -44,10 +32,9 @@ function report(label: string, runs: Measurement[]): number {
 }
 
 async function main(): Promise<void> {
-  const database = `pt_bench_${randomBytes(4).toString('hex')}`;
-  const uri = `${SERVER}/${database}`;
-  console.log(`bench/persistence: database ${database}, ${COMMITS} commits x ${ROUNDS} rounds, concurrency ${CONCURRENCY}, pool_size ${POOL_SIZE}, outbox off`);
-  await admin(`CREATE DATABASE "${database}"`);
+  const db = await createTemporaryDatabase({ label: 'pt_bench', serverUri: process.env.BENCH_DATABASE_URL ?? LOCAL_POSTGRES_URI });
+  const uri = db.uri;
+  console.log(`bench/persistence: database ${db.name}, ${COMMITS} commits x ${ROUNDS} rounds, concurrency ${CONCURRENCY}, pool_size ${POOL_SIZE}, outbox off`);
   const raw = new RawBaseline(uri, POOL_SIZE, 'raw_order', 'raw_order_line', 'bench_order_id');
   try {
     // bench/persistence/domain.toml turns the outbox off: this measures persistence alone.
@@ -84,7 +71,7 @@ async function main(): Promise<void> {
   } finally {
     await benchDomain.close();
     await raw.close();
-    await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await db.drop();
   }
 }
 

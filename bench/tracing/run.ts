@@ -8,9 +8,8 @@
  * Run: npm run bench:tracing   (env: BENCH_DATABASE memory | postgresql, BENCH_DATABASE_URL (server),
  * BENCH_COMMANDS per round and mode (3000; 1000 on PostgreSQL), BENCH_ROUNDS (15; 9 on PostgreSQL))
  */
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { configureLogging, tracingEnabled } from '@protean-ts/core';
+import { createTemporaryDatabase, LOCAL_POSTGRES_URI } from '@protean-ts/core/testing/fixtures';
 import { Order, PlaceOrder, tracingDomain } from './tracing-bench-domain.js';
 import { installMode, MODES, type TracingMode } from './tracing-modes.js';
 
@@ -18,7 +17,6 @@ const ON_POSTGRES = process.env.BENCH_DATABASE === 'postgresql';
 if (process.env.BENCH_DATABASE && !ON_POSTGRES && process.env.BENCH_DATABASE !== 'memory') {
   throw new Error(`BENCH_DATABASE must be "memory" or "postgresql", got "${process.env.BENCH_DATABASE}"`);
 }
-const SERVER = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432';
 const COMMANDS = Number(process.env.BENCH_COMMANDS ?? (ON_POSTGRES ? 1_000 : 3_000));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (ON_POSTGRES ? 9 : 15));
 /** Instrumented calls on this path per command: the command span, its stamp, the event raised, the commit. */
@@ -53,23 +51,12 @@ function checkCostNs(): number {
   return ns;
 }
 
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: `${SERVER}/postgres` });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 async function main(): Promise<void> {
   configureLogging({ level: 'error' });
-  const database = ON_POSTGRES ? `pt_bench_tracing_${randomBytes(4).toString('hex')}` : null;
-  console.log(`bench/tracing: ${database ? `PostgreSQL database ${database}` : 'memory database'}, ${ROUNDS} rounds of ${COMMANDS} commands per mode`);
-  if (database) {
-    await admin(`CREATE DATABASE "${database}"`);
-    await tracingDomain.init({ config: { databases: { default: { provider: 'postgresql', database_uri: `${SERVER}/${database}`, pool_size: 4 } } } });
+  const db = ON_POSTGRES ? await createTemporaryDatabase({ label: 'pt_bench_tracing', serverUri: process.env.BENCH_DATABASE_URL ?? LOCAL_POSTGRES_URI }) : null;
+  console.log(`bench/tracing: ${db ? `PostgreSQL database ${db.name}` : 'memory database'}, ${ROUNDS} rounds of ${COMMANDS} commands per mode`);
+  if (db) {
+    await tracingDomain.init({ config: { databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 4 } } } });
     await tracingDomain.providers.get('default')!.setupSchema([tracingDomain.aggregateSchemaFor(Order)], { outbox: true });
   } else {
     await tracingDomain.init();
@@ -78,7 +65,7 @@ async function main(): Promise<void> {
     await measureModes();
   } finally {
     await tracingDomain.close();
-    if (database) await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    await db?.drop();
   }
 }
 

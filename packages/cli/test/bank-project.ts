@@ -1,43 +1,15 @@
-/** The bank fixture of the event-store CLI tests: an event-sourced Account and a plain Note. */
+/** The bank fixture of the event-store CLI tests, as a project's domain module and seed script. */
 
-/** An event-sourced Account (events written through its repository) and a plain Note aggregate. */
+/**
+ * The bank every protean-ts test shares (`makeBank` of `@protean-ts/core/testing/fixtures`: an
+ * event-sourced Account, events written through its repository) and a plain Note aggregate.
+ */
 export const BANK_DOMAIN = `
-import { apply, BaseAggregate, BaseEvent, Domain, field } from '@protean-ts/core';
-export const domain = new Domain('Bank', { root: import.meta.url });
+// BaseEvent is for the events projection-bank-project.ts appends to this module.
+import { BaseAggregate, BaseEvent, field } from '@protean-ts/core';
+import { makeBank } from '@protean-ts/core/testing/fixtures';
 
-@domain.aggregate({ eventSourced: true })
-export class Account extends BaseAggregate {
-  @field.string() owner?: string;
-  @field.integer() balance?: number;
-
-  static open(owner: string): Account {
-    const account = Account.create({});
-    account.raise(Opened.create({ accountId: account.id, owner }));
-    return account;
-  }
-  deposit(amount: number): void {
-    this.raise(Deposited.create({ accountId: this.id, amount }));
-  }
-  @apply(() => Opened) onOpened(event: Opened): void {
-    this.owner = event.owner;
-    this.balance = 0;
-  }
-  @apply(() => Deposited) onDeposited(event: Deposited): void {
-    this.balance = (this.balance ?? 0) + event.amount;
-  }
-}
-
-@domain.event({ partOf: Account })
-export class Opened extends BaseEvent {
-  @field.identifier({ required: true }) accountId!: string;
-  @field.string({ required: true }) owner!: string;
-}
-
-@domain.event({ partOf: Account })
-export class Deposited extends BaseEvent {
-  @field.identifier({ required: true }) accountId!: string;
-  @field.integer({ required: true }) amount!: number;
-}
+export const { domain, Account, Opened, Deposited, Withdrawn } = makeBank('Bank', { root: import.meta.url });
 
 @domain.aggregate()
 export class Note extends BaseAggregate {

@@ -6,35 +6,22 @@
  * `snapshot create` read it, the server waits for it at start, and `db truncate` / `db drop`
  * include it.
  */
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { createTemporaryDatabase, freePort, POSTGRES, REDIS, servicesUp, type TemporaryDatabase } from '@protean-ts/core/testing';
 import { runCli, type CliResult } from './run-cli.js';
 import { serverProject, type ServerProject } from './server-project.js';
 import { BANK_DOMAIN, BANK_SEED } from './bank-project.js';
 
 const up = await servicesUp(POSTGRES, REDIS);
 
-const SERVER_URI = 'postgresql://postgres@127.0.0.1:5432';
 const PASSWORD = 'events-db-pw';
-
-async function onServer<R extends Record<string, unknown>>(database: string, sql: string): Promise<R[]> {
-  const client = new pg.Client({ connectionString: `${SERVER_URI}/${database}` });
-  await client.connect();
-  try {
-    return (await client.query<R>(sql)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 // The tests run in order: setup, seed, read, snapshot, (server start-up), truncate, drop.
 describe.skipIf(!up)(
   '[event_store] database_uri: the store in a database of its own',
   () => {
-    const eventsDatabase = `cli_events_${randomBytes(6).toString('hex')}`;
-    const inStore = <R extends Record<string, unknown>>(sql: string) => onServer<R>(eventsDatabase, sql);
+    let events: TemporaryDatabase;
+    const inStore = <R extends Record<string, unknown>>(sql: string) => events.query<R>(sql);
     let project: ServerProject;
     let ann: string;
     const cli = (...args: string[]) => runCli(args, { cwd: project.cwd });
@@ -43,9 +30,9 @@ describe.skipIf(!up)(
       (await inStore<{ t: string }>("SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1")).map((r) => r.t);
 
     beforeAll(async () => {
-      await onServer('postgres', `CREATE DATABASE "${eventsDatabase}"`);
+      events = await createTemporaryDatabase({ label: 'cli_events' });
       // Trust authentication ignores the password; it is here to be masked. The seed inherits it.
-      process.env.EVENTS_URI = `postgresql://postgres:${PASSWORD}@127.0.0.1:5432/${eventsDatabase}`;
+      process.env.EVENTS_URI = `postgresql://postgres:${PASSWORD}@127.0.0.1:5432/${events.name}`;
       project = await serverProject({
         domain: BANK_DOMAIN,
         seed: BANK_SEED,
@@ -55,21 +42,21 @@ describe.skipIf(!up)(
     afterAll(async () => {
       delete process.env.EVENTS_URI;
       await project?.drop();
-      await onServer('postgres', `DROP DATABASE IF EXISTS "${eventsDatabase}" WITH (FORCE)`);
+      await events?.drop();
     });
 
     it("config check shows the store's database as [databases.event_store], masked", async () => {
       const result = await cli('config', 'check');
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toContain('[databases.event_store]');
-      expect(result.stdout).toContain(`postgresql://postgres:***@127.0.0.1:5432/${eventsDatabase}`);
+      expect(result.stdout).toContain(`postgresql://postgres:***@127.0.0.1:5432/${events.name}`);
       noSecret(result);
     });
 
     it("db setup creates the event store's tables in its own database, printing its URI masked", async () => {
       const setup = await cli('db', 'setup');
       expect(setup.code, setup.stderr).toBe(0);
-      expect(setup.stdout).toContain(`db setup: [databases.event_store] postgresql (postgresql://postgres:***@127.0.0.1:5432/${eventsDatabase})`);
+      expect(setup.stdout).toContain(`db setup: [databases.event_store] postgresql (postgresql://postgres:***@127.0.0.1:5432/${events.name})`);
       noSecret(setup);
       expect(await tablesOfStore()).toEqual(
         expect.arrayContaining([
@@ -119,11 +106,11 @@ describe.skipIf(!up)(
 
     it("the server waits for the store's database at start like any other, naming it masked", async () => {
       const port = await freePort();
-      const unreachable = `postgresql://postgres:${PASSWORD}@127.0.0.1:${port}/${eventsDatabase}`;
+      const unreachable = `postgresql://postgres:${PASSWORD}@127.0.0.1:${port}/${events.name}`;
       const result = await runCli(['server'], { cwd: project.cwd, env: { EVENTS_URI: unreachable, PROTEAN_ENV: 'impatient' }, timeoutMs: 60_000 });
       expect(result.code).toBe(1);
       expect(result.stderr).toContain('still not reachable after 2 s ([server] startup_timeout_seconds)');
-      expect(result.stderr).toContain(`[databases.event_store] (postgresql at postgresql://postgres:***@127.0.0.1:${port}/${eventsDatabase})`);
+      expect(result.stderr).toContain(`[databases.event_store] (postgresql at postgresql://postgres:***@127.0.0.1:${port}/${events.name})`);
       noSecret(result);
     }, 90_000);
 

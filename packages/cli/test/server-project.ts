@@ -8,10 +8,9 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import pg from 'pg';
+import { createTemporaryDatabase, type TemporaryDatabase } from '@protean-ts/core/testing/fixtures';
 import { tempProject } from './cli-fixture.js';
 
-const SERVER_URI = 'postgresql://postgres@127.0.0.1:5432';
 /** tsx's loader by URL: the temp project has no node_modules/tsx of its own. */
 const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
@@ -135,17 +134,16 @@ export async function serverProject(options: ServerProjectOptions = {}): Promise
   const nats = options.broker === 'nats';
   // JetStream names allow only letters, digits, `_` and `-`.
   const streamPrefix = `t-cli-${randomBytes(4).toString('hex')}${nats ? '-' : ':'}`;
-  let databaseName: string | null = null;
+  let database: TemporaryDatabase | null = null;
   let infrastructure: string;
   if (options.memory) {
     infrastructure = '[databases.default]\nprovider = "memory"\n\n[brokers.default]\nprovider = "inline"\n';
   } else {
-    databaseName = `cli_${randomBytes(6).toString('hex')}`;
-    await admin(`CREATE DATABASE "${databaseName}"`);
+    database = await createTemporaryDatabase({ label: 'cli' });
     infrastructure = [
       '[databases.default]',
       'provider = "postgresql"',
-      `database_uri = "${options.databaseServerUri ?? SERVER_URI}/${databaseName}"`,
+      `database_uri = "${options.databaseServerUri ? `${options.databaseServerUri}/${database.name}` : database.uri}"`,
       'pool_size = 4',
       '',
       '[brokers.default]',
@@ -193,17 +191,11 @@ export async function serverProject(options: ServerProjectOptions = {}): Promise
     { link: options.link ?? [] },
   );
   // What the test's own queries use: the shared server, whatever domain.toml points at.
-  const databaseUri = databaseName ? `${SERVER_URI}/${databaseName}` : null;
+  const databaseUri = database?.uri ?? null;
 
   const query = async <R extends Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<R[]> => {
-    if (!databaseUri) throw new Error('this project uses the memory database');
-    const client = new pg.Client({ connectionString: databaseUri });
-    await client.connect();
-    try {
-      return (await client.query<R>(sql, params)).rows;
-    } finally {
-      await client.end();
-    }
+    if (!database) throw new Error('this project uses the memory database');
+    return database.query<R>(sql, params);
   };
 
   return {
@@ -215,19 +207,9 @@ export async function serverProject(options: ServerProjectOptions = {}): Promise
     receipts: async () => (await query<{ customer: string }>('SELECT customer FROM receipt ORDER BY customer')).map((r) => r.customer),
     query,
     drop: async () => {
-      if (databaseName) await admin(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`);
+      await database?.drop();
     },
   };
-}
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: `${SERVER_URI}/postgres` });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }
 
 function runScript(cwd: string, script: string, args: string[]): Promise<string> {

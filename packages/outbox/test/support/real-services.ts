@@ -3,34 +3,18 @@
  * stream prefix per file, and reading back what reached a stream through the broker's own API.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import type { Broker, MessageEnvelope, NewOutboxRow } from '@protean-ts/core';
+import { createTemporaryDatabase, type TemporaryDatabase } from '@protean-ts/core/testing/fixtures';
 import { PostgresProvider } from '@protean-ts/mikro-orm';
 import { RedisBroker } from '@protean-ts/redis';
 
-export const PG_SERVER = process.env.PROTEAN_TEST_PG ?? 'postgresql://postgres@127.0.0.1:5432';
 export const REDIS_URI = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-export interface TempDatabase {
-  name: string;
-  uri: string;
-  drop(): Promise<void>;
-}
+export type TempDatabase = TemporaryDatabase;
 
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: `${PG_SERVER}/postgres` });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-export async function createTempDatabase(prefix: string): Promise<TempDatabase> {
-  const name = `${prefix}_${randomBytes(5).toString('hex')}`;
-  await admin(`CREATE DATABASE "${name}"`);
-  return { name, uri: `${PG_SERVER}/${name}`, drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+/** A database of the file's own (`<prefix>_<random>`), through the shared helper. */
+export function createTempDatabase(prefix: string): Promise<TempDatabase> {
+  return createTemporaryDatabase({ label: prefix });
 }
 
 /** A provider on `uri` with its outbox table created. */

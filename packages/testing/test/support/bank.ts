@@ -1,59 +1,17 @@
 /**
- * A small bank for the kit's own tests: an event-sourced Account (withdrawals refused beyond the
- * balance), commands with their handler, and an event handler keeping a Statement line per
+ * The shared bank (`makeBank` of `@protean-ts/core/testing/fixtures`: an event-sourced Account,
+ * withdrawals refused beyond the balance with InsufficientFunds) with what the kit's own tests
+ * add: commands with their handlers, and an event handler keeping a Statement line per
  * movement, which runs asynchronously when event_processing = "async".
  */
-import { apply, BaseAggregate, BaseCommand, BaseCommandHandler, BaseEvent, BaseEventHandler, Domain, field, handle, PermanentError } from '@protean-ts/core';
+import { BaseAggregate, BaseCommand, BaseCommandHandler, BaseEventHandler, field, handle } from '@protean-ts/core';
+import { makeBank, type BankMovement } from '@protean-ts/core/testing/fixtures';
 
-export const bank = new Domain('Bank');
+export { InsufficientFunds } from '@protean-ts/core/testing/fixtures';
 
-export class InsufficientFunds extends PermanentError {}
-
-@bank.aggregate({ eventSourced: true })
-export class Account extends BaseAggregate {
-  @field.string() owner?: string;
-  @field.integer() balance?: number;
-
-  withdraw(amount: number): void {
-    if ((this.balance ?? 0) < amount) throw new InsufficientFunds(`cannot withdraw ${amount}: the balance is ${this.balance ?? 0}`);
-    this.raise(Withdrawn.create({ accountId: this.id, amount }));
-  }
-
-  deposit(amount: number): void {
-    this.raise(Deposited.create({ accountId: this.id, amount }));
-  }
-
-  @apply(() => Opened) onOpened(event: Opened): void {
-    this.owner = event.owner;
-    this.balance = 0;
-  }
-
-  @apply(() => Deposited) onDeposited(event: Deposited): void {
-    this.balance = (this.balance ?? 0) + event.amount;
-  }
-
-  @apply(() => Withdrawn) onWithdrawn(event: Withdrawn): void {
-    this.balance = (this.balance ?? 0) - event.amount;
-  }
-}
-
-@bank.event({ partOf: Account })
-export class Opened extends BaseEvent {
-  @field.identifier({ required: true }) accountId!: string;
-  @field.string({ required: true }) owner!: string;
-}
-
-@bank.event({ partOf: Account })
-export class Deposited extends BaseEvent {
-  @field.identifier({ required: true }) accountId!: string;
-  @field.integer({ required: true }) amount!: number;
-}
-
-@bank.event({ partOf: Account })
-export class Withdrawn extends BaseEvent {
-  @field.identifier({ required: true }) accountId!: string;
-  @field.integer({ required: true }) amount!: number;
-}
+const made = makeBank();
+export const bank = made.domain;
+export const { Account, Opened, Deposited, Withdrawn } = made;
 
 @bank.command({ partOf: Account })
 export class Withdraw extends BaseCommand {
@@ -94,7 +52,7 @@ export class StatementLine extends BaseAggregate {
 
 @bank.eventHandler({ partOf: StatementLine, streamCategory: Account })
 export class Statements extends BaseEventHandler {
-  @handle(Withdrawn) async onWithdrawn(event: Withdrawn): Promise<void> {
+  @handle(Withdrawn) async onWithdrawn(event: BankMovement): Promise<void> {
     await bank.repositoryFor(StatementLine).add(StatementLine.create({ accountId: event.accountId, amount: -event.amount }));
   }
 }
