@@ -22,7 +22,7 @@ import { before, eventually, EventFactory, inTransaction, readAtLeast, readToHea
 export interface EventStoreConformanceHarness {
   /** A connected provider whose event store tables exist. Called before each test. */
   open(): Promise<DatabaseProvider>;
-  /** Runs of the interleaving property per seed (each run opens up to four transactions). */
+  /** Runs of the interleaving property per seed (each run opens up to four transactions); FC_RUNS overrides it. */
   propertyRuns?: number;
 }
 

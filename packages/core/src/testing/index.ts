@@ -11,3 +11,6 @@ export { describeAggregateDaoConformance, type DaoConformanceHarness } from './a
 export { conformanceModel } from './dao-conformance-model.js';
 export { describeInboxStoreConformance, type InboxConformanceHarness } from './inbox-store-conformance.js';
 export { describeEventStoreConformance, type EventStoreConformanceHarness } from './event-store-conformance.js';
+export { describeEventStoreReaderProperty, type EventStorePropertyHarness } from './event-store-conformance-property.js';
+// Runs and seed of fast-check properties (FC_RUNS, FC_SEED), per test tier.
+export { propertyRun, propertyRuns, propertySeed, type PropertyDefaults, type PropertyRun, type PropertyTier } from './property-settings.js';

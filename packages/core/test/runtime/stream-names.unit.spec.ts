@@ -1,8 +1,8 @@
-/** Event-store stream naming: `<domain>::<category>-<id>`, its category, and what is refused. */
-import fc from 'fast-check';
+/** Event-store stream naming: `<domain>::<category>-<id>`, its category, and what is refused; then the properties at the fast tier's size. */
 import { describe, expect, it } from 'vitest';
 import { InvalidStreamNameError } from '../../src/errors/invalid-stream-name.error.js';
 import { ALL_STREAMS, categoryOf, isCategory, isEntityStream, streamName } from '../../src/ports/stream-names.js';
+import { describeStreamNameProperties } from './stream-names.properties.js';
 
 describe('stream names', () => {
   it('builds <domain>::<category>-<id> and finds the category back, with dashes in the id', () => {
@@ -21,39 +21,6 @@ describe('stream names', () => {
     expect(() => categoryOf('order-1')).toThrow(/build it with streamName\(\)/);
     expect(() => categoryOf('shop::order::line-1')).toThrow(InvalidStreamNameError);
   });
-
-  const part = fc.stringMatching(/^[a-z_][a-z0-9_]{0,11}$/);
-  const anyId = fc.string({ minLength: 1, maxLength: 40 });
-
-  it('for any domain, category and id: the name is an entity stream whose category is <domain>::<category>', () => {
-    for (const seed of [42, Math.floor(Math.random() * 2 ** 31)]) {
-      fc.assert(
-        fc.property(part, part, anyId, (domain, category, id) => {
-          const name = streamName(domain, category, id);
-          expect(isEntityStream(name)).toBe(true);
-          expect(categoryOf(name)).toBe(`${domain}::${category}`);
-          expect(isCategory(categoryOf(name))).toBe(true);
-        }),
-        { seed, numRuns: 2000 },
-      );
-    }
-  });
-
-  it('for any string: categoryOf either answers a category or raises InvalidStreamNameError, nothing else', () => {
-    for (const seed of [7, Math.floor(Math.random() * 2 ** 31)]) {
-      fc.assert(
-        // Built from the characters that matter, so names that nearly follow the pattern are common.
-        fc.property(fc.string({ unit: fc.constantFrom(':', '-', 'a', 'b', ' ', '$'), maxLength: 16 }), (text) => {
-          try {
-            expect(isCategory(categoryOf(text))).toBe(true);
-            expect(isEntityStream(text)).toBe(true);
-          } catch (error) {
-            if (!(error instanceof InvalidStreamNameError)) throw error;
-            expect(isEntityStream(text)).toBe(false);
-          }
-        }),
-        { seed, numRuns: 5000 },
-      );
-    }
-  });
 });
+
+describeStreamNameProperties('fast');
