@@ -1,8 +1,8 @@
 /**
  * Projections on PostgreSQL: `db setup` tables (the projection's and protean_projections), reads
  * through domain.viewFor, projectors after commit, the rebuild barrier (a mark waits for a
- * projector transaction in flight), a rebuild that reads only its projectors' categories, and a
- * rebuild of 50,000 events seeded through the store.
+ * projector transaction in flight), and a rebuild that reads only its projectors' categories (a
+ * rebuild of many events seeded through the store: scenarios/projection-rebuild-at-scale.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -154,34 +154,6 @@ describe.skipIf(!up)('projections on PostgreSQL', () => {
     expect(summary.position).toBe(Number(followed!.last));
     expect(await domain.viewFor(AccountSummary).get(ann.id)).toMatchObject({ balance: 8, movements: 3 });
   });
-
-  it('rebuilds a projection of 50,000 events, in batches, with progress', async () => {
-    await rows('TRUNCATE protean_events, protean_event_streams, account_summary');
-    const accounts = 500;
-    const eventsPerAccount = 100;
-    const expected = new Map<string, number>();
-    for (let first = 0; first < accounts; first += 50) {
-      const tx = await provider().begin();
-      for (let n = first; n < first + 50; n++) {
-        const account = Account.open(`owner-${n}`);
-        for (let d = 1; d < eventsPerAccount; d++) account.deposit(d % 7);
-        expected.set(account.id, account.balance ?? 0);
-        await provider().eventStore.append(tx, `ledger::account-${account.id}`, account.pendingEvents().map(recordOf), { expectedVersion: -1 });
-      }
-      await tx.commit();
-    }
-    const progress: RebuildProgress[] = [];
-    const summary = await rebuildProjection(domain, 'AccountSummary', { batchSize: 1000, onProgress: (p) => progress.push(p) });
-    expect([summary.read, summary.applied, summary.skipped]).toEqual([50_000, 50_000, 0]);
-    expect(progress).toHaveLength(50);
-    expect(progress.map((p) => p.applied)).toEqual(Array.from({ length: 50 }, (_, i) => (i + 1) * 1000));
-    const stored = await rows<{ account_id: string; balance: number; movements: number }>('SELECT account_id, balance, movements FROM account_summary');
-    expect(stored).toHaveLength(accounts);
-    for (const row of stored)
-      expect([row.account_id, Number(row.balance), Number(row.movements)]).toEqual([row.account_id, expected.get(row.account_id), eventsPerAccount - 1]);
-    expect(await provider().projections.state('AccountSummary')).toMatchObject({ rebuilding: false, eventsApplied: 50_000 });
-    console.info(`rebuild of 50,000 events on PostgreSQL: ${summary.seconds.toFixed(1)} s (${Math.round(50_000 / summary.seconds)} events/s)`);
-  }, 600_000);
 });
 
 describe.skipIf(!up)('projections on a PostgreSQL database set up before projections existed', () => {
