@@ -96,6 +96,11 @@ export interface SendOptions {
   asynchronous?: boolean;
   /** Called after each command is processed, with its index in `orders`. */
   onSent?: (order: PlannedOrder, index: number) => void;
+  /**
+   * Closed loop: before each order, wait while more than `limit` orders sent are not yet settled
+   * (`settled()` counts the settled ones). The backlog stays bounded, so does each order's latency.
+   */
+  inFlight?: { limit: number; settled: () => Promise<number> };
 }
 
 /** When each order's command was sent and when `domain.process` returned (ms since epoch). */
@@ -106,10 +111,22 @@ export async function sendOrders(orders: readonly PlannedOrder[], options: SendO
   const times: SendTimes = new Map();
   const started = Date.now();
   let next = 0;
+  let settled = 0;
+  let reading: Promise<void> | null = null;
+  // One read of the settled count at a time, shared by every lane waiting for it.
+  const readSettled = () =>
+    (reading ??= options.inFlight!.settled().then((count) => {
+      settled = count;
+      reading = null;
+    }));
   const lane = async () => {
     while (next < orders.length) {
       const index = next++;
       const order = orders[index]!;
+      while (options.inFlight && index - settled > options.inFlight.limit) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await readSettled();
+      }
       if (options.ratePerSecond) {
         const due = started + (index * 1000) / options.ratePerSecond;
         if (due > Date.now()) await new Promise((resolve) => setTimeout(resolve, due - Date.now()));

@@ -152,6 +152,12 @@ export interface Progress {
   uncataloguedUnits: number;
 }
 
+/** Orders paid or cancelled so far. */
+export async function settledOrders(db: TempDatabase): Promise<number> {
+  const [row] = await db.query<{ settled: string }>(`SELECT count(*) AS settled FROM "order" WHERE status IN ('PAID', 'CANCELLED')`);
+  return Number(row!.settled);
+}
+
 /** How far the flow has come, in one round trip. */
 export async function readProgress(db: TempDatabase): Promise<Progress> {
   const [row] = await db.query<Record<keyof Progress, string>>(`
