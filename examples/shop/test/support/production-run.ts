@@ -94,7 +94,7 @@ export async function describeProductionRun(BROKER: ShopBrokerKind, size: Produc
     }, 60_000);
 
     it(
-      'handles 5,000 orders with every effect once and in order, through a killed worker',
+      `handles ${ORDERS} orders with every effect once and in order, through a killed worker`,
       async () => {
         const victimPid = server.workerPids().get(VICTIM)!;
         let killed = false;
