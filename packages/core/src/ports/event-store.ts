@@ -102,6 +102,18 @@ export abstract class EventStore {
     return pageOf(distinct.length === 1 ? await this._readCategory(distinct[0]!, read) : await this._readCategories(distinct, read), after);
   }
 
+  /**
+   * The cursor of the last committed event of these categories in reader order, whether or not
+   * readers may take it yet; START_CURSOR when they have none. A read can come back empty while
+   * later events exist (PostgreSQL holds back events of transactions at or above the oldest one
+   * still open on the server: see ReaderCursor), so a reader that must see every event committed
+   * so far (a projection rebuild) reads until its cursor reaches this one.
+   */
+  async committedEnd(categories: readonly string[]): Promise<ReaderCursor> {
+    const distinct = this.check.categories('committedEnd', categories);
+    return (await this._committedEnd(distinct)) ?? START_CURSOR;
+  }
+
   /** The position of the stream's last event; -1 when it has none. */
   async streamVersion(stream: string, tx?: ProviderTransaction): Promise<number> {
     this.check.stream('streamVersion', 'stream', stream);
@@ -129,6 +141,8 @@ export abstract class EventStore {
   protected abstract _readCategory(category: string, read: CategoryRead): Promise<StoredEvent[]>;
   /** The same over two or more distinct categories (never `$all`), as one read. */
   protected abstract _readCategories(categories: readonly string[], read: CategoryRead): Promise<StoredEvent[]>;
+  /** The (transactionId, globalPosition) of the last committed event of distinct categories, ignoring any horizon; null when none. */
+  protected abstract _committedEnd(categories: readonly string[]): Promise<ReaderCursor | null>;
   protected abstract _streamVersion(stream: string, tx: ProviderTransaction | undefined): Promise<number>;
   protected abstract _saveSnapshot(snapshot: NewSnapshot, tx: ProviderTransaction | undefined): Promise<void>;
   protected abstract _latestSnapshot(stream: string, tx: ProviderTransaction | undefined): Promise<Snapshot | null>;

@@ -7,7 +7,9 @@
  *    waits for projector transactions in flight, and the projector subscriptions of the server
  *    wait from then on. Other handlers and projectors keep running.
  * 2. Empties the projection's tables and forgets its projectors' inbox records.
- * 3. Replays: each event of a followed category is entered in the projector subscription's inbox
+ * 3. Replays every event of the followed categories committed before its reads first come back
+ *    empty, waiting while such events are held back by a transaction still open (rebuild-pages.ts):
+ *    each event of a followed category is entered in the projector subscription's inbox
  *    at its stream position (as the event-store subscription does) and applied, in the same
  *    transaction. When the mark is lifted, the subscriptions resume: the inbox reports what the
  *    rebuild applied as duplicates, so nothing is applied twice, and they go on after it.
@@ -24,6 +26,7 @@ import { START_CURSOR, type ReaderCursor, type StoredEvent } from '../ports/even
 import { categoryOf } from '../ports/stream-names.js';
 import { ProjectionRebuildError } from '../errors/projection-rebuild.error.js';
 import { invokeHandler } from './handler-invocation.js';
+import { rebuildPages } from './rebuild-pages.js';
 
 export interface RebuildProgress {
   projection: string;
@@ -121,9 +124,7 @@ export async function rebuildProjection(domain: Domain, projection: ClassRef | s
   const categories = [...new Set(targets.map((target) => target.category))];
   const progress: RebuildProgress = { projection: record.name, read: 0, applied: 0, skipped: 0, position: 0 };
   let cursor: ReaderCursor = START_CURSOR;
-  for (;;) {
-    const page = await store.readCategories(categories, { after: cursor, limit: batchSize });
-    if (page.events.length === 0) break;
+  for await (const page of rebuildPages(store, categories, batchSize, record.name)) {
     const counted = await runtime.freshUnitOfWork(() => replayBatch(domain, targets, page.events, inbox !== null));
     progress.read += page.events.length;
     progress.applied += counted.applied;

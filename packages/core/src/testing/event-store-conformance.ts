@@ -12,7 +12,7 @@ import { InvalidStreamNameError } from '../errors/invalid-stream-name.error.js';
 import { StreamVersionError } from '../errors/stream-version.error.js';
 import type { DatabaseProvider, ProviderTransaction } from '../ports/database-provider.js';
 import type { EventStore } from '../ports/event-store.js';
-import { cursorOf, type NewEvent } from '../ports/event-store-records.js';
+import { cursorOf, START_CURSOR, type NewEvent } from '../ports/event-store-records.js';
 import { ALL_STREAMS } from '../ports/stream-names.js';
 import { describeEventStoreConcurrency } from './event-store-conformance-concurrency.js';
 import { describeSubscriptionStore } from './event-store-conformance-subscriptions.js';
@@ -284,6 +284,24 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
         expect((await store.readCategories([f.category], { limit: 10 })).events.map((e) => e.messageId)).toEqual(
           (await readToHead(store, f.category)).events.map((e) => e.messageId),
         );
+      });
+
+      it('committedEnd is the last committed event of the categories in reader order, readable yet or not; START_CURSOR when none', async () => {
+        const second = new EventFactory();
+        expect(await store.committedEnd([f.category, second.category])).toEqual(START_CURSOR);
+        await append(f.stream(), f.events(2), -1);
+        // An open transaction with its own append: not counted, and (on PostgreSQL) it holds back readers of what commits after it.
+        const open = await provider.begin();
+        try {
+          await store.append(open, f.stream(), f.events(1), { expectedVersion: -1 });
+          const last = second.stream();
+          await append(last, second.events(1), -1);
+          const [committed] = await store.readStream(last);
+          expect(await store.committedEnd([f.category, second.category])).toEqual(cursorOf(committed!));
+          expect(await store.committedEnd([second.category])).toEqual(cursorOf(committed!));
+        } finally {
+          await open.rollback();
+        }
       });
 
       it('$all reads every stream, from a cursor', async () => {

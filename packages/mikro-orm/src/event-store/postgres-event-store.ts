@@ -15,6 +15,7 @@ import {
   type NewEvent,
   type NewSnapshot,
   type ProviderTransaction,
+  type ReaderCursor,
   type Snapshot,
   type StoredEvent,
   type StreamRead,
@@ -24,7 +25,7 @@ import { transactionExecutor } from '../transaction-executor.js';
 import { appendEventsSql } from './append-events.sql.js';
 import { eventStoreTableNames, type EventStoreTableNames } from './event-store-tables.js';
 import { PostgresEventStoreSubscriptions } from './postgres-event-store-subscriptions.js';
-import { readCategoriesSql, readCategorySql, readStreamSql, streamVersionSql, type EventRow } from './read-events.sql.js';
+import { committedEndSql, readCategoriesSql, readCategorySql, readStreamSql, streamVersionSql, type EventRow } from './read-events.sql.js';
 import { latestSnapshotSql, saveSnapshotSql } from './snapshots.sql.js';
 
 /** SQLSTATE of a transaction aborted to break a lock cycle. */
@@ -69,6 +70,12 @@ export class PostgresEventStore extends EventStore {
   protected async _readCategories(categories: readonly string[], read: CategoryRead): Promise<StoredEvent[]> {
     const statement = readCategoriesSql(this.tables, categories, read);
     return (await this.db.execute<EventRow>(statement.sql, statement.params, { prepare: true })).rows.map(toStoredEvent);
+  }
+
+  protected async _committedEnd(categories: readonly string[]): Promise<ReaderCursor | null> {
+    const statement = committedEndSql(this.tables, categories);
+    const [row] = (await this.db.execute<{ transaction_id: string; global_position: string }>(statement.sql, statement.params, { prepare: true })).rows;
+    return row ? { transactionId: Number(row.transaction_id), globalPosition: Number(row.global_position) } : null;
   }
 
   protected async _streamVersion(stream: string, tx: ProviderTransaction | undefined): Promise<number> {

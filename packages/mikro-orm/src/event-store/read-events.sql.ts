@@ -88,6 +88,23 @@ ORDER BY e.transaction_id, e.global_position LIMIT ?::integer`,
   };
 }
 
+/**
+ * The last committed event of the categories in reader order, without the horizon: where a reader
+ * that waits for the open transactions to end will have read up to. One backward walk of the
+ * category index per category.
+ */
+export function committedEndSql(t: EventStoreTableNames, categories: readonly string[]): Statement {
+  return {
+    sql: `SELECT e.transaction_id::text AS transaction_id, e.global_position::text AS global_position FROM unnest(?::text[]) AS c(category)
+CROSS JOIN LATERAL (
+  SELECT i.transaction_id, i.global_position FROM ${t.events} i
+  WHERE i.category = c.category ORDER BY i.transaction_id DESC, i.global_position DESC LIMIT 1
+) e
+ORDER BY e.transaction_id DESC, e.global_position DESC LIMIT 1`,
+    params: [categories],
+  };
+}
+
 export function streamVersionSql(t: EventStoreTableNames, stream: string): Statement {
   return { sql: `SELECT version::text AS version FROM ${t.streams} WHERE stream_name = ?`, params: [stream] };
 }

@@ -10,7 +10,7 @@ import { TransactionStateError } from '../../errors/transaction-state.error.js';
 import { StreamVersionError } from '../../errors/stream-version.error.js';
 import type { ProviderTransaction } from '../../ports/database-provider.js';
 import { EventStore, type CategoryRead, type StreamRead } from '../../ports/event-store.js';
-import type { AppendResult, NewEvent, NewSnapshot, Snapshot, StoredEvent } from '../../ports/event-store-records.js';
+import type { AppendResult, NewEvent, NewSnapshot, ReaderCursor, Snapshot, StoredEvent } from '../../ports/event-store-records.js';
 import { ALL_STREAMS, categoryOf } from '../../ports/stream-names.js';
 import type { EventStoreSubscriptions } from '../../ports/event-store-subscriptions.js';
 import { MemoryEventStoreSubscriptions } from './memory-event-store-subscriptions.js';
@@ -86,6 +86,13 @@ export class MemoryEventStore extends EventStore {
       return log.slice(first, first + read.limit);
     });
     return heads.sort(inReaderOrder).slice(0, read.limit).map(copy);
+  }
+
+  protected async _committedEnd(categories: readonly string[]): Promise<ReaderCursor | null> {
+    // No horizon here: every committed event is readable, so this is where reads end.
+    const lasts = categories.flatMap((category) => this.categories.get(category)?.slice(-1) ?? []);
+    const last = lasts.sort(inReaderOrder).pop();
+    return last ? { transactionId: last.transactionId, globalPosition: last.globalPosition } : null;
   }
 
   protected async _streamVersion(stream: string, tx: ProviderTransaction | undefined): Promise<number> {
