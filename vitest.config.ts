@@ -74,9 +74,9 @@ export default defineConfig({
   oxc: { decorator: { legacy: true, emitDecoratorMetadata: false } },
   test: {
     projects: PACKAGES.map(project),
-    // Most test files wait on real services and processes rather than compute; four at a time
-    // keeps both cores busy. The load tier's scenarios each load the machine nearly on their own:
+    // Most test files wait on real services and processes rather than compute; three at a time
+    // keeps both cores busy (four thrashed: load average 15-24, CLI start-ups timing out). The load tier's scenarios each load the machine nearly on their own:
     // two at a time, so one's waits are the other's turn.
-    maxWorkers: Number(process.env.PROTEAN_TEST_WORKERS ?? (LOAD_TIER ? 2 : 4)),
+    maxWorkers: Number(process.env.PROTEAN_TEST_WORKERS ?? (LOAD_TIER ? 2 : 3)),
   },
 });
