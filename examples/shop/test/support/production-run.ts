@@ -19,9 +19,13 @@
  * delivery. The killed worker must come back, `protean-ts status --wait-drained` must report the
  * running server drained, and SIGTERM must end the server with nothing pending and no error logged.
  *
- * Orders are sent in a closed loop (at most `inFlight` sent and not settled): the outbox keeps a
- * backlog of thousands of messages, yet an order's latency stays bounded, so the payment timeout
- * can be short and the last unanswered orders time out soon after the last order is sent.
+ * Orders are sent in a closed loop (at most `inFlight` sent and not settled; see
+ * production-run-size.ts): at full size the outbox holds thousands of unpublished rows, yet an
+ * order's latency stays bounded, so the payment timeout can be short and the last unanswered
+ * orders time out soon after the last order is sent. (Sent as fast as possible, the outbox grew
+ * to 18,000 rows, a paid order could wait over 120 s for its payment, the timeout had to be 300 s
+ * and the flow settled 650-800 s after the last order.) Progress lines every 15 s say where a run
+ * is; at the end, how long paid orders took and the largest outbox backlog seen.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES, servicesUp } from '@protean-ts/core/testing';
@@ -31,6 +35,7 @@ import { planOrders, plentifulSkus, seedCatalogue, sendOrders } from './order-lo
 import { createProductionShop, type ProductionShop } from './production-shop.js';
 import type { ProductionRunSize } from './production-run-size.js';
 import { readEffects, settledOrders, waitUntilSettled } from './shop-effects.js';
+import { paidOrderLatency, RunProgress } from './run-progress.js';
 import { shopCli, startShopServer, type ShopServer } from './shop-server.js';
 import { shopBrokerService, type ShopBrokerKind } from './shop-broker.js';
 import { warehouseDelivery } from './warehouse-message.js';
@@ -104,16 +109,24 @@ export async function describeProductionRun(BROKER: ShopBrokerKind, size: Produc
           await shop.broker.publishRaw(WAREHOUSE_DELIVERIES_STREAM, JSON.stringify(warehouseDelivery(delivery)));
         }
 
-        await sendOrders(plans, {
-          concurrency: 16,
-          inFlight: { limit: size.inFlight, settled: () => settledOrders(shop.db) },
-          onSent: (_order, index) => {
-            if (index === Math.floor(ORDERS / 2) && !killed) {
-              killed = true;
-              process.kill(victimPid, 'SIGKILL');
-            }
-          },
-        });
+        const progress = new RunProgress(`shop e2e (${BROKER}, ${ORDERS} orders)`);
+        let sent = 0;
+        const stopWatching = progress.watch(shop.db, 'sending', () => ({ sent }));
+        try {
+          await sendOrders(plans, {
+            concurrency: 16,
+            inFlight: { limit: size.inFlight, settled: () => settledOrders(shop.db) },
+            onSent: (_order, index) => {
+              sent++;
+              if (index === Math.floor(ORDERS / 2) && !killed) {
+                killed = true;
+                process.kill(victimPid, 'SIGKILL');
+              }
+            },
+          });
+        } finally {
+          await stopWatching();
+        }
         expect(killed).toBe(true);
 
         const restarted = await server.waitForLog(
@@ -125,20 +138,22 @@ export async function describeProductionRun(BROKER: ShopBrokerKind, size: Produc
         expect(restarted.pid).not.toBe(victimPid);
 
         const started = Date.now();
-        let reported = 0;
-        const progressLine = (progress: object) => {
-          // A line every 15 s, so a slow run shows where it is.
-          if (Date.now() - reported < 15_000) return;
-          reported = Date.now();
-          console.log(`shop e2e: ${JSON.stringify(progress)}`);
-        };
         // The last unanswered orders wait out their timeout with nothing else moving: allow for it.
         const stallMs = (PAYMENT_TIMEOUT_S + 60) * 1000;
-        const unsettled = await waitUntilSettled(shop.db, ORDERS, SETTLE_TIMEOUT_MS, progressLine, stallMs).then(
+        const unsettled = await waitUntilSettled(shop.db, ORDERS, SETTLE_TIMEOUT_MS, (p) => progress.note('settling', p), stallMs).then(
           () => null,
           (error: unknown) => error,
         );
-        if (!unsettled) console.log(`shop e2e: settled ${((Date.now() - started) / 1000).toFixed(1)} s after the last order was sent`);
+        if (!unsettled) {
+          const settledAfterS = ((Date.now() - started) / 1000).toFixed(1);
+          const latency = await paidOrderLatency(shop.db);
+          console.log(
+            `shop e2e: paid orders took ${latency.order.join(' / ')} s from PlaceOrder to MarkOrderPaid and ${latency.payment.join(' / ')} s from ChargePayment (median / p99 / slowest; the payment timeout is ${PAYMENT_TIMEOUT_S} s)`,
+          );
+          console.log(
+            `shop e2e: settled ${settledAfterS} s after the last order was sent; at most ${progress.peakUnpublished} outbox rows were waiting to be published at once`,
+          );
+        }
         const effects = await readEffects(shop.db);
         // Compared even when the flow did not settle: the differences tell what went wrong.
         expect(differences(plans, skus, effects)).toEqual([]);
@@ -192,20 +207,23 @@ export async function describeProductionRun(BROKER: ShopBrokerKind, size: Produc
       expect(errors).toEqual([]);
       console.log(`shop e2e: ${JSON.stringify(deliveryFigures(server))}`);
 
-      const status = await shopCli(['outbox', 'status', '--json'], shop.env);
+      // Three commands an operator may run side by side on the stopped shop (each starts a CLI process).
+      const [status, history, snapshots] = await Promise.all([
+        shopCli(['outbox', 'status', '--json'], shop.env),
+        shopCli(['events', 'history', 'StockItem', 'NEW-ARRIVAL'], shop.env),
+        shopCli(['snapshot', 'create', '--aggregate', 'StockItem'], shop.env),
+      ]);
       expect(status.code).toBe(0);
       const [outbox] = JSON.parse(status.stdout) as Record<string, number>[];
       expect(outbox).toMatchObject({ pending: 0, processing: 0, failed: 0, abandoned: 0 });
       expect(outbox!.published).toBeGreaterThan(ORDERS * 5);
 
       // The stock items' streams, as an operator reads them.
-      const history = await shopCli(['events', 'history', 'StockItem', 'NEW-ARRIVAL'], shop.env);
       expect(history.code, history.stderr).toBe(0);
       expect(history.stdout).toMatch(/ {2}version 0 {2}\S+Z {2}Shop\.ProductCatalogued\.v1 /);
       expect(history.stdout).toMatch(/ {2}version 1 {2}\S+Z {2}Shop\.StockReceived\.v2 /);
       expect(history.stdout).toContain('events history: 2 events, version 1');
       // Snapshots for every stock item at its head: the plentiful ones were mostly just behind it.
-      const snapshots = await shopCli(['snapshot', 'create', '--aggregate', 'StockItem'], shop.env);
       expect(snapshots.code, snapshots.stderr).toBe(0);
       expect(snapshots.stdout).toMatch(/snapshot create: \d+ snapshots? written, \d+ already current/);
       const again = await shopCli(['snapshot', 'create', '--aggregate', 'StockItem'], shop.env);
