@@ -1,6 +1,6 @@
 /**
- * The shop as it runs in production (PROTEAN_ENV=production: PostgreSQL and Redis, or
- * PROTEAN_ENV=nats with SHOP_BROKER=nats), on a database and a broker namespace of its own: tables created with the real `protean-ts db setup`,
+ * The shop as it runs in production (PostgreSQL, and Redis, RabbitMQ or NATS through the
+ * PROTEAN_ENV overlay of shop-broker.ts), on a database and a broker namespace of its own: tables created with the real `protean-ts db setup`,
  * and the domain initialised in this process too, to seed stock and send commands.
  */
 import { domain } from '../../src/domain.js';

@@ -1,6 +1,7 @@
 /**
- * The broker the production-shape e2e runs on, chosen by SHOP_BROKER (`redis`, the default,
- * `nats` or `rabbitmq`): which PROTEAN_ENV overlay of domain.toml the shop uses, a namespace of
+ * The broker the production-shape shop runs on, named by the caller (the production-shape run
+ * takes it from SHOP_BROKERS) or else by SHOP_BROKER (`redis`, the default, `nats` or `rabbitmq`;
+ * bench/e2e sets it): which PROTEAN_ENV overlay of domain.toml the shop uses, a namespace of
  * its own on the shared server (a Redis key prefix, a JetStream stream prefix, a RabbitMQ virtual
  * host), raw writes for systems outside the domain, and the backlog left at the end.
  */
