@@ -1,27 +1,36 @@
 /**
- * The `dlq` commands, one operator workflow run on each broker (Redis Streams and NATS
- * JetStream): list, replay and purge what a subscription dead-lettered. On Redis also a stream
- * entry another producer wrote in its own format, which the server sets aside undecoded.
+ * The `dlq` commands, one operator workflow run on each broker (Redis Streams, NATS JetStream and
+ * RabbitMQ, each project on its own stream prefix or virtual host): list, replay and purge what a
+ * subscription dead-lettered. On Redis also a stream entry another producer wrote in its own
+ * format, which the server sets aside undecoded.
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NATS, POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { createRabbitmqVhost, deleteRabbitmqVhost, NATS, POSTGRES, RABBITMQ, rabbitmqUri, REDIS, servicesUp } from '@protean-ts/core/testing';
 import { deleteNatsStreams } from './nats-cleanup.js';
 import { runCli } from './run-cli.js';
-import { serverProject, type ServerProject } from './server-project.js';
+import { serverProject, type ServerProject, type ServerProjectOptions } from './server-project.js';
 
 const BROKERS = [
   { broker: 'redis' as const, up: await servicesUp(POSTGRES, REDIS) },
   { broker: 'nats' as const, up: await servicesUp(POSTGRES, NATS) },
+  { broker: 'rabbitmq' as const, up: await servicesUp(POSTGRES, RABBITMQ) },
 ];
 
 for (const { broker, up } of BROKERS)
   describe.skipIf(!up)(`protean-ts dlq list | replay | purge on ${broker}`, () => {
     let project: ServerProject;
+    let vhost: string | undefined;
     const cli = (...args: string[]) => runCli(args, { cwd: project.cwd, timeoutMs: 90_000 });
+    const brokerOptions = async (): Promise<ServerProjectOptions> => {
+      if (broker === 'nats') return { broker: 'nats' };
+      if (broker === 'redis') return {};
+      vhost = await createRabbitmqVhost('cli-dlq');
+      return { brokerLines: ['provider = "rabbitmq"', `uri = "${rabbitmqUri(vhost)}"`] };
+    };
 
     beforeAll(async () => {
-      project = await serverProject(broker === 'nats' ? { broker: 'nats' } : {});
+      project = await serverProject(await brokerOptions());
       const setup = await cli('db', 'setup');
       expect(setup.code, setup.stderr).toBe(0);
       await project.seed(['Ann', 'poison']);
@@ -32,6 +41,7 @@ for (const { broker, up } of BROKERS)
     afterAll(async () => {
       await project?.drop();
       if (project && broker === 'nats') await deleteNatsStreams(project.streamPrefix);
+      if (vhost) await deleteRabbitmqVhost(vhost);
     });
 
     it('list without a target counts dead letters per stream and subscription', async () => {

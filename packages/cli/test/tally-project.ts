@@ -1,7 +1,8 @@
 /**
  * The temp project of the consumer-guarantee e2e test: Counters raise `Ticked { n }` (n = 1, 2, 3…
  * per counter, many per commit) and an event handler with no dedup or ordering code of its own
- * appends each n to the counter's Tally. Worker 2's broker loses acks of that handler on purpose.
+ * appends each n to the counter's Tally. On Redis and NATS, worker 2's broker loses acks of that
+ * handler on purpose.
  */
 
 /** The group (subscription) of the handler whose effects the test reads. */
@@ -19,8 +20,8 @@ export interface TallyBroker {
 export const TALLY_REDIS: TallyBroker = { pkg: 'redis', className: 'RedisBroker', provider: 'lossy-ack-redis' };
 export const TALLY_NATS: TallyBroker = { pkg: 'nats', className: 'NatsBroker', provider: 'lossy-ack-nats' };
 
-export const tallyDomain = (broker: TallyBroker): string => `
-import { Domain, BaseAggregate, BaseEvent, BaseEventHandler, field, handle, registerBroker, type BrokerSettings } from '@protean-ts/core';
+const lossyAckBroker = (broker: TallyBroker): string => `
+import { registerBroker, type BrokerSettings } from '@protean-ts/core';
 import { ${broker.className} as AdapterBroker } from '@protean-ts/${broker.pkg}';
 
 /**
@@ -39,7 +40,15 @@ class LossyAckBroker extends AdapterBroker {
   }
 }
 registerBroker('${broker.provider}', (name: string, settings: BrokerSettings) => new LossyAckBroker(name, settings));
+`;
 
+/**
+ * The tally domain; with a broker, worker 2's copy of that adapter loses acks on purpose (the
+ * domain registers it as `broker.provider`). Without one it runs on the plain default broker.
+ */
+export const tallyDomain = (broker?: TallyBroker): string => `
+import { Domain, BaseAggregate, BaseEvent, BaseEventHandler, field, handle } from '@protean-ts/core';
+${broker ? lossyAckBroker(broker) : ''}
 export const domain = new Domain('Ticks', { root: import.meta.url });
 
 @domain.aggregate()
@@ -71,8 +80,6 @@ export class Tallies extends BaseEventHandler {
   }
 }
 `;
-
-export const TALLY_DOMAIN = tallyDomain(TALLY_REDIS);
 
 /** \`seed.ts <keys> <perKey> <perCommit>\`: each counter's ticks in commits of perCommit events, counters side by side. */
 export const TALLY_SEED = `
