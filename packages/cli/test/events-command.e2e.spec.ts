@@ -1,6 +1,8 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
-import { runCli } from './run-cli.js';
+import { eventually } from './eventually.js';
+import { runCli, startCli } from './run-cli.js';
 import { serverProject, type ServerProject } from './server-project.js';
 import { BANK_DOMAIN, BANK_SEED } from './bank-project.js';
 
@@ -118,6 +120,36 @@ describe.skipIf(!up)(
       const plain = await cli('events', 'history', 'Note', 'x');
       expect(plain.code).toBe(2);
       expect(plain.stderr).toContain('Note is not event-sourced (event-sourced aggregates: Account)');
+    });
+
+    // Last: it adds events. Readers take only events of transactions older than the server's
+    // oldest open one (xids are cluster-wide), so a read can come back short while such a
+    // transaction is open; the command waits for the events held back instead.
+    it('a category read waits for events a transaction open on the server holds back, says so on stderr, then prints them all', async () => {
+      const blocker = new pg.Client({ connectionString: 'postgresql://postgres@127.0.0.1:5432/postgres' });
+      await blocker.connect();
+      let open = false;
+      try {
+        await blocker.query('BEGIN');
+        await blocker.query('SELECT pg_current_xact_id()');
+        open = true;
+        await project.seed([]);
+        const child = startCli(['events', 'read', 'bank::account', '--json'], { cwd: project.cwd });
+        let stdout = '';
+        let stderr = '';
+        child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+        child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+        await eventually(async () => stderr.includes('protean-ts events read of bank::account has waited'), 60_000, 'the WARN about events held back');
+        expect(stderr).toContain('find it in pg_stat_activity');
+        await blocker.query('COMMIT');
+        open = false;
+        expect(await exited, stderr).toBe(0);
+        expect(JSON.parse(stdout)).toHaveLength(8);
+      } finally {
+        if (open) await blocker.query('ROLLBACK');
+        await blocker.end();
+      }
     });
 
     it('refuses an event store in memory, naming the key to set', async () => {

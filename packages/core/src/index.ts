@@ -88,6 +88,7 @@ export {
   type RebuildProgress,
   type RebuildSummary,
 } from './processing/projection-rebuild.js';
+export { committedPages, HELD_BACK_WARN_AFTER_MS, type CommittedPagesOptions } from './processing/committed-pages.js';
 export type { ProjectionState, ProjectionStatusStore } from './ports/projection-status-store.js';
 export { handle, handleMarksOf, type HandleMark } from './elements/handle.js';
 export { apply, applyMarksOf, type ApplyMark } from './elements/apply.js';

@@ -4,7 +4,7 @@
  * event-sourced aggregate, `stats` the streams and events per category. Every read goes through the
  * store's page API, so a long stream is never loaded in one query; progress goes to stderr.
  */
-import { ALL_STREAMS, categoryOf, isCategory, isEntityStream, START_CURSOR, type Domain, type EventStore, type StoredEvent } from '@protean-ts/core';
+import { ALL_STREAMS, categoryOf, committedPages, isCategory, isEntityStream, type Domain, type EventStore, type StoredEvent } from '@protean-ts/core';
 import { CliError, ExitCode } from '../cli-error.js';
 import type { CliContext, CliIO } from '../cli-context.js';
 import type { CommandGroup } from './command-group.js';
@@ -116,7 +116,7 @@ async function read(store: EventStore, io: CliIO, stream: string, options: ReadO
         ExitCode.USAGE,
       );
     }
-    for await (const page of categoryPages(store, stream, options.pageSize, limit)) {
+    for await (const page of categoryPages(store, stream, options.pageSize, limit, 'events read')) {
       events.push(...page);
       progress(events.length);
     }
@@ -164,7 +164,7 @@ async function stats(store: EventStore, io: CliIO, options: { pageSize: number; 
   let total = 0;
   let head = -1;
   const progress = progressReporter(io, 'events stats');
-  for await (const page of categoryPages(store, ALL_STREAMS, options.pageSize, Number.POSITIVE_INFINITY)) {
+  for await (const page of categoryPages(store, ALL_STREAMS, options.pageSize, Number.POSITIVE_INFINITY, 'events stats')) {
     for (const event of page) {
       const category = categoryOf(event.streamName);
       const entry = perCategory.get(category) ?? { streams: new Set<string>(), events: 0 };
@@ -186,18 +186,22 @@ async function stats(store: EventStore, io: CliIO, options: { pageSize: number; 
   io.stdout(`events stats: ${streams} ${plural(streams, 'stream')}, ${total} ${plural(total, 'event')}, head position ${head < 0 ? 'none' : head}\n`);
 }
 
-/** Pages of a category or `$all` in reader order, stopping after `limit` events. */
-export async function* categoryPages(store: EventStore, category: string, pageSize: number, limit: number): AsyncGenerator<StoredEvent[]> {
-  let cursor = START_CURSOR;
-  let read = 0;
-  while (read < limit) {
-    const size = Math.min(pageSize, limit - read);
-    const page = await store.readCategory(category, { after: cursor, limit: size });
-    if (page.events.length > 0) yield page.events;
-    read += page.events.length;
-    cursor = page.cursor;
-    if (page.events.length < size) return;
-  }
+/**
+ * Pages of a category or `$all` in reader order, stopping after `limit` events: every event
+ * committed before the command's reads first came back empty, including those a transaction open
+ * on the database server holds back for a while (the command waits for them, and says so after 5 s).
+ */
+export async function* categoryPages(store: EventStore, category: string, pageSize: number, limit: number, command: string): AsyncGenerator<StoredEvent[]> {
+  const pages = committedPages(store, [category], {
+    pageSize,
+    limit,
+    reader: `protean-ts ${command} of ${category}`,
+    logger: 'cli.events',
+    hint: 'or stop the command (Ctrl-C) and run it again later',
+    fields: { stream: category },
+    warnAfterMs: 5_000,
+  });
+  for await (const page of pages) yield page.events;
 }
 
 /** Reports the running count on stderr once a read needs a second page, so short reads stay quiet. */

@@ -84,7 +84,7 @@ async function eachStreamId(
   pageDone: (seen: number) => void,
 ): Promise<void> {
   const seen = new Set<string>();
-  for await (const page of categoryPages(store, category, pageSize, Number.POSITIVE_INFINITY)) {
+  for await (const page of categoryPages(store, category, pageSize, Number.POSITIVE_INFINITY, 'snapshot')) {
     for (const event of page) {
       if (seen.has(event.streamName)) continue;
       seen.add(event.streamName);

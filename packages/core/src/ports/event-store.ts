@@ -12,6 +12,7 @@ import type { ProviderTransaction } from './database-provider.js';
 import { inSpan } from '../tracing/in-span.js';
 import { SpanAttributes, SpanNames } from '../tracing/span-names.js';
 import { EventStoreChecks } from './event-store-checks.js';
+import { ALL_STREAMS } from './stream-names.js';
 import { checkedSubscriptions } from './event-store-subscription-checks.js';
 import type { EventStoreSubscriptions } from './event-store-subscriptions.js';
 import {
@@ -107,9 +108,11 @@ export abstract class EventStore {
    * readers may take it yet; START_CURSOR when they have none. A read can come back empty while
    * later events exist (PostgreSQL holds back events of transactions at or above the oldest one
    * still open on the server: see ReaderCursor), so a reader that must see every event committed
-   * so far (a projection rebuild) reads until its cursor reaches this one.
+   * so far (a projection rebuild, `protean-ts events read`) reads until its cursor reaches this
+   * one. `[ALL_STREAMS]` alone: the last committed event of every stream, the end of `$all`.
    */
   async committedEnd(categories: readonly string[]): Promise<ReaderCursor> {
+    if (categories.length === 1 && categories[0] === ALL_STREAMS) return (await this._committedEnd(null)) ?? START_CURSOR;
     const distinct = this.check.categories('committedEnd', categories);
     return (await this._committedEnd(distinct)) ?? START_CURSOR;
   }
@@ -141,8 +144,8 @@ export abstract class EventStore {
   protected abstract _readCategory(category: string, read: CategoryRead): Promise<StoredEvent[]>;
   /** The same over two or more distinct categories (never `$all`), as one read. */
   protected abstract _readCategories(categories: readonly string[], read: CategoryRead): Promise<StoredEvent[]>;
-  /** The (transactionId, globalPosition) of the last committed event of distinct categories, ignoring any horizon; null when none. */
-  protected abstract _committedEnd(categories: readonly string[]): Promise<ReaderCursor | null>;
+  /** The (transactionId, globalPosition) of the last committed event of distinct categories (null: of every stream), ignoring any horizon; null when none. */
+  protected abstract _committedEnd(categories: readonly string[] | null): Promise<ReaderCursor | null>;
   protected abstract _streamVersion(stream: string, tx: ProviderTransaction | undefined): Promise<number>;
   protected abstract _saveSnapshot(snapshot: NewSnapshot, tx: ProviderTransaction | undefined): Promise<void>;
   protected abstract _latestSnapshot(stream: string, tx: ProviderTransaction | undefined): Promise<Snapshot | null>;

@@ -8,7 +8,7 @@
  *    wait from then on. Other handlers and projectors keep running.
  * 2. Empties the projection's tables and forgets its projectors' inbox records.
  * 3. Replays every event of the followed categories committed before its reads first come back
- *    empty, waiting while such events are held back by a transaction still open (rebuild-pages.ts):
+ *    empty, waiting while such events are held back by a transaction still open (committed-pages.ts):
  *    each event of a followed category is entered in the projector subscription's inbox
  *    at its stream position (as the event-store subscription does) and applied, in the same
  *    transaction. When the mark is lifted, the subscriptions resume: the inbox reports what the
@@ -26,7 +26,7 @@ import { START_CURSOR, type ReaderCursor, type StoredEvent } from '../ports/even
 import { categoryOf } from '../ports/stream-names.js';
 import { ProjectionRebuildError } from '../errors/projection-rebuild.error.js';
 import { invokeHandler } from './handler-invocation.js';
-import { rebuildPages } from './rebuild-pages.js';
+import { committedPages } from './committed-pages.js';
 
 export interface RebuildProgress {
   projection: string;
@@ -124,7 +124,14 @@ export async function rebuildProjection(domain: Domain, projection: ClassRef | s
   const categories = [...new Set(targets.map((target) => target.category))];
   const progress: RebuildProgress = { projection: record.name, read: 0, applied: 0, skipped: 0, position: 0 };
   let cursor: ReaderCursor = START_CURSOR;
-  for await (const page of rebuildPages(store, categories, batchSize, record.name)) {
+  const pages = committedPages(store, categories, {
+    pageSize: batchSize,
+    reader: `the rebuild of projection ${record.name}`,
+    logger: 'projection.rebuild',
+    hint: 'or stop the rebuild and run it again later (the projection stays marked as being rebuilt)',
+    fields: { projection: record.name },
+  });
+  for await (const page of pages) {
     const counted = await runtime.freshUnitOfWork(() => replayBatch(domain, targets, page.events, inbox !== null));
     progress.read += page.events.length;
     progress.applied += counted.applied;

@@ -286,7 +286,7 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
         );
       });
 
-      it('committedEnd is the last committed event of the categories in reader order, readable yet or not; START_CURSOR when none', async () => {
+      it('committedEnd is the last committed event of the categories (or of $all) in reader order, readable yet or not; START_CURSOR when none', async () => {
         const second = new EventFactory();
         expect(await store.committedEnd([f.category, second.category])).toEqual(START_CURSOR);
         await append(f.stream(), f.events(2), -1);
@@ -299,6 +299,7 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
           const [committed] = await store.readStream(last);
           expect(await store.committedEnd([f.category, second.category])).toEqual(cursorOf(committed!));
           expect(await store.committedEnd([second.category])).toEqual(cursorOf(committed!));
+          expect(await store.committedEnd([ALL_STREAMS])).toEqual(cursorOf(committed!));
         } finally {
           await open.rollback();
         }

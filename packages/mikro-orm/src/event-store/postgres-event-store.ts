@@ -72,7 +72,7 @@ export class PostgresEventStore extends EventStore {
     return (await this.db.execute<EventRow>(statement.sql, statement.params, { prepare: true })).rows.map(toStoredEvent);
   }
 
-  protected async _committedEnd(categories: readonly string[]): Promise<ReaderCursor | null> {
+  protected async _committedEnd(categories: readonly string[] | null): Promise<ReaderCursor | null> {
     const statement = committedEndSql(this.tables, categories);
     const [row] = (await this.db.execute<{ transaction_id: string; global_position: string }>(statement.sql, statement.params, { prepare: true })).rows;
     return row ? { transactionId: Number(row.transaction_id), globalPosition: Number(row.global_position) } : null;

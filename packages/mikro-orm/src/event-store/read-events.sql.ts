@@ -89,11 +89,19 @@ ORDER BY e.transaction_id, e.global_position LIMIT ?::integer`,
 }
 
 /**
- * The last committed event of the categories in reader order, without the horizon: where a reader
- * that waits for the open transactions to end will have read up to. One backward walk of the
- * category index per category.
+ * The last committed event of the categories (null: of every stream) in reader order, without the
+ * horizon: where a reader that waits for the open transactions to end will have read up to. One
+ * backward walk of the category index per category, or of the reader index for `$all`.
  */
-export function committedEndSql(t: EventStoreTableNames, categories: readonly string[]): Statement {
+export function committedEndSql(t: EventStoreTableNames, categories: readonly string[] | null): Statement {
+  if (categories === null) {
+    // `$all`: the reader index's last entry.
+    return {
+      sql: `SELECT e.transaction_id::text AS transaction_id, e.global_position::text AS global_position FROM ${t.events} e
+ORDER BY e.transaction_id DESC, e.global_position DESC LIMIT 1`,
+      params: [],
+    };
+  }
   return {
     sql: `SELECT e.transaction_id::text AS transaction_id, e.global_position::text AS global_position FROM unnest(?::text[]) AS c(category)
 CROSS JOIN LATERAL (

@@ -88,9 +88,10 @@ export class MemoryEventStore extends EventStore {
     return heads.sort(inReaderOrder).slice(0, read.limit).map(copy);
   }
 
-  protected async _committedEnd(categories: readonly string[]): Promise<ReaderCursor | null> {
+  protected async _committedEnd(categories: readonly string[] | null): Promise<ReaderCursor | null> {
     // No horizon here: every committed event is readable, so this is where reads end.
-    const lasts = categories.flatMap((category) => this.categories.get(category)?.slice(-1) ?? []);
+    const logs = categories === null ? [this.log] : categories.map((category) => this.categories.get(category) ?? []);
+    const lasts = logs.flatMap((log) => log.slice(-1));
     const last = lasts.sort(inReaderOrder).pop();
     return last ? { transactionId: last.transactionId, globalPosition: last.globalPosition } : null;
   }
