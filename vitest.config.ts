@@ -10,7 +10,11 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
 
 const REPOSITORY = path.dirname(fileURLToPath(import.meta.url));
 
+/** Projects whose tests spawn `protean-ts` run the compiled CLI: see the file. */
+const BUILD_PACKAGES = path.join(REPOSITORY, 'test-support/build-packages.ts');
+
 const LOAD_TIER = process.env.PROTEAN_TEST_TIER === 'load';
+const LOAD_TIMEOUT_MS = 15 * 60_000;
 const LOAD_FILES = 'test/**/*.load.spec.ts';
 const FAST_FILES = ['src/**/*.test.ts', 'test/**/*.spec.ts'];
 
@@ -32,7 +36,7 @@ const PACKAGES: PackageProject[] = [
       typecheck: { enabled: !LOAD_TIER, include: ['test/**/*.test-d.ts'], tsconfig: '../../tsconfig.json', ignoreSourceErrors: true },
     },
   },
-  { root: 'packages/mikro-orm' },
+  { root: 'packages/mikro-orm', extra: { globalSetup: [BUILD_PACKAGES] } },
   { root: 'packages/redis' },
   { root: 'packages/rabbitmq' },
   { root: 'packages/nats' },
@@ -41,10 +45,10 @@ const PACKAGES: PackageProject[] = [
   { root: 'packages/testing' },
   // e2e tests here start real processes; under a loaded two-core machine they take two to four
   // times as long as alone.
-  { root: 'packages/cli', testTimeout: 120_000, hookTimeout: 180_000 },
+  { root: 'packages/cli', testTimeout: 120_000, hookTimeout: 180_000, extra: { globalSetup: [BUILD_PACKAGES] } },
   // The tarballs are built and packed once, in globalSetup, and shared by every test file.
   { root: 'packages/pack-check', testTimeout: 240_000, hookTimeout: 600_000, extra: { globalSetup: ['test/support/pack-workspace.ts'] } },
-  { root: 'examples/shop', hookTimeout: 240_000 },
+  { root: 'examples/shop', hookTimeout: 240_000, extra: { globalSetup: [BUILD_PACKAGES] } },
 ];
 
 function project({ root, testTimeout = 30_000, hookTimeout = 60_000, extra = {} }: PackageProject): TestProjectInlineConfiguration {
@@ -55,8 +59,10 @@ function project({ root, testTimeout = 30_000, hookTimeout = 60_000, extra = {} 
       root: path.join(REPOSITORY, root),
       include: LOAD_TIER ? [LOAD_FILES] : FAST_FILES,
       exclude: LOAD_TIER ? [] : [LOAD_FILES],
-      testTimeout,
-      hookTimeout,
+      // The load tier's tests run for minutes by design (20,000 property runs, full-size drains):
+      // their guard is the CI's time limit, with this as a hang guard.
+      testTimeout: LOAD_TIER ? Math.max(testTimeout, LOAD_TIMEOUT_MS) : testTimeout,
+      hookTimeout: LOAD_TIER ? Math.max(hookTimeout, LOAD_TIMEOUT_MS) : hookTimeout,
       env: { PROTEAN_TEST_PACKAGE_ROOT: path.join(REPOSITORY, root) },
       setupFiles: [path.join(REPOSITORY, 'test-support/package-cwd.ts')],
       ...extra,

@@ -6,7 +6,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
-import { CLI_DEV_BIN, runCli } from '@protean-ts/cli/testing';
+import { CLI_BIN, runCli } from '@protean-ts/cli/testing';
 import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';
 import { tempProject } from './support/temp-project.js';
 
@@ -262,7 +262,7 @@ describe.skipIf(!up)('protean-ts db commands', () => {
 function inTerminal(args: string[], input: string, cwd: string): Promise<{ code: number | null; output: string }> {
   const env: Record<string, string | undefined> = { ...process.env, PROTEAN_LOG_LEVEL: 'warn' };
   delete env.NODE_OPTIONS;
-  const command = [process.execPath, CLI_DEV_BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const command = [process.execPath, CLI_BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   const child = spawn('script', ['-qec', command, '/dev/null'], { cwd, env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

@@ -1,12 +1,15 @@
 /**
- * Spawns the real `protean-ts` command from its sources (bin/protean-ts-dev.js), for e2e tests
- * in any package: `const { code, stdout, stderr } = await runCli(['db', 'setup'], { cwd })`.
+ * Spawns the real `protean-ts` command (bin/protean-ts.js: the compiled CLI when the package is
+ * built, else its sources through the dev runner), for e2e tests in any package:
+ * `const { code, stdout, stderr } = await runCli(['db', 'setup'], { cwd })`.
  * `start` returns the child for long-running commands (server) that a test stops itself.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-/** bin/protean-ts-dev.js, absolute. */
+/** bin/protean-ts.js, absolute: the command as installed (dist/ when built, else the dev runner). */
+export const CLI_BIN = fileURLToPath(new URL('../../bin/protean-ts.js', import.meta.url));
+/** bin/protean-ts-dev.js, absolute: always the TypeScript sources (no build needed, slower start). */
 export const CLI_DEV_BIN = fileURLToPath(new URL('../../bin/protean-ts-dev.js', import.meta.url));
 
 export interface RunCliOptions {
@@ -33,7 +36,7 @@ export function startCli(args: readonly string[], options: RunCliOptions = {}): 
   // A parent's NODE_OPTIONS may carry loaders that must not leak into the command, unless the test sets it.
   if (!options.env || !('NODE_OPTIONS' in options.env)) delete env.NODE_OPTIONS;
   for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
-  return spawn(process.execPath, [CLI_DEV_BIN, ...args], {
+  return spawn(process.execPath, [CLI_BIN, ...args], {
     cwd: options.cwd ?? process.cwd(),
     env: env as NodeJS.ProcessEnv,
     stdio: ['pipe', 'pipe', 'pipe'],
