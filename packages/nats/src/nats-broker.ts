@@ -45,6 +45,13 @@ import { NatsPuller } from './nats-pull.js';
 
 /** Reconnect back-off: a restarted NATS is picked up within about half a second. */
 const RECONNECT_WAIT_MS = 500;
+/** nats-server's default `max_payload`, for a connection that has not reported its own. */
+const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
+/**
+ * Deliveries of a message bound for the dead-letter stream whose letter could not be written
+ * before it is terminated without one (with `max_deliver` lower, at its last delivery).
+ */
+export const DEAD_LETTER_WRITE_DELIVERIES = 5;
 /** Extra wait past a pull's own expiry before a pull nobody answered counts as an outage. */
 const PULL_GRACE_MS = 5_000;
 
@@ -90,6 +97,7 @@ export class NatsBroker extends BaseBroker {
       () => this.manager(),
       (stream, subject) => this.ensureStream(stream, subject),
       this.config.requestTimeoutMs,
+      () => this.nc?.info?.max_payload ?? DEFAULT_MAX_PAYLOAD_BYTES,
     );
   }
 
@@ -231,7 +239,11 @@ export class NatsBroker extends BaseBroker {
     }
   }
 
-  /** Decodes a delivery; one that is not an envelope, or was delivered `max_deliver` times, goes to the DLQ here. */
+  /**
+   * Decodes a delivery; one that is not an envelope, or was delivered `max_deliver` times, goes to
+   * the DLQ here, raw. Never throws for one message: when its letter cannot be written it is left
+   * for a redelivery, and at its last one terminated with one ERROR naming it (see letterless()).
+   */
   private async accept(stream: string, group: string, consumer: string, delivery: NatsDelivery): Promise<ReceivedMessage | null> {
     const decoded = decodeEnvelope(delivery.data);
     const { maxDeliver } = this.config;
@@ -239,27 +251,56 @@ export class NatsBroker extends BaseBroker {
       this.held.hold(stream, group, consumer, delivery);
       return { id: String(delivery.seq), stream, envelope: decoded.envelope, deliveryCount: delivery.deliveryCount };
     }
+    const id = String(delivery.seq);
     const error = decoded.envelope
       ? `delivered ${delivery.deliveryCount} times without an ack (max_deliver = ${maxDeliver})`
-      : `UndecodableEntryError: ${decoded.error}`;
-    await this.deadLetters.write(this.naming.stream(stream), {
-      originalId: String(delivery.seq),
-      stream,
-      group,
-      error,
-      failedAt: new Date().toISOString(),
-      deliveryCount: delivery.deliveryCount,
-      payload: decoded.envelope ? decoded.text : null,
-      ...(decoded.envelope ? {} : { rawFields: ['data', decoded.text] }),
-    });
-    await this.ackDelivery(delivery);
-    this.log.warn(decoded.envelope ? 'message moved to the dead-letter stream: max_deliver reached' : 'undecodable message moved to the dead-letter stream', {
-      stream,
-      group,
-      id: String(delivery.seq),
-      deliveryCount: delivery.deliveryCount,
-    });
+      : `UndecodableEntryError: message ${id} of stream "${stream}" (group "${group}") cannot be decoded: ${decoded.error}`;
+    const where = { stream, group, id, deliveryCount: delivery.deliveryCount, ...(decoded.envelope ? {} : { reason: decoded.error }) };
+    try {
+      await this.deadLetters.write(this.naming.stream(stream), {
+        originalId: id,
+        stream,
+        group,
+        error,
+        failedAt: new Date().toISOString(),
+        deliveryCount: delivery.deliveryCount,
+        payload: decoded.envelope ? decoded.text : null,
+        ...(decoded.envelope ? {} : { rawFields: ['data', decoded.text] }),
+      });
+      // A retried write after a lost ack is one letter (its msgID), so a failed ack is only redelivered.
+      await this.ackDelivery(delivery);
+    } catch (err) {
+      await this.letterless(delivery, where, err);
+      return null;
+    }
+    this.log.warn(
+      decoded.envelope ? 'message moved to the dead-letter stream: max_deliver reached' : 'undecodable message moved to the dead-letter stream',
+      where,
+    );
     return null;
+  }
+
+  /** A message bound for the DLQ whose letter JetStream refused: redelivered after ack_wait, up to a bound; then terminated. */
+  private async letterless(delivery: NatsDelivery, where: Record<string, unknown>, err: unknown): Promise<void> {
+    const { maxDeliver } = this.config;
+    const last = maxDeliver === 0 ? DEAD_LETTER_WRITE_DELIVERIES : Math.min(DEAD_LETTER_WRITE_DELIVERIES, maxDeliver + 1);
+    // An outage is no reason to give up on it: the delivery comes back once NATS does.
+    if (delivery.deliveryCount < last || isNatsConnectionError(err)) {
+      this.log.error('could not dead-letter a message; JetStream redelivers it after ack_wait for another try', { ...where, error: err });
+      return;
+    }
+    // +TERM: JetStream never delivers it again; it stays in the stream under its sequence until the stream's limits remove it.
+    try {
+      await this.connection().request(delivery.reply, '+TERM', { timeout: this.config.requestTimeoutMs });
+    } catch (termError) {
+      this.log.error('could not dead-letter a message, nor terminate it; JetStream redelivers it after ack_wait', { ...where, error: termError });
+      return;
+    }
+    this.log.error('message dropped: it could not be dead-lettered on any of its deliveries; terminated so it does not loop', {
+      ...where,
+      deadLetterError: err,
+      hint: `the message stays in its JetStream stream as sequence ${String(where.id)} until the stream's limits remove it; fix what makes dead-lettering fail (see deadLetterError)`,
+    });
   }
 
   protected override async doAck(stream: string, group: string, ids: readonly string[]): Promise<number> {

@@ -3,9 +3,11 @@
  * message per letter whose body is JSON: the original payload as text (byte for byte what was
  * published, never encoded again), or `rawFields` for a payload that was not an envelope, plus
  * why, where, when and after how many deliveries. The letter's id is its sequence in the DLQ.
+ * A letter that would outgrow `max_payload` keeps a truncated copy instead (nats-letter-size.ts).
  */
 import type { DeadLetter, MessageEnvelope } from '@protean-ts/core';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { fitLetter } from './nats-letter-size.js';
 import type { NatsStreamNames } from './nats-names.js';
 
 export interface DeadLetterBody {
@@ -28,13 +30,15 @@ export class NatsDeadLetters {
     private readonly jsm: () => JetStreamManager,
     private readonly ensureStream: (name: string, subject: string) => Promise<void>,
     private readonly requestTimeoutMs: number,
+    /** The server's `max_payload`: a letter that would outgrow it keeps a truncated copy (see fitLetter). */
+    private readonly maxPayloadBytes: () => number,
   ) {}
 
   async write(names: NatsStreamNames, body: DeadLetterBody): Promise<void> {
     await this.ensureStream(names.dlqStream, names.dlqSubject);
     // The id makes a retried write (the ack after it failed, the message came back) one letter.
     const msgID = `dlq:${body.group}:${body.originalId}:${body.deliveryCount}`;
-    await this.js().publish(names.dlqSubject, JSON.stringify(body), { msgID, timeout: this.requestTimeoutMs });
+    await this.js().publish(names.dlqSubject, fitLetter(body, this.maxPayloadBytes()), { msgID, timeout: this.requestTimeoutMs });
   }
 
   async list(stream: string, names: NatsStreamNames, count: number): Promise<DeadLetter[]> {

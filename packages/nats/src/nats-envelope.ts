@@ -1,9 +1,10 @@
 /**
  * Reads a payload back into a message envelope, or says why it is not one (written by another
  * producer, or corrupted), so one bad message is dead-lettered on its own instead of failing the
- * read that returned it.
+ * read that returned it. What counts is what every broker checks (`brokerEnvelopeProblem`):
+ * anything `ack` and `deadLetter` would refuse never reaches a handler.
  */
-import type { MessageEnvelope } from '@protean-ts/core';
+import { brokerEnvelopeProblem, type MessageEnvelope } from '@protean-ts/core';
 
 const decoder = new TextDecoder();
 
@@ -17,17 +18,7 @@ export function decodeEnvelope(data: Uint8Array): DecodedPayload {
   } catch {
     return { envelope: null, text, error: 'the payload is not JSON' };
   }
-  const headers = (value as { metadata?: { headers?: { id?: unknown; type?: unknown } } } | null)?.metadata?.headers;
-  if (
-    typeof value !== 'object' ||
-    value === null ||
-    !('data' in value) ||
-    typeof headers?.id !== 'string' ||
-    !headers.id.trim() ||
-    typeof headers.type !== 'string' ||
-    !headers.type.trim()
-  ) {
-    return { envelope: null, text, error: 'the payload is not a { data, metadata } envelope with metadata.headers.id and type' };
-  }
+  const problem = brokerEnvelopeProblem(value);
+  if (problem !== null) return { envelope: null, text, error: `the envelope ${problem}` };
   return { envelope: value as MessageEnvelope, text };
 }

@@ -37,6 +37,8 @@ import { ConfirmingPublisher } from './rabbitmq-publisher.js';
 import { QueueConsumer } from './rabbitmq-queue-consumer.js';
 import { RabbitMQTopology } from './rabbitmq-topology.js';
 
+/** Deliveries of an undecodable message whose dead letter could not be written before it is acked without one. */
+export const UNDECODABLE_DEAD_LETTER_DELIVERIES = 5;
 /** Reconnect back-off bounds: a restarted RabbitMQ is picked up within about a second. */
 const RETRY_LOW_MS = 200;
 const RETRY_HIGH_MS = 1_000;
@@ -357,25 +359,36 @@ export class RabbitMQBroker extends BaseBroker {
     return received;
   }
 
+  /**
+   * Raw to the dead-letter queue, then acked. When the letter cannot be written it goes back to
+   * its queue for another try, up to UNDECODABLE_DEAD_LETTER_DELIVERIES deliveries; then it is
+   * acked without a letter, with one ERROR naming it, so it never loops.
+   */
   private async deadLetterUndecodable(stream: string, group: string, channel: Channel, delivery: Delivery, id: string, reason: string): Promise<void> {
-    const error = `UndecodableEntryError: message ${id} of stream "${stream}" cannot be decoded: ${reason}`;
-    this.log.warn('undecodable message moved to the dead-letter queue', { stream, group, id, reason });
+    const error = `UndecodableEntryError: message ${id} of stream "${stream}" (group "${group}") cannot be decoded: ${reason}`;
+    const deliveryCount = deliveryCountOf(delivery.headers as Record<string, unknown> | undefined, delivery.redelivered);
+    const where = { stream, group, id, reason, deliveryCount };
     try {
       await this.topology.ensureDeadLetterQueue(stream);
-      const headers = letterHeaders({
-        originalId: id,
-        stream,
-        group,
-        error,
-        deliveryCount: deliveryCountOf(delivery.headers as Record<string, unknown> | undefined, delivery.redelivered),
-      });
-      const body = Buffer.from(rawText(delivery.body));
+      const headers = letterHeaders({ originalId: id, stream, group, error, deliveryCount });
+      // The bytes as they came (rabbitmq-client hands over a parsed body for application/json).
+      const body = Buffer.isBuffer(delivery.body) ? delivery.body : Buffer.from(rawText(delivery.body));
       await this.publisher.publish('', this.names.deadLetterQueue(stream), body, { messageId: this.nextId(), durable: true, headers });
       channel.basicAck({ deliveryTag: delivery.deliveryTag });
+      this.log.warn('undecodable message moved to the dead-letter queue', { ...where, deadLetterQueue: this.names.deadLetterQueue(stream) });
     } catch (err) {
-      // Requeued: the queue's delivery limit dead-letters it in the end if this keeps failing.
-      this.log.error('could not dead-letter an undecodable message; it goes back to its queue', { stream, group, id, error: err });
-      if (channel.active) channel.basicNack({ deliveryTag: delivery.deliveryTag, requeue: true });
+      if (!channel.active) return; // Back in its queue with the channel.
+      if (deliveryCount < UNDECODABLE_DEAD_LETTER_DELIVERIES) {
+        this.log.error('could not dead-letter an undecodable message; it goes back to its queue', { ...where, error: err });
+        channel.basicNack({ deliveryTag: delivery.deliveryTag, requeue: true });
+        return;
+      }
+      channel.basicAck({ deliveryTag: delivery.deliveryTag });
+      this.log.error('undecodable message dropped: it could not be dead-lettered on any of its deliveries; acked so it does not loop', {
+        ...where,
+        deadLetterError: err,
+        hint: `fix what makes dead-lettering to "${this.names.deadLetterQueue(stream)}" fail (see deadLetterError), and the producer that sent message ${id}`,
+      });
     }
   }
 }

@@ -5,7 +5,7 @@
  * an envelope comes back as `undecodable` with its text, to be dead-lettered on its own.
  */
 import type { Envelope, MessageBody } from 'rabbitmq-client';
-import type { MessageEnvelope } from '@protean-ts/core';
+import { brokerEnvelopeProblem, type MessageEnvelope } from '@protean-ts/core';
 
 export type Decoded = { ok: true; envelope: MessageEnvelope } | { ok: false; reason: string; raw: string };
 
@@ -48,18 +48,8 @@ export function rawText(body: MessageBody): string {
 }
 
 function whyNotAnEnvelope(value: unknown): string | null {
-  if (!isObject(value) || !('data' in value) || !isObject(value.metadata)) return 'the body is not a { data, metadata } envelope';
-  const headers = value.metadata.headers;
-  if (!isObject(headers)) return 'the envelope has no metadata.headers';
-  for (const key of ['id', 'type'] as const) {
-    const field = headers[key];
-    if (typeof field !== 'string' || field.trim() === '') return `the envelope has no metadata.headers.${key}`;
-  }
-  return null;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  const problem = brokerEnvelopeProblem(value);
+  return problem === null ? null : `the envelope ${problem}`;
 }
 
 /** 1 for a first delivery; quorum queues count earlier failed deliveries in `x-delivery-count`. */

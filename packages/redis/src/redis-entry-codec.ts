@@ -2,7 +2,7 @@
  * How a message sits in a Redis stream entry: the whole envelope as one JSON field, plus the
  * message type and id as plain fields so `XRANGE` and `redis-cli` show what an entry is.
  */
-import { MAX_MESSAGE_NESTING, nestsDeeperThan, type DeadLetter, type OutgoingMessage, type ReceivedMessage } from '@protean-ts/core';
+import { brokerEnvelopeProblem, type DeadLetter, type OutgoingMessage, type ReceivedMessage } from '@protean-ts/core';
 
 type MessageEnvelope = OutgoingMessage['envelope'];
 
@@ -23,10 +23,10 @@ export function fieldMap(fields: readonly string[]): Map<string, string> {
 }
 
 /**
- * The envelope in an entry's `envelope` field, or what is wrong with it. Only the parts every
- * broker call relies on are checked (the same ones `publish` and `deadLetter` check), and that it
- * nests no deeper than any message may, so whatever `read` returns can be acked, dead-lettered
- * and walked without overflowing the stack; the handler side validates the rest.
+ * The envelope in an entry's `envelope` field, or what is wrong with it. Only what every broker
+ * checks on read (`brokerEnvelopeProblem`: the parts `publish` and `deadLetter` rely on, and a
+ * bounded nesting), so whatever `read` returns can be acked, dead-lettered and walked without
+ * overflowing the stack; the handler side validates the rest.
  */
 function parseEnvelope(raw: string | undefined): { envelope: MessageEnvelope } | { problem: string } {
   if (raw === undefined) return { problem: 'it has no "envelope" field' };
@@ -36,16 +36,11 @@ function parseEnvelope(raw: string | undefined): { envelope: MessageEnvelope } |
   } catch (error) {
     return { problem: `its "envelope" field is not JSON (${(error as Error).message})` };
   }
-  const envelope = value as { data?: unknown; metadata?: { headers?: { id?: unknown; type?: unknown } } } | null;
-  if (!isObject(envelope) || !isObject(envelope.data)) return { problem: 'its "envelope" field is not a { data, metadata } object' };
-  if (nestsDeeperThan(envelope, MAX_MESSAGE_NESTING)) return { problem: `its envelope nests deeper than ${MAX_MESSAGE_NESTING} levels` };
-  const headers = isObject(envelope.metadata) && isObject(envelope.metadata.headers) ? envelope.metadata.headers : undefined;
-  if (!headers) return { problem: 'its envelope has no metadata.headers' };
-  for (const name of ['id', 'type'] as const) {
-    // Blank counts as missing, as in the broker's argument checks: ack and deadLetter refuse it.
-    if (typeof headers[name] !== 'string' || headers[name].trim() === '') return { problem: `its envelope has no metadata.headers.${name}` };
-  }
-  return { envelope: value as MessageEnvelope };
+  // Named after the field when it holds no object at all (a number, an array).
+  if (!isObject(value)) return { problem: 'its "envelope" field is not a { data, metadata } object' };
+  const problem = brokerEnvelopeProblem(value);
+  if (problem !== null) return { problem: `its envelope ${problem}` };
+  return { envelope: value as unknown as MessageEnvelope };
 }
 
 export function decodeEntry(stream: string, [id, fields]: RawEntry, deliveryCount: number): DecodedEntry {

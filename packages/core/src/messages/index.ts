@@ -5,6 +5,7 @@ export { envelopeChecksum } from './envelope-checksum.js';
 export { serializeMessage, type SerializableMessage } from './serialize-message.js';
 export { checkEnvelope, type CheckEnvelopeOptions } from './check-envelope.js';
 export { MAX_MESSAGE_NESTING, nestsDeeperThan } from './message-nesting.js';
+export { brokerEnvelopeProblem } from './broker-envelope-problem.js';
 export { deserializeMessage, type MessageTypeLookup, type DeserializeOptions } from './deserialize-message.js';
 export { stripEnvelope } from './strip-envelope.js';
 export { storableText } from './storable-text.js';

@@ -9,6 +9,14 @@ import type { MessageEnvelope } from '../messages/envelope.js';
 export interface BrokerConformanceOptions {
   /** Every capability the adapter claims; the suite checks `has()` agrees and tests each one. */
   capabilities: readonly BrokerCapabilityName[];
+  /**
+   * Puts `body` on `stream` as a foreign producer would, past `publish()`'s checks (an XADD of an
+   * `envelope` field, a basic.publish to the stream's exchange, a JetStream publish to its
+   * subject). The stream's groups exist already. Without it the undecodable-message cases are skipped.
+   */
+  publishRaw?: (broker: Broker, stream: string, body: Buffer) => Promise<void>;
+  /** The largest body the broker takes, on brokers whose limit a dead letter can outgrow (NATS `max_payload`). */
+  payloadLimitBytes?: number;
 }
 
 /**

@@ -10,6 +10,7 @@ import { deliveryConformance } from './broker-conformance-delivery.js';
 import { lifecycleConformance } from './broker-conformance-lifecycle.js';
 import { livenessConformance } from './broker-conformance-liveness.js';
 import { pendingConformance } from './broker-conformance-pending.js';
+import { undecodableConformance } from './broker-conformance-undecodable.js';
 
 export type { BrokerConformanceOptions, MakeBroker } from './broker-conformance-fixtures.js';
 
@@ -21,5 +22,6 @@ export function describeBrokerConformance(name: string, makeBroker: MakeBroker, 
     pendingConformance(ctx);
     consumersConformance(ctx);
     livenessConformance(ctx);
+    undecodableConformance(ctx);
   });
 }
