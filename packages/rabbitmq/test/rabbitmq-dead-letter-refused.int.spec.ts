@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Connection } from 'rabbitmq-client';
-import { configureLogging, type LogRecord } from '@protean-ts/core';
+import { configureLogging, type LogRecord, type ReceivedMessage } from '@protean-ts/core';
 import { RABBITMQ, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
 import { RabbitMQBroker } from '../src/index.js';
 import { UNDECODABLE_DEAD_LETTER_DELIVERIES } from '../src/rabbitmq-broker.js';
@@ -63,7 +63,7 @@ describe.skipIf(!up)('rabbitmq broker: a dead letter RabbitMQ refuses', () => {
     const valid = sampleBrokerEnvelope(stream);
     await broker.publish({ stream, envelope: valid });
 
-    const received = [];
+    const received: ReceivedMessage[] = [];
     const dropped = () => logs.filter((r) => r.level === 'error' && r.msg.startsWith('undecodable message dropped'));
     await eventually('the undecodable message is dropped', async () => {
       received.push(...(await broker.read(stream, 'g', 'c1', { count: 10, blockMs: 0 })));
