@@ -95,6 +95,7 @@ export { apply, applyMarksOf, type ApplyMark } from './elements/apply.js';
 export type { Upcaster, UpcasterOptions, UpcasterClass } from './elements/upcaster.js';
 export { MissingUpcasterError } from './errors/missing-upcaster.error.js';
 export { InvalidUpcastResultError } from './errors/invalid-upcast-result.error.js';
+export { UpcasterFailedError } from './errors/upcaster-failed.error.js';
 export { ReadOnlyAggregateError } from './errors/read-only-aggregate.error.js';
 export { EventSourcedChangeError } from './errors/event-sourced-change.error.js';
 export { EventSourcedOperationError } from './errors/event-sourced-operation.error.js';
@@ -163,10 +164,13 @@ export {
   type CategoryReadOptions,
   type CategoryPage,
   type NewSnapshot,
+  type SaveSnapshotOptions,
+  type SealedSnapshot,
   type Snapshot,
 } from './ports/event-store-records.js';
 export { MAX_LEASE_MS, type EventStoreSubscriptions, type EventStoreSubscriptionState, type EventStoreDeadLetter } from './ports/event-store-subscriptions.js';
 export { MemoryEventStoreSubscriptions } from './adapters/memory/memory-event-store-subscriptions.js';
+export { snapshotChecksum } from './ports/snapshot-checksum.js';
 export { streamName, categoryOf, isEntityStream, isCategory, ALL_STREAMS } from './ports/stream-names.js';
 export { StreamVersionError } from './errors/stream-version.error.js';
 export { AppendDeadlockError } from './errors/append-deadlock.error.js';

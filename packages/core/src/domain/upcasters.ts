@@ -9,6 +9,7 @@ import type { MessageEnvelope, MessageMetadata } from '../messages/envelope.js';
 import { RegistrationError } from '../errors/registration.error.js';
 import { MissingUpcasterError } from '../errors/missing-upcaster.error.js';
 import { InvalidUpcastResultError } from '../errors/invalid-upcast-result.error.js';
+import { UpcasterFailedError } from '../errors/upcaster-failed.error.js';
 import type { EventRecord } from './element-record.js';
 import type { ElementRegistry } from './registry.js';
 import { upcasterProblems } from './upcaster-check.js';
@@ -64,11 +65,16 @@ export class Upcasters {
       const step = this.entries.find((entry) => entry.event === record.cls && entry.from === version);
       // init() refuses steps that go down or past the current version; the check keeps a loop impossible.
       if (!step || step.to <= version || step.to > current) throw new MissingUpcasterError(storedType, record.name, storedVersion, current, version);
-      const result = this.instanceOf(step.cls).upcast(data, metadata);
+      let result: unknown;
+      try {
+        result = this.instanceOf(step.cls).upcast(data, metadata);
+      } catch (error) {
+        throw new UpcasterFailedError(step.cls.name, storedType, version, step.to, error);
+      }
       if (result === null || typeof result !== 'object' || Array.isArray(result)) {
         throw new InvalidUpcastResultError(step.cls.name, storedType, result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result);
       }
-      data = result;
+      data = result as Record<string, unknown>;
       version = step.to;
     }
     const { checksum: _coversTheStoredData, ...envelopeInfo } = metadata.envelope;

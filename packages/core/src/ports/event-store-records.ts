@@ -101,6 +101,18 @@ export interface NewSnapshot {
   data: Record<string, unknown>;
 }
 
+/** What adapters keep: the snapshot with the checksum `EventStore.saveSnapshot` computed over it (snapshot-checksum.ts). */
+export interface SealedSnapshot extends NewSnapshot {
+  checksum: string;
+}
+
 export interface Snapshot extends NewSnapshot {
   time: Date;
+  /** sha256 of the snapshot's stream name, version, type and data; null for snapshots written before snapshots carried one. */
+  checksum: string | null;
+}
+
+export interface SaveSnapshotOptions {
+  /** Keep this snapshot whatever the stream has (a repository replacing a snapshot it found bad), not only over an older one. */
+  replace?: boolean;
 }

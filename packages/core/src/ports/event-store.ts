@@ -14,6 +14,7 @@ import { SpanAttributes, SpanNames } from '../tracing/span-names.js';
 import { EventStoreChecks } from './event-store-checks.js';
 import { ALL_STREAMS } from './stream-names.js';
 import { checkedSubscriptions } from './event-store-subscription-checks.js';
+import { snapshotChecksum } from './snapshot-checksum.js';
 import type { EventStoreSubscriptions } from './event-store-subscriptions.js';
 import {
   DEFAULT_PAGE_SIZE,
@@ -25,6 +26,8 @@ import {
   type NewEvent,
   type NewSnapshot,
   type ReaderCursor,
+  type SaveSnapshotOptions,
+  type SealedSnapshot,
   type Snapshot,
   type StoredEvent,
   type StreamReadOptions,
@@ -123,13 +126,17 @@ export abstract class EventStore {
     return this._streamVersion(stream, tx);
   }
 
-  /** Keeps the snapshot unless the stream already has one of the same or a later version. */
-  async saveSnapshot(snapshot: NewSnapshot, tx?: ProviderTransaction): Promise<void> {
+  /**
+   * Keeps the snapshot, sealed with its checksum, unless the stream already has one of the same
+   * or a later version (`replace`: whatever the stream has).
+   */
+  async saveSnapshot(snapshot: NewSnapshot, tx?: ProviderTransaction, options: SaveSnapshotOptions = {}): Promise<void> {
     this.check.snapshot(snapshot);
-    return this._saveSnapshot(snapshot, tx);
+    const { streamName, version, type, data } = snapshot;
+    return this._saveSnapshot({ streamName, version, type, data, checksum: snapshotChecksum(snapshot) }, tx, options.replace === true);
   }
 
-  /** The stream's latest snapshot; null when none. */
+  /** The stream's latest snapshot, as stored (unchecked: the event-sourced repository checks it); null when none. */
   async latestSnapshot(stream: string, tx?: ProviderTransaction): Promise<Snapshot | null> {
     this.check.stream('latestSnapshot', 'stream', stream);
     return this._latestSnapshot(stream, tx);
@@ -147,7 +154,8 @@ export abstract class EventStore {
   /** The (transactionId, globalPosition) of the last committed event of distinct categories (null: of every stream), ignoring any horizon; null when none. */
   protected abstract _committedEnd(categories: readonly string[] | null): Promise<ReaderCursor | null>;
   protected abstract _streamVersion(stream: string, tx: ProviderTransaction | undefined): Promise<number>;
-  protected abstract _saveSnapshot(snapshot: NewSnapshot, tx: ProviderTransaction | undefined): Promise<void>;
+  /** Keeps the snapshot if the stream has none of the same or a later version, or whatever it has when `replace`. */
+  protected abstract _saveSnapshot(snapshot: SealedSnapshot, tx: ProviderTransaction | undefined, replace: boolean): Promise<void>;
   protected abstract _latestSnapshot(stream: string, tx: ProviderTransaction | undefined): Promise<Snapshot | null>;
 }
 

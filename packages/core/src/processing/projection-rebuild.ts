@@ -25,6 +25,7 @@ import { eventStoreInboxName } from '../ports/inbox-store.js';
 import { START_CURSOR, type ReaderCursor, type StoredEvent } from '../ports/event-store-records.js';
 import { categoryOf } from '../ports/stream-names.js';
 import { ProjectionRebuildError } from '../errors/projection-rebuild.error.js';
+import { UpcasterFailedError } from '../errors/upcaster-failed.error.js';
 import { invokeHandler } from './handler-invocation.js';
 import { committedPages } from './committed-pages.js';
 
@@ -185,9 +186,7 @@ async function replayEvent(domain: Domain, targets: readonly ReplayTarget[], eve
     if (target.category !== category) continue;
     // Matched without the version, so an older stored version is upcast on the way (as subscriptions do).
     const handled = target.handles.has(event.type.replace(VERSION_SUFFIX, ''));
-    const message = handled
-      ? deserializeMessage<{ _metadata?: { headers: { type: string } } }>(domain, envelopeOf(event), { requireChecksum: true })
-      : undefined;
+    const message = handled ? storedMessage(domain, event) : undefined;
     const methods = message ? (target.methods.get(message._metadata?.headers.type ?? event.type) ?? []) : [];
     // Recorded even when not applied, so the key's next event is next for the subscription too.
     const verdict = useInbox
@@ -203,4 +202,13 @@ async function replayEvent(domain: Domain, targets: readonly ReplayTarget[], eve
     applied = true;
   }
   return applied;
+}
+
+/** The stored event as its registered class; an upcaster's failure names the event's stream and position. */
+function storedMessage(domain: Domain, event: StoredEvent): { _metadata?: { headers: { type: string } } } {
+  try {
+    return deserializeMessage(domain, envelopeOf(event), { requireChecksum: true });
+  } catch (error) {
+    throw error instanceof UpcasterFailedError ? error.at(event.streamName, event.position) : error;
+  }
 }

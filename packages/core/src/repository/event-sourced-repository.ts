@@ -4,7 +4,9 @@
  * inside the unit of work's transaction (the unit writes the same events to the outbox at
  * commit, as for any aggregate). `get` replays the stream through the `@apply` methods, from the
  * latest snapshot when there is one, and writes a new snapshot when a load replayed at least
- * `snapshot_threshold` events. As-of loads (`atVersion`, `asOf`) give read-only aggregates.
+ * `snapshot_threshold` events. A snapshot that fails its checks (snapshot-check.ts, the stream's
+ * version, the aggregate's validation) is ignored with a WARN, the aggregate rebuilt from its
+ * events and the snapshot replaced. As-of loads (`atVersion`, `asOf`) give read-only aggregates.
  */
 import type { BaseAggregate } from '../elements/base-aggregate.js';
 import type { BaseEvent } from '../elements/base-event.js';
@@ -12,16 +14,21 @@ import type { ClassRef } from '../fields/field-definition.js';
 import { identityValue } from '../elements/element-builder.js';
 import { assertWritable, markReadOnly, replayEvents } from '../elements/event-sourced-change.js';
 import { EventSourcedOperationError } from '../errors/event-sourced-operation.error.js';
+import { UpcasterFailedError } from '../errors/upcaster-failed.error.js';
 import { InvalidEventStoreRequestError } from '../errors/invalid-event-store-request.error.js';
 import { ObjectNotFoundError } from '../errors/object-not-found.error.js';
+import { getLogger } from '../logging/logger.js';
 import type { MessageEnvelope } from '../messages/envelope.js';
 import type { Filter, QuerySpec } from '../ports/aggregate-dao.js';
 import type { ProviderTransaction } from '../ports/database-provider.js';
 import type { EventStore } from '../ports/event-store.js';
-import { DEFAULT_PAGE_SIZE } from '../ports/event-store-records.js';
+import { DEFAULT_PAGE_SIZE, type Snapshot, type StoredEvent } from '../ports/event-store-records.js';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
 import { aggregateStreamName, envelopeOf, storeRecordOf } from './aggregate-stream.js';
 import { Repository, type AsOfOptions, type RepositoryHost } from './repository.js';
+import { checksumProblem, ownershipProblem } from './snapshot-check.js';
+
+const log = getLogger('repository');
 
 export interface EventSourcedRepositoryHost extends RepositoryHost {
   /** The event store of a database provider (`[event_store] database`). */
@@ -40,6 +47,16 @@ export interface EventSourcedRepositoryHost extends RepositoryHost {
  * pending until the unit commits, and a second `add` in the unit appends only the rest.
  */
 const appendedInUnit = new WeakMap<BaseAggregate, { unit: UnitOfWork; count: number }>();
+
+/** A stream's latest snapshot, checked: `problem` says why it cannot be trusted, else `aggregate` is built from it. */
+export interface CheckedSnapshot<T> {
+  stream: string;
+  snapshot: Snapshot;
+  problem: string | undefined;
+  aggregate: T | undefined;
+}
+
+type AggregateBuilder<T> = { fromPlain(plain: Record<string, unknown>, options?: { version: number }): T };
 
 export class EventSourcedRepository<T extends BaseAggregate> extends Repository<T> {
   declare protected readonly host: EventSourcedRepositoryHost;
@@ -99,6 +116,17 @@ export class EventSourcedRepository<T extends BaseAggregate> extends Repository<
     return outcome;
   }
 
+  /**
+   * The aggregate's latest snapshot and why a load would ignore it (`problem`), without loading
+   * (`protean-ts snapshot verify`); undefined when the stream has no snapshot.
+   */
+  async checkSnapshot(id: string): Promise<{ stream: string; version: number; problem: string | undefined } | undefined> {
+    const { store, provider } = this.host.eventStore();
+    const tx = await this.readTransaction(this.host.activeUnitOfWork(), provider);
+    const checked = await this.checkedSnapshot(store, String(id), tx);
+    return checked && { stream: checked.stream, version: checked.snapshot.version, problem: checked.problem };
+  }
+
   override query(_spec?: QuerySpec<T>): Promise<T[]> {
     return Promise.reject(new EventSourcedOperationError(this.schema.name, 'query'));
   }
@@ -121,16 +149,22 @@ export class EventSourcedRepository<T extends BaseAggregate> extends Repository<
     const historical = atVersion !== undefined || asOf !== undefined;
     const { store, provider } = this.host.eventStore();
     const tx = await this.readTransaction(this.host.activeUnitOfWork(), provider);
-    const blank = this.schema.aggregate as unknown as { fromPlain(plain: Record<string, unknown>, options?: { version: number }): T };
+    const blank = this.schema.aggregate as unknown as AggregateBuilder<T>;
     const stream = aggregateStreamName(this.host.streamCategoryOf(this.schema.aggregate), id);
 
     let aggregate: T | undefined;
     let version = -1;
     // A snapshot shows the current state only; as-of loads replay from the first event.
-    const snapshot = historical ? null : await store.latestSnapshot(stream, tx);
-    if (snapshot && snapshot.type === this.host.snapshotType(this.schema.aggregate)) {
-      aggregate = blank.fromPlain(snapshot.data, { version: snapshot.version });
-      version = snapshot.version;
+    const snapshot = historical ? undefined : await this.checkedSnapshot(store, id, tx);
+    if (snapshot?.problem !== undefined) {
+      log.warn(`snapshot of ${stream} at version ${snapshot.snapshot.version} ignored: ${snapshot.problem}; the aggregate is rebuilt from its events`, {
+        stream,
+        version: snapshot.snapshot.version,
+        reason: snapshot.problem,
+      });
+    } else if (snapshot?.aggregate) {
+      aggregate = snapshot.aggregate;
+      version = snapshot.snapshot.version;
     }
     let replayed = 0;
     for (;;) {
@@ -140,7 +174,7 @@ export class EventSourcedRepository<T extends BaseAggregate> extends Repository<
         aggregate ??= blank.fromPlain({ [this.schema.identityField]: id }, { version: -1 });
         replayEvents(
           aggregate,
-          wanted.map((record) => this.host.deserializeEvent(envelopeOf(record))),
+          wanted.map((record) => this.eventOf(record)),
           wanted.at(-1)!.position,
         );
         version = wanted.at(-1)!.position;
@@ -153,10 +187,44 @@ export class EventSourcedRepository<T extends BaseAggregate> extends Repository<
       markReadOnly(aggregate);
       return aggregate;
     }
-    if (shouldSnapshot(version, replayed)) {
-      await store.saveSnapshot({ streamName: stream, version, type: this.host.snapshotType(this.schema.aggregate), data: aggregate.toPlain() }, tx);
+    // A snapshot found bad is replaced at once, so the next load need not rebuild again.
+    const replace = snapshot?.problem !== undefined;
+    if (shouldSnapshot(version, replayed) || replace) {
+      const fresh = { streamName: stream, version, type: this.host.snapshotType(this.schema.aggregate), data: aggregate.toPlain() };
+      await store.saveSnapshot(fresh, tx, { replace });
     }
     return aggregate;
+  }
+
+  /** The stream's latest snapshot and its checks: its owner, its version against the stream's, its checksum, then its data as the aggregate. */
+  private async checkedSnapshot(store: EventStore, id: string, tx: ProviderTransaction | undefined): Promise<CheckedSnapshot<T> | undefined> {
+    const stream = aggregateStreamName(this.host.streamCategoryOf(this.schema.aggregate), id);
+    const snapshot = await store.latestSnapshot(stream, tx);
+    if (!snapshot) return undefined;
+    const owner = { stream, type: this.host.snapshotType(this.schema.aggregate), identityField: this.schema.identityField, id };
+    const rejected = (problem: string): CheckedSnapshot<T> => ({ stream, snapshot, problem, aggregate: undefined });
+    const notOwned = ownershipProblem(snapshot, owner);
+    if (notOwned !== undefined) return rejected(notOwned);
+    const current = await store.streamVersion(stream, tx);
+    if (snapshot.version > current) return rejected(`its version ${snapshot.version} is beyond the stream's current version ${current}`);
+    const altered = checksumProblem(snapshot);
+    if (altered !== undefined) return rejected(altered);
+    try {
+      const aggregate = (this.schema.aggregate as unknown as AggregateBuilder<T>).fromPlain(snapshot.data, { version: snapshot.version });
+      return { stream, snapshot, problem: undefined, aggregate };
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      return rejected(`its data does not validate as ${this.schema.name}: ${why}`);
+    }
+  }
+
+  /** The registered event of a stored record; an upcaster's failure names the record's stream and position. */
+  private eventOf(record: StoredEvent): BaseEvent {
+    try {
+      return this.host.deserializeEvent(envelopeOf(record));
+    } catch (error) {
+      throw error instanceof UpcasterFailedError ? error.at(record.streamName, record.position) : error;
+    }
   }
 
   private streamOf(aggregate: T): string {

@@ -7,6 +7,7 @@ import {
   BaseRepository,
   configureLogging,
   EventSourcedOperationError,
+  type EventSourcedRepository,
   ExpectedVersionError,
   field,
   handle,
@@ -14,9 +15,12 @@ import {
   ObjectNotFoundError,
   ReadOnlyAggregateError,
   serializeMessage,
+  snapshotChecksum,
   StreamVersionError,
   type MemoryProvider,
+  type Snapshot,
 } from '../../src/index.js';
+import type { LogRecord } from '../../src/logging/log-format.js';
 import { makeBank } from '../../src/testing/fixtures.js';
 
 const memory = (extra: Record<string, unknown> = {}) => ({
@@ -261,6 +265,95 @@ describe('snapshots (memory)', () => {
     expect((await store().latestSnapshot(streamOf(account.id)))!.version).toBe(2);
     const atOne = await repo().get(account.id, { atVersion: 1 });
     expect(atOne.balance).toBe(1);
+  });
+});
+
+/** Snapshots trusted only when they check out (issue 22): a bad one is ignored with a WARN and rebuilt from the events. */
+describe('snapshot checks (memory)', () => {
+  let warnings: LogRecord[] = [];
+  // The committed snapshots, as a hand edit of the store would change them.
+  const keptSnapshots = () => (store() as unknown as { snapshots: Map<string, Snapshot> }).snapshots;
+
+  async function snapshotted(...deposits: number[]) {
+    await openBank(memory({ snapshot_threshold: 2 }));
+    warnings = [];
+    configureLogging({ sink: (_line, record) => void (record.level === 'warn' && warnings.push(record)) });
+    const account = await openedWith(...deposits);
+    await repo().get(account.id);
+    const snapshot = await store().latestSnapshot(streamOf(account.id));
+    expect(snapshot).toMatchObject({ version: deposits.length, checksum: snapshotChecksum(snapshot!) });
+    return account;
+  }
+
+  /** The load ignored the snapshot with one WARN naming it, loaded the state of the events, replaced the snapshot, and takes a write. */
+  async function expectRebuilt(id: string, badVersion: number, reason: RegExp, balance: number, version: number) {
+    const loaded = await repo().get(id);
+    expect([loaded.id, loaded.owner, loaded.balance, loaded._version]).toEqual([id, 'Ann', balance, version]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ logger: 'repository', stream: streamOf(id), version: badVersion, reason: expect.stringMatching(reason) });
+    expect(warnings[0]!.msg).toMatch(new RegExp(`snapshot of ${streamOf(id)} at version ${badVersion} ignored: .*rebuilt from its events`));
+    const replaced = await store().latestSnapshot(streamOf(id));
+    expect(replaced).toMatchObject({ version, data: { id, balance }, checksum: snapshotChecksum(replaced!) });
+    loaded.deposit(1);
+    await repo().add(loaded);
+    expect([(await repo().get(id)).balance, warnings.length]).toEqual([balance + 1, 1]);
+  }
+
+  it('a snapshot whose data was edited (forged balance) fails its checksum', async () => {
+    const account = await snapshotted(10, 5);
+    keptSnapshots().get(streamOf(account.id))!.data.balance = 1_000_000;
+    await expectRebuilt(account.id, 2, /checksum does not match/, 15, 2);
+  });
+
+  it("a snapshot at a version beyond the stream's (999999) is ignored, and later writes succeed", async () => {
+    const account = await snapshotted(10, 5);
+    const kept = keptSnapshots().get(streamOf(account.id))!;
+    kept.version = 999_999;
+    kept.checksum = snapshotChecksum(kept);
+    await expectRebuilt(account.id, 999_999, /version 999999 is beyond the stream's current version 2/, 15, 2);
+  });
+
+  it("another account's snapshot copied onto a stream is ignored: the load keeps its own id and the write goes to its own stream", async () => {
+    const other = await snapshotted(500, 500);
+    const account = await openedWith(10, 5);
+    keptSnapshots().set(streamOf(account.id), { ...structuredClone(keptSnapshots().get(streamOf(other.id))!), streamName: streamOf(account.id) });
+    await expectRebuilt(account.id, 2, new RegExp(`aggregate id "${other.id}" is not the stream's \\("${account.id}"\\)`), 15, 2);
+    expect(await store().streamVersion(streamOf(other.id))).toBe(2);
+    expect(await store().streamVersion(streamOf(account.id))).toBe(3);
+  });
+
+  it('a snapshot whose data does not validate as the aggregate is ignored, naming the validation error', async () => {
+    const account = await snapshotted(10, 5);
+    await store().saveSnapshot(
+      { streamName: streamOf(account.id), version: 2, type: 'Bank.Account.v1', data: { id: account.id, balance: 'lots' } },
+      undefined,
+      {
+        replace: true,
+      },
+    );
+    await expectRebuilt(account.id, 2, /data does not validate as Account: .*balance/, 15, 2);
+  });
+
+  it('a snapshot written before snapshots carried a checksum cannot be verified: ignored and replaced', async () => {
+    const account = await snapshotted(10, 5);
+    keptSnapshots().get(streamOf(account.id))!.checksum = null;
+    await expectRebuilt(account.id, 2, /no checksum/, 15, 2);
+  });
+
+  it('checkSnapshot reports a bad snapshot without loading, and nothing wrong with a good one', async () => {
+    const account = await snapshotted(10, 5);
+    expect(await (repo() as unknown as EventSourcedRepository<BaseAggregate>).checkSnapshot(account.id)).toEqual({
+      stream: streamOf(account.id),
+      version: 2,
+      problem: undefined,
+    });
+    keptSnapshots().get(streamOf(account.id))!.data.owner = 'Mallory';
+    expect(await (repo() as unknown as EventSourcedRepository<BaseAggregate>).checkSnapshot(account.id)).toMatchObject({
+      version: 2,
+      problem: expect.stringMatching(/checksum/),
+    });
+    expect(await (repo() as unknown as EventSourcedRepository<BaseAggregate>).checkSnapshot('nobody')).toBeUndefined();
+    expect(warnings).toEqual([]);
   });
 });
 

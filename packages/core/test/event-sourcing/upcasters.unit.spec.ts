@@ -15,6 +15,7 @@ import {
   MissingUpcasterError,
   RegistrationError,
   UnknownMessageTypeError,
+  UpcasterFailedError,
   serializeMessage,
   type MemoryProvider,
   type StoredEvent,
@@ -123,6 +124,20 @@ describe('upcasters (memory event store)', () => {
     await expect(load).rejects.toThrow(
       /"Bank\.Deposited\.v1" has no upcaster path from v1 to Deposited v3; add @domain\.upcaster\(\{ event: Deposited, from: 1/,
     );
+  });
+
+  it('an upcaster that throws fails the load naming the upcaster, the stored type and version, and the stream position', async () => {
+    const { bank, id, stream } = await upgradedBankWith();
+    // DepositInCents records each envelope it sees: make that throw, as a buggy upcaster would.
+    bank.seenMetadata.push = () => {
+      throw new TypeError('cannot read amount');
+    };
+    const load = bank.domain.repositoryFor(bank.Account).get(id);
+    await expect(load).rejects.toThrow(UpcasterFailedError);
+    await expect(load).rejects.toThrow(
+      `Upcaster DepositInCents (v1 → v2) threw on stored event "Bank.Deposited.v1" (version 1) at stream ${stream} position 1: cannot read amount`,
+    );
+    await expect(load).rejects.toMatchObject({ upcaster: 'DepositInCents', storedType: 'Bank.Deposited.v1', fromVersion: 1, stream, position: 1 });
   });
 
   it('an event stored by a newer version (v4 while the class is at v3) stays an UnknownMessageTypeError (not deployed yet)', async () => {

@@ -9,7 +9,7 @@
  * - `protean_event_streams`: one row per stream holding its version and the transaction id its
  *   last events were stored under. Appends lock it, so the expected-version check and the write
  *   are one atomic step under concurrency.
- * - `protean_snapshots`: the latest snapshot per stream.
+ * - `protean_snapshots`: the latest snapshot per stream, with its checksum (snapshot-checksum.ts in core).
  * - the leases, cursors and dead letters of event-store subscriptions (subscription-tables.ts).
  */
 import { DEAD_LETTERS_TABLE, subscriptionDdl, SUBSCRIPTIONS_TABLE } from './subscription-tables.js';
@@ -68,8 +68,11 @@ export function eventStoreDdl(t: EventStoreTableNames): string[] {
   version bigint NOT NULL,
   type text NOT NULL,
   data jsonb NOT NULL,
+  checksum text,
   time timestamptz NOT NULL DEFAULT now()
 )`,
+    // Databases set up before snapshots carried a checksum: their rows keep null, which loads ignore.
+    `ALTER TABLE ${t.snapshots} ADD COLUMN IF NOT EXISTS checksum text`,
     ...subscriptionDdl(t),
   ];
 }

@@ -13,9 +13,9 @@ import {
   type CategoryRead,
   type EventStoreSubscriptions,
   type NewEvent,
-  type NewSnapshot,
   type ProviderTransaction,
   type ReaderCursor,
+  type SealedSnapshot,
   type Snapshot,
   type StoredEvent,
   type StreamRead,
@@ -26,7 +26,7 @@ import { appendEventsSql } from './append-events.sql.js';
 import { eventStoreTableNames, type EventStoreTableNames } from './event-store-tables.js';
 import { PostgresEventStoreSubscriptions } from './postgres-event-store-subscriptions.js';
 import { committedEndSql, readCategoriesSql, readCategorySql, readStreamSql, streamVersionSql, type EventRow } from './read-events.sql.js';
-import { latestSnapshotSql, saveSnapshotSql } from './snapshots.sql.js';
+import { latestSnapshotSql, saveSnapshotSql, type SnapshotRow } from './snapshots.sql.js';
 
 /** SQLSTATE of a transaction aborted to break a lock cycle. */
 const DEADLOCK_DETECTED = '40P01';
@@ -84,20 +84,24 @@ export class PostgresEventStore extends EventStore {
     return row ? Number(row.version) : -1;
   }
 
-  protected async _saveSnapshot(snapshot: NewSnapshot, tx: ProviderTransaction | undefined): Promise<void> {
-    const statement = saveSnapshotSql(this.tables, snapshot);
+  protected async _saveSnapshot(snapshot: SealedSnapshot, tx: ProviderTransaction | undefined, replace: boolean): Promise<void> {
+    const statement = saveSnapshotSql(this.tables, snapshot, replace);
     await this.executor(tx).execute(statement.sql, statement.params);
   }
 
   protected async _latestSnapshot(stream: string, tx: ProviderTransaction | undefined): Promise<Snapshot | null> {
     const statement = latestSnapshotSql(this.tables, stream);
-    const [row] = (
-      await this.executor(tx).execute<{ stream_name: string; version: string; type: string; data: Record<string, unknown>; time_ms: string }>(
-        statement.sql,
-        statement.params,
-      )
-    ).rows;
-    return row ? { streamName: row.stream_name, version: Number(row.version), type: row.type, data: row.data, time: new Date(Number(row.time_ms)) } : null;
+    const [row] = (await this.executor(tx).execute<SnapshotRow>(statement.sql, statement.params)).rows;
+    return row
+      ? {
+          streamName: row.stream_name,
+          version: Number(row.version),
+          type: row.type,
+          data: row.data,
+          checksum: row.checksum,
+          time: new Date(Number(row.time_ms)),
+        }
+      : null;
   }
 
   private inTransaction(tx: ProviderTransaction): SqlExecutor {

@@ -10,7 +10,7 @@ import { TransactionStateError } from '../../errors/transaction-state.error.js';
 import { StreamVersionError } from '../../errors/stream-version.error.js';
 import type { ProviderTransaction } from '../../ports/database-provider.js';
 import { EventStore, type CategoryRead, type StreamRead } from '../../ports/event-store.js';
-import type { AppendResult, NewEvent, NewSnapshot, ReaderCursor, Snapshot, StoredEvent } from '../../ports/event-store-records.js';
+import type { AppendResult, NewEvent, ReaderCursor, SealedSnapshot, Snapshot, StoredEvent } from '../../ports/event-store-records.js';
 import { ALL_STREAMS, categoryOf } from '../../ports/stream-names.js';
 import type { EventStoreSubscriptions } from '../../ports/event-store-subscriptions.js';
 import { MemoryEventStoreSubscriptions } from './memory-event-store-subscriptions.js';
@@ -101,19 +101,20 @@ export class MemoryEventStore extends EventStore {
     return staged ? staged.baseVersion + staged.events.length : this.committedVersion(stream);
   }
 
-  protected async _saveSnapshot(snapshot: NewSnapshot, tx: ProviderTransaction | undefined): Promise<void> {
-    if (!tx) return this.keepSnapshot(snapshot);
+  protected async _saveSnapshot(snapshot: SealedSnapshot, tx: ProviderTransaction | undefined, replace: boolean): Promise<void> {
+    if (!tx) return this.keepSnapshot(snapshot, replace);
     const staging = this.own(tx);
     staging.assertActive(`save a snapshot of stream "${snapshot.streamName}"`);
-    staging.snapshots.push(structuredClone(snapshot));
+    staging.snapshots.push({ snapshot: structuredClone(snapshot), replace });
   }
 
   protected async _latestSnapshot(stream: string, tx: ProviderTransaction | undefined): Promise<Snapshot | null> {
-    const staged = tx ? this.own(tx).snapshots.filter((s) => s.streamName === stream) : [];
-    const committed = this.snapshots.get(stream);
-    const newest = staged.reduce<NewSnapshot | undefined>((best, s) => (!best || s.version > best.version ? s : best), committed);
-    if (!newest) return null;
-    return structuredClone('time' in newest ? (newest as Snapshot) : { ...newest, time: this.now() });
+    // What this transaction's commit would keep, applied in order over the committed one.
+    let newest: Snapshot | undefined = this.snapshots.get(stream);
+    for (const { snapshot, replace } of tx ? this.own(tx).snapshots : []) {
+      if (snapshot.streamName === stream && (replace || !newest || snapshot.version > newest.version)) newest = { ...snapshot, time: this.now() };
+    }
+    return newest ? { ...structuredClone(newest), time: new Date(newest.time) } : null;
   }
 
   /** Called by the provider at commit, before anything is applied: throws on a version conflict. */
@@ -153,7 +154,7 @@ export class MemoryEventStore extends EventStore {
         this.streams.set(stream, events);
       }
     }
-    for (const snapshot of tx.snapshots) this.keepSnapshot(snapshot);
+    for (const { snapshot, replace } of tx.snapshots) this.keepSnapshot(snapshot, replace);
   }
 
   /** Forgets everything (the provider's truncate). */
@@ -193,9 +194,9 @@ export class MemoryEventStore extends EventStore {
     }));
   }
 
-  private keepSnapshot(snapshot: NewSnapshot): void {
+  private keepSnapshot(snapshot: SealedSnapshot, replace: boolean): void {
     const current = this.snapshots.get(snapshot.streamName);
-    if (current && current.version >= snapshot.version) return;
+    if (current && current.version >= snapshot.version && !replace) return;
     this.snapshots.set(snapshot.streamName, { ...structuredClone(snapshot), time: this.now() });
   }
 

@@ -6,7 +6,7 @@
  */
 import { TransactionStateError } from '../../errors/transaction-state.error.js';
 import type { ProviderTransaction } from '../../ports/database-provider.js';
-import type { NewSnapshot } from '../../ports/event-store-records.js';
+import type { SealedSnapshot } from '../../ports/event-store-records.js';
 import type { NewOutboxRow } from '../../ports/outbox-store.js';
 import type { StagedStreamAppend } from './memory-event-store.js';
 import type { StagedInboxWrite } from './memory-inbox-store.js';
@@ -40,7 +40,8 @@ export class MemoryTransaction implements ProviderTransaction {
   readonly inboxWrites: StagedInboxWrite[] = [];
   /** Stream name → the events this transaction appends to it, in append order. */
   readonly streamAppends = new Map<string, StagedStreamAppend>();
-  readonly snapshots: NewSnapshot[] = [];
+  /** Snapshots kept at commit; `replace`: whatever the stream has by then. */
+  readonly snapshots: { snapshot: SealedSnapshot; replace: boolean }[] = [];
   /** Command outcome records, applied in order at commit. */
   readonly outcomeWrites: (() => void)[] = [];
   /** Called once when the transaction ends, committed or not (releases idempotency-key claims). */
