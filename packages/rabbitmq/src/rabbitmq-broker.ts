@@ -39,6 +39,8 @@ import { RabbitMQTopology } from './rabbitmq-topology.js';
 
 /** Deliveries of an undecodable message whose dead letter could not be written before it is acked without one. */
 export const UNDECODABLE_DEAD_LETTER_DELIVERIES = 5;
+/** How much of a dropped message's body its ERROR log quotes. */
+const DROPPED_BODY_LOGGED_CHARS = 1_000;
 /** Reconnect back-off bounds: a restarted RabbitMQ is picked up within about a second. */
 const RETRY_LOW_MS = 200;
 const RETRY_HIGH_MS = 1_000;
@@ -378,7 +380,8 @@ export class RabbitMQBroker extends BaseBroker {
       this.log.warn('undecodable message moved to the dead-letter queue', { ...where, deadLetterQueue: this.names.deadLetterQueue(stream) });
     } catch (err) {
       if (!channel.active) return; // Back in its queue with the channel.
-      if (deliveryCount < UNDECODABLE_DEAD_LETTER_DELIVERIES) {
+      // An outage is no reason to give up on it: it is redelivered once RabbitMQ is back.
+      if (deliveryCount < UNDECODABLE_DEAD_LETTER_DELIVERIES || this.isConnectionError(err)) {
         this.log.error('could not dead-letter an undecodable message; it goes back to its queue', { ...where, error: err });
         channel.basicNack({ deliveryTag: delivery.deliveryTag, requeue: true });
         return;
@@ -387,6 +390,8 @@ export class RabbitMQBroker extends BaseBroker {
       this.log.error('undecodable message dropped: it could not be dead-lettered on any of its deliveries; acked so it does not loop', {
         ...where,
         deadLetterError: err,
+        // Gone from RabbitMQ once acked: the log keeps the start of what it held.
+        bodyStart: rawText(delivery.body).slice(0, DROPPED_BODY_LOGGED_CHARS),
         hint: `fix what makes dead-lettering to "${this.names.deadLetterQueue(stream)}" fail (see deadLetterError), and the producer that sent message ${id}`,
       });
     }

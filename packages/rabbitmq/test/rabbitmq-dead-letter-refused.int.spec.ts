@@ -74,7 +74,9 @@ describe.skipIf(!up)('rabbitmq broker: a dead letter RabbitMQ refuses', () => {
 
     const retried = logs.filter((r) => r.level === 'error' && r.msg.startsWith('could not dead-letter'));
     expect(retried.map((r) => [r.id, r.deliveryCount])).toEqual(Array.from({ length: UNDECODABLE_DEAD_LETTER_DELIVERIES - 1 }, (_, i) => ['foreign-1', i + 1]));
-    expect(dropped().map((r) => [r.id, r.deliveryCount, r.reason])).toEqual([['foreign-1', UNDECODABLE_DEAD_LETTER_DELIVERIES, 'the body is not JSON']]);
+    expect(dropped().map((r) => [r.id, r.deliveryCount, r.reason, r.bodyStart])).toEqual([
+      ['foreign-1', UNDECODABLE_DEAD_LETTER_DELIVERIES, 'the body is not JSON', 'not json'],
+    ]);
     expect(await broker.read(stream, 'g', 'c1', { count: 10, blockMs: 200 })).toEqual([]);
     expect(dropped()).toHaveLength(1);
     expect(await broker.groupStatus(stream, 'g')).toMatchObject({ pending: 0, lag: 0, exists: true });
