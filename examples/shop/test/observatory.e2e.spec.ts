@@ -6,6 +6,8 @@
  * Screenshots of every page land in test-artifacts/observatory/ at the repository root.
  */
 import { mkdirSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -105,7 +107,7 @@ describe.skipIf(!ready)('protean-ts observatory in a browser', () => {
     const refused = await runCli(['observatory', '--host', '0.0.0.0'], { cwd: fileURLToPath(new URL('..', import.meta.url)), env: shop.env });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('refusing to listen on 0.0.0.0');
-    expect(refused.stderr).toContain('no authentication');
+    expect(refused.stderr).toContain('every request then needs an access token');
     expect(refused.stderr).toContain('--allow-remote');
     expect(observatory.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
   });
@@ -232,5 +234,51 @@ describe.skipIf(!ready)('protean-ts observatory in a browser', () => {
 
     await open('journey?correlation=no-such-correlation');
     await page.locator('[data-testid="journey-empty"]').waitFor();
+  });
+
+  it('another site cannot drive it: not through a name rebound to it, not in a frame, not by posting across sites', async () => {
+    const letter = { id: '0-9', stream: victim.stream, envelope: victimEvent.envelope, deliveryCount: 1 };
+    await broker.deadLetter(victim.stream, victim.group, letter, 'Error: kept through the cross-site test');
+    const port = new URL(observatory.url).port;
+    // Chromium resolves every *.localhost name to the loopback interface: a name that is not the
+    // observatory's and still reaches it, as an attacker's DNS name rebound to 127.0.0.1 does.
+    const rebound = await page.goto(`http://rebound.localhost:${port}/`);
+    expect(rebound!.status()).toBe(421);
+    expect(await page.content()).toContain('the observatory answers to the addresses it listens on');
+
+    // A page of another site that frames the observatory and posts to its actions.
+    const evil = http.createServer((_request, response) => {
+      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      response.end(`<!doctype html><title>evil</title><iframe id="victim" src="${observatory.url}"></iframe>`);
+    });
+    await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
+    try {
+      const evilUrl = `http://evil.localhost:${(evil.address() as AddressInfo).port}/`;
+      const consoleLines: string[] = [];
+      page.on('console', (line) => consoleLines.push(line.text()));
+      await page.goto(evilUrl);
+      await expect.poll(() => consoleLines.join('\n'), { timeout: 15_000 }).toContain("frame-ancestors 'none'");
+      const framed = page.frames().find((frame) => frame !== page.mainFrame());
+      expect(framed ? await framed.locator('[data-testid^="view-"]').count() : 0).toBe(0);
+
+      const outcomes = await page.evaluate(async (target) => {
+        const purge = `${target}api/dead-letters/purge`;
+        // A simple request reaches the server, which refuses it by its Origin (and the browser hides
+        // the answer: Cross-Origin-Resource-Policy); a JSON one needs a preflight the observatory never grants.
+        await fetch(purge, { method: 'POST', mode: 'no-cors', body: '{"subscription":"x"}' }).catch(() => undefined);
+        const json = await fetch(purge, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"subscription":"x"}' }).then(
+          (response) => `answered ${response.status}`,
+          () => 'blocked by the browser',
+        );
+        return json;
+      }, observatory.url);
+      expect(outcomes).toBe('blocked by the browser');
+      await expect
+        .poll(() => observatory.output(), { timeout: 15_000 })
+        .toMatch(/observatory refused a request: actions are taken from the observatory's own page only.*"origin":"http:\/\/evil\.localhost:/);
+      expect(await broker.listDeadLetters(victim.stream)).toHaveLength(1);
+    } finally {
+      await new Promise((resolve) => evil.close(resolve));
+    }
   });
 });

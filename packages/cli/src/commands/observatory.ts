@@ -2,12 +2,14 @@
  * `protean-ts observatory`: a web dashboard of a running domain, read from its databases and
  * brokers (so it watches any server, however many workers it runs): the domain's map, live
  * message flow, the outbox, subscriptions with their dead letters, and a message's journey by
- * correlation id. It listens on 127.0.0.1 unless told otherwise (listen-address.ts says why).
+ * correlation id. It listens on 127.0.0.1 unless told otherwise (listen-address.ts says why);
+ * beyond loopback every API request needs the start's access token (request-guard.ts).
  */
 import { getLogger } from '@protean-ts/core';
 import { CliError, ExitCode } from '../cli-error.js';
 import type { CommandGroup } from './command-group.js';
-import { checkListenHost } from '../observatory/listen-address.js';
+import { checkListenHost, isLoopbackHost } from '../observatory/listen-address.js';
+import { generateToken, isWildcard } from '../observatory/request-guard.js';
 import { startObservatory } from '../observatory/observatory-server.js';
 
 export const DEFAULT_OBSERVATORY_PORT = 9000;
@@ -16,8 +18,13 @@ interface ObservatoryCommandOptions {
   port: number;
   host: string;
   allowRemote?: boolean;
+  allowedHost: string[];
+  token?: string;
   refresh: number;
 }
+
+/** The access token from the environment, so it stays out of the process list. */
+export const OBSERVATORY_TOKEN_VARIABLE = 'PROTEAN_OBSERVATORY_TOKEN';
 
 export const registerObservatoryCommands: CommandGroup = (program, context) => {
   program
@@ -26,9 +33,22 @@ export const registerObservatoryCommands: CommandGroup = (program, context) => {
     .option('--port <port>', 'TCP port (0 picks a free one)', port, DEFAULT_OBSERVATORY_PORT)
     .option('--host <address>', 'address to listen on; only loopback addresses unless --allow-remote', '127.0.0.1')
     .option('--allow-remote', 'listen on a non-loopback --host: the dashboard has no authentication and can retry, replay and purge')
+    .option('--allowed-host <name>', 'another host name the dashboard is reached by (a reverse proxy, a DNS name); repeatable', collect, [])
+    .option(
+      '--token <token>',
+      `access token every API request must carry (default: ${OBSERVATORY_TOKEN_VARIABLE}, else a random one per start beyond loopback, none on loopback)`,
+    )
     .option('--refresh <seconds>', 'how often open pages get fresh numbers (0.5 to 60)', refresh, 2)
     .action(async (options: ObservatoryCommandOptions) => {
       checkListenHost(options.host, options.allowRemote === true);
+      const chosenToken = options.token ?? context.env[OBSERVATORY_TOKEN_VARIABLE];
+      if (chosenToken !== undefined && !/^[\x21-\x7e]{16,}$/.test(chosenToken))
+        throw new CliError(
+          `observatory: the access token (--token or ${OBSERVATORY_TOKEN_VARIABLE}) must be at least 16 printable characters without spaces`,
+          ExitCode.USAGE,
+        );
+      const remote = !isLoopbackHost(options.host);
+      const token = chosenToken ?? (remote ? generateToken() : null);
       const domain = await context.initDomain();
       const logger = getLogger('observatory');
       let observatory;
@@ -39,6 +59,9 @@ export const registerObservatoryCommands: CommandGroup = (program, context) => {
           host: options.host,
           port: options.port,
           refreshMs: Math.round(options.refresh * 1000),
+          allowedHosts: options.allowedHost,
+          token,
+          onRefused: (refusal) => logger.warn(`observatory refused a request: ${refusal.error}`, refusal),
           onError: (error) => logger.warn("observatory could not read the domain's state", { error: error instanceof Error ? error.message : String(error) }),
         });
       } catch (error) {
@@ -52,7 +75,14 @@ export const registerObservatoryCommands: CommandGroup = (program, context) => {
           throw new CliError(`observatory: ${options.host} is not an address of this machine; check --host`, ExitCode.FAILURE, { cause: error });
         throw error;
       }
-      context.io.stdout(`observatory: ${observatory.url} (Ctrl-C to stop)\n`);
+      if (token === null) context.io.stdout(`observatory: ${observatory.url} (Ctrl-C to stop)\n`);
+      else if (chosenToken === undefined) context.io.stdout(`observatory: ${observatory.url}?token=${token} (Ctrl-C to stop)\n`);
+      else context.io.stdout(`observatory: ${observatory.url} (open ${observatory.url}?token=<your token> once; Ctrl-C to stop)\n`);
+      if (remote)
+        logger.warn(
+          `observatory listens on ${isWildcard(options.host) ? `${options.host} (every interface)` : options.host}: anyone who reaches that address and has the access token can read the outbox, message payloads in dead letters and journeys, retry outbox rows and replay or purge dead letters. Keep the token secret and the address protected (a firewall, a VPN, a reverse proxy with TLS)`,
+          { host: options.host, port: options.port, allowedHosts: options.allowedHost },
+        );
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
@@ -62,6 +92,11 @@ export const registerObservatoryCommands: CommandGroup = (program, context) => {
       await domain.close();
     });
 };
+
+function collect(value: string, previous: string[]): string[] {
+  if (value.trim() === '') throw new CliError('--allowed-host must not be empty', ExitCode.USAGE);
+  return [...previous, value.trim()];
+}
 
 function port(value: string): number {
   const n = Number(value);

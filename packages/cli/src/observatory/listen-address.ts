@@ -1,7 +1,7 @@
 /**
- * Where the observatory may listen. It has no authentication and its buttons act (outbox retry,
- * dead-letter replay and purge), so it answers on the loopback interface only unless the
- * operator says otherwise with `--allow-remote`.
+ * Where the observatory may listen. Its buttons act (outbox retry, dead-letter replay and purge),
+ * so it answers on the loopback interface only unless the operator says otherwise with
+ * `--allow-remote`; beyond loopback every API request then needs the start's access token.
  */
 import { isIP } from 'node:net';
 import { CliError, ExitCode } from '../cli-error.js';
@@ -19,9 +19,10 @@ export function checkListenHost(host: string, allowRemote: boolean): void {
   if (host.trim() === '') throw new CliError('--host must not be empty; leave it out to listen on 127.0.0.1', ExitCode.USAGE);
   if (isLoopbackHost(host) || allowRemote) return;
   throw new CliError(
-    `observatory: refusing to listen on ${host}: the observatory has no authentication and its pages can retry outbox rows and ` +
-      'replay or purge dead letters, so anyone who reaches the address could do so. Keep the default 127.0.0.1 (reach it ' +
-      'through an SSH tunnel), or pass --allow-remote if the address is protected some other way',
+    `observatory: refusing to listen on ${host}: its pages show message payloads and can retry outbox rows and replay or ` +
+      'purge dead letters. Keep the default 127.0.0.1 (reach it through an SSH tunnel), or pass --allow-remote: every ' +
+      'request then needs an access token (printed with the URL, or --token / PROTEAN_OBSERVATORY_TOKEN), and the ' +
+      'address should still be protected (a firewall, a VPN, a reverse proxy with TLS)',
     ExitCode.USAGE,
   );
 }
