@@ -8,7 +8,7 @@ const up = await servicesUp(POSTGRES, REDIS);
 
 // The tests run in order: each starts from the snapshots the one before it left.
 describe.skipIf(!up)(
-  'protean-ts snapshot create',
+  'protean-ts snapshot create and verify',
   () => {
     let project: ServerProject;
     let ann: string;
@@ -93,6 +93,50 @@ describe.skipIf(!up)(
       const plain = await cli('snapshot', 'create', '--aggregate', 'Note');
       expect(plain.code).toBe(2);
       expect(plain.stderr).toContain('snapshot create: Note is not event-sourced (event-sourced aggregates: Account)');
+    });
+
+    it('verify checks each snapshot as a load does: none bad, exit 0', async () => {
+      const { code, stdout, stderr } = await cli('snapshot', 'verify');
+      expect(code, stderr).toBe(0);
+      expect(stdout).toBe('snapshot verify: 2 snapshots checked, 0 bad\n');
+    });
+
+    it('verify lists each bad snapshot with its reason and exits 1; snapshot create replaces them', async () => {
+      await project.query(`UPDATE protean_snapshots SET data = jsonb_set(data, '{balance}', '1000000') WHERE stream_name = $1`, [`bank::account-${ann}`]);
+      await project.query('UPDATE protean_snapshots SET version = 999999 WHERE stream_name = $1', [`bank::account-${bob}`]);
+      const bad = await cli('snapshot', 'verify');
+      expect(bad.code).toBe(1);
+      expect(bad.stdout.split('\n').sort()).toEqual(
+        [
+          '',
+          `bad snapshot: bank::account-${ann} version 2: its checksum does not match its content: it was altered after it was written`,
+          `bad snapshot: bank::account-${bob} version 999999: its version 999999 is beyond the stream's current version 0`,
+          'snapshot verify: 2 snapshots checked, 2 bad',
+        ].sort(),
+      );
+      expect(bad.stderr).toContain('snapshot verify: 2 bad snapshots; loads ignore them and replay the events, and `protean-ts snapshot create` replaces them');
+
+      const one = await cli('snapshot', 'verify', '--aggregate', 'Account', '--id', ann);
+      expect(one.code).toBe(1);
+      expect(one.stdout).toBe(
+        `bad snapshot: bank::account-${ann} version 2: its checksum does not match its content: it was altered after it was written\n` +
+          'snapshot verify: 1 snapshot checked, 1 bad\n',
+      );
+      const bare = await cli('snapshot', 'verify', '--id', ann);
+      expect(bare.code).toBe(2);
+      expect(bare.stderr).toContain('snapshot verify: --id needs --aggregate');
+
+      const replaced = await cli('snapshot', 'create');
+      expect(replaced.code, replaced.stderr).toBe(0);
+      expect(replaced.stdout).toBe('snapshot create: 2 snapshots written, 0 already current\n');
+      expect(replaced.stderr).toContain(`snapshot of bank::account-${bob} at version 999999 ignored`);
+      expect((await snapshots()).map((r) => [r.version, r.data.balance]).sort()).toEqual([
+        [0, 0],
+        [2, 12],
+      ]);
+      const good = await cli('snapshot', 'verify');
+      expect(good.code, good.stderr).toBe(0);
+      expect(good.stdout).toBe('snapshot verify: 2 snapshots checked, 0 bad\n');
     });
 
     it('refuses an event store in memory, naming the key to set', async () => {

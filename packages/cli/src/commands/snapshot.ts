@@ -1,8 +1,10 @@
 /**
  * `protean-ts snapshot create [--aggregate A] [--id X]`: writes a snapshot of the current state of
  * event-sourced aggregates (all of them, those of A, or A's aggregate X), each loaded through its
- * repository's `writeSnapshot`, the same load that snapshots at `snapshot_threshold`. Streams are
- * found by reading each aggregate's category page by page, with progress on stderr.
+ * repository's `writeSnapshot`, the same load that snapshots at `snapshot_threshold`.
+ * `protean-ts snapshot verify` runs the checks a load runs on the same aggregates' snapshots
+ * (`checkSnapshot`) and lists each one a load would ignore, with its reason (exit 1 if any). Streams
+ * are found by reading each aggregate's category page by page, with progress on stderr.
  */
 import { EventSourcedRepository, type BaseAggregate, type ClassRef, type Domain, type EventStore } from '@protean-ts/core';
 import { CliError, ExitCode } from '../cli-error.js';
@@ -12,7 +14,7 @@ import { categoryPages, eventSourcedAggregate, plural, whole, withStore } from '
 
 const PAGE_SIZE = 1000;
 
-interface CreateOptions {
+interface SnapshotOptions {
   aggregate?: string;
   id?: string;
   pageSize: number;
@@ -23,6 +25,8 @@ interface Tally {
   current: number;
 }
 
+type AggregateRecord = ReturnType<typeof eventSourcedAggregate>;
+
 export const registerSnapshotCommands: CommandGroup = (program, context) => {
   const snapshot = program.command('snapshot').description('Snapshots of event-sourced aggregates');
 
@@ -32,47 +36,97 @@ export const registerSnapshotCommands: CommandGroup = (program, context) => {
     .option('--aggregate <name>', 'event-sourced aggregate class name, e.g. Account')
     .option('--id <id>', 'one aggregate id (needs --aggregate)')
     .option('--page-size <n>', 'events per category read when finding the aggregates', whole('--page-size', 1), PAGE_SIZE)
-    .action(async (options: CreateOptions) => {
-      if (options.id !== undefined && options.aggregate === undefined) {
-        throw new CliError("snapshot create: --id needs --aggregate (the id is one of that aggregate's ids), e.g. --aggregate Account --id 42", ExitCode.USAGE);
-      }
-      await withStore(context, (store, domain) => create(store, domain, context.io, options));
+    .action(async (options: SnapshotOptions) => {
+      await withStore(context, (store, domain) => create(store, domain, context.io, checkedOptions(options, 'create')));
+    });
+
+  snapshot
+    .command('verify')
+    .description('Check the snapshots of event-sourced aggregates as a load does, listing each one a load would ignore with its reason (exit 1 if any)')
+    .option('--aggregate <name>', 'event-sourced aggregate class name, e.g. Account')
+    .option('--id <id>', 'one aggregate id (needs --aggregate)')
+    .option('--page-size <n>', 'events per category read when finding the aggregates', whole('--page-size', 1), PAGE_SIZE)
+    .action(async (options: SnapshotOptions) => {
+      await withStore(context, (store, domain) => verify(store, domain, context.io, checkedOptions(options, 'verify')));
     });
 };
 
-async function create(store: EventStore, domain: Domain, io: CliIO, options: CreateOptions): Promise<void> {
+function checkedOptions(options: SnapshotOptions, command: string): SnapshotOptions {
+  if (options.id !== undefined && options.aggregate === undefined) {
+    throw new CliError(`snapshot ${command}: --id needs --aggregate (the id is one of that aggregate's ids), e.g. --aggregate Account --id 42`, ExitCode.USAGE);
+  }
+  return options;
+}
+
+async function create(store: EventStore, domain: Domain, io: CliIO, options: SnapshotOptions): Promise<void> {
+  const tally: Tally = { written: 0, current: 0 };
+  await eachAggregate(store, domain, io, options, 'create', async (repository, record, id) => {
+    const outcome = await repository.writeSnapshot(id);
+    if (!outcome) {
+      if (options.id === undefined) return;
+      throw new CliError(`snapshot create: ${record.name} ${id} has no events (stream ${record.options.streamCategory}-${id} is empty)`);
+    }
+    tally[outcome.written ? 'written' : 'current'] += 1;
+  });
+  io.stdout(`snapshot create: ${tally.written} ${plural(tally.written, 'snapshot')} written, ${tally.current} already current\n`);
+}
+
+async function verify(store: EventStore, domain: Domain, io: CliIO, options: SnapshotOptions): Promise<void> {
+  let checked = 0;
+  let bad = 0;
+  await eachAggregate(store, domain, io, options, 'verify', async (repository, _record, id) => {
+    const outcome = await repository.checkSnapshot(id);
+    if (!outcome) return;
+    checked += 1;
+    if (outcome.problem === undefined) return;
+    bad += 1;
+    io.stdout(`bad snapshot: ${outcome.stream} version ${outcome.version}: ${outcome.problem}\n`);
+  });
+  io.stdout(`snapshot verify: ${checked} ${plural(checked, 'snapshot')} checked, ${bad} bad\n`);
+  if (bad > 0) {
+    throw new CliError(
+      `snapshot verify: ${bad} bad ${plural(bad, 'snapshot')}; loads ignore ${bad === 1 ? 'it' : 'them'} and replay the events, and \`protean-ts snapshot create\` replaces ${bad === 1 ? 'it' : 'them'}`,
+    );
+  }
+}
+
+/** Calls `visit` for each chosen aggregate id: --id, or each stream of the chosen aggregates' categories. */
+async function eachAggregate(
+  store: EventStore,
+  domain: Domain,
+  io: CliIO,
+  options: SnapshotOptions,
+  command: string,
+  visit: (repository: EventSourcedRepository<BaseAggregate>, record: AggregateRecord, id: string) => Promise<void>,
+): Promise<void> {
   const records =
     options.aggregate === undefined
       ? domain.recordsOf('aggregate').filter((r) => r.options.isEventSourced)
-      : [eventSourcedAggregate(domain, options.aggregate, 'snapshot create')];
-  const tally: Tally = { written: 0, current: 0 };
+      : [eventSourcedAggregate(domain, options.aggregate, `snapshot ${command}`)];
   for (const record of records) {
     const repository = domain.repositoryFor(record.cls as ClassRef<BaseAggregate>);
     if (!(repository instanceof EventSourcedRepository)) {
       throw new CliError(
-        `snapshot create: the repository of ${record.name} is no EventSourcedRepository; a custom repository of an event-sourced aggregate must extend it`,
+        `snapshot ${command}: the repository of ${record.name} is no EventSourcedRepository; a custom repository of an event-sourced aggregate must extend it`,
       );
     }
-    const snapshotOne = async (id: string): Promise<boolean> => {
-      const outcome = await repository.writeSnapshot(id);
-      if (!outcome) return false;
-      tally[outcome.written ? 'written' : 'current'] += 1;
-      return true;
-    };
     if (options.id !== undefined) {
-      if (!(await snapshotOne(options.id))) {
-        throw new CliError(`snapshot create: ${record.name} ${options.id} has no events (stream ${record.options.streamCategory}-${options.id} is empty)`);
-      }
+      await visit(repository, record, options.id);
       continue;
     }
     let pages = 0;
-    await eachStreamId(store, record.options.streamCategory, options.pageSize, snapshotOne, (seen) => {
-      // Once finding the aggregates needs a second page, a running count, so short runs stay quiet.
-      pages += 1;
-      if (pages > 1) io.stderr(`snapshot create: ${record.name}: ${seen} ${plural(seen, 'aggregate')}…\n`);
-    });
+    await eachStreamId(
+      store,
+      record.options.streamCategory,
+      options.pageSize,
+      (id) => visit(repository, record, id),
+      (seen) => {
+        // Once finding the aggregates needs a second page, a running count, so short runs stay quiet.
+        pages += 1;
+        if (pages > 1) io.stderr(`snapshot ${command}: ${record.name}: ${seen} ${plural(seen, 'aggregate')}…\n`);
+      },
+    );
   }
-  io.stdout(`snapshot create: ${tally.written} ${plural(tally.written, 'snapshot')} written, ${tally.current} already current\n`);
 }
 
 /** Calls `visit` once per stream of the category, in order of first event, reading the category in pages; `pageDone` after each page. */
