@@ -30,5 +30,6 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function describe(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (value === null) return 'null';
+  if (value === undefined) return 'nothing';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
