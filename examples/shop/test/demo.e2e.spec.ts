@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 
 const shopFolder = fileURLToPath(new URL('..', import.meta.url));
 
-describe('npm run example', () => {
+// `npm run example` compiles the shop and the framework's sources through tsx: a hang guard for a loaded machine.
+describe('npm run example', { timeout: 120_000 }, () => {
   it('places the demo orders on the embedded default and prints the flow', async () => {
     // Nothing of the caller's environment may switch it to PostgreSQL and Redis.
     const env = { ...process.env, PROTEAN_ENV: '', DATABASE_URL: '', REDIS_URL: '', SHOP_PAYMENT_TIMEOUT: '1s' };

@@ -39,7 +39,8 @@ export class DailySales extends BaseAggregate {
 const PASSWORD = 'e2e-secret-pw';
 const withPassword = (uri: string) => uri.replace('postgresql://postgres@', `postgresql://postgres:${PASSWORD}@`);
 
-describe.skipIf(!up)('protean-ts db commands', () => {
+// Each test starts one to four `protean-ts` processes: a hang guard for a loaded machine, not a speed check.
+describe.skipIf(!up)('protean-ts db commands', { timeout: 120_000 }, () => {
   let main: TempDatabase;
   let reporting: TempDatabase;
   let legacy: TempDatabase;
@@ -283,7 +284,7 @@ function inTerminal(args: string[], input: string, cwd: string): Promise<{ code:
   });
 }
 
-describe('protean-ts db setup with a bad database_uri (issue 10: no secret printed)', () => {
+describe('protean-ts db setup with a bad database_uri (issue 10: no secret printed)', { timeout: 120_000 }, () => {
   it.each([
     [
       'a key/value connection string',
