@@ -14,6 +14,7 @@ import type { DatabaseProvider, ProviderTransaction } from '../ports/database-pr
 import type { EventStore } from '../ports/event-store.js';
 import { cursorOf, START_CURSOR, type NewEvent } from '../ports/event-store-records.js';
 import { ALL_STREAMS } from '../ports/stream-names.js';
+import { snapshotChecksum } from '../ports/snapshot-checksum.js';
 import { describeEventStoreConcurrency } from './event-store-conformance-concurrency.js';
 import { describeSubscriptionStore } from './event-store-conformance-subscriptions.js';
 import { itKeepsReadersExactlyOnce } from './event-store-conformance-property.js';
@@ -348,6 +349,23 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
           (t) => store.saveSnapshot({ streamName: stream, version: 2, type: 'T.v1', data: { a: 2 } }, t),
         );
         expect(await store.latestSnapshot(stream)).toMatchObject({ version: 2, data: { a: 2 } });
+      });
+
+      it('keeps the checksum saveSnapshot seals it with; replace keeps a snapshot over a later one, in a transaction too', async () => {
+        const stream = f.stream();
+        const bad = { streamName: stream, version: 999_999, type: 'T.v1', data: { a: 'forged', nested: { b: [1, 2.5, null] } } };
+        await store.saveSnapshot(bad);
+        expect(await store.latestSnapshot(stream)).toMatchObject({ ...bad, checksum: snapshotChecksum(bad) });
+        const good = { streamName: stream, version: 4, type: 'T.v1', data: { a: 'rebuilt' } };
+        await store.saveSnapshot(good);
+        expect(await store.latestSnapshot(stream)).toMatchObject({ version: 999_999 });
+        const tx = await provider.begin();
+        await store.saveSnapshot(good, tx, { replace: true });
+        expect(await store.latestSnapshot(stream, tx)).toMatchObject({ ...good, checksum: snapshotChecksum(good) });
+        await tx.rollback();
+        expect(await store.latestSnapshot(stream)).toMatchObject({ version: 999_999 });
+        await store.saveSnapshot(good, undefined, { replace: true });
+        expect(await store.latestSnapshot(stream)).toMatchObject({ ...good, checksum: snapshotChecksum(good) });
       });
     });
 
