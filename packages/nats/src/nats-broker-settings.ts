@@ -26,6 +26,8 @@ export const NATS_BROKER_SETTINGS: ProviderSettingsSpec = {
     max_age_ms: { kind: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER },
     connect_timeout_ms: duration(1),
     request_timeout_ms: duration(100),
+    replicas: { kind: 'integer', min: 1, max: 5 },
+    server_sync_always: { kind: 'boolean' },
   },
   required: ['uri'],
 };
@@ -50,6 +52,10 @@ export interface NatsBrokerSettings {
   maxAgeMs: number;
   connectTimeoutMs: number;
   requestTimeoutMs: number;
+  /** `num_replicas` of the streams the adapter creates. */
+  replicas: number;
+  /** The operator says the server syncs every write to disk (`jetstream { sync_interval: always }`). */
+  serverSyncAlways: boolean;
 }
 
 const NAME_PART = /^[A-Za-z0-9_-]*$/;
@@ -97,6 +103,8 @@ export function readNatsBrokerSettings(name: string, settings: BrokerSettings): 
     maxAgeMs: reader.integer('max_age_ms', 0, 0),
     connectTimeoutMs: reader.integer('connect_timeout_ms', NATS_DEFAULT_CONNECT_TIMEOUT_MS, 1, MAX_TIMER_MS),
     requestTimeoutMs: reader.integer('request_timeout_ms', NATS_DEFAULT_REQUEST_TIMEOUT_MS, 100, MAX_TIMER_MS),
+    replicas: reader.integer('replicas', 1, 1, 5),
+    serverSyncAlways: reader.boolean('server_sync_always', false),
   };
 }
 

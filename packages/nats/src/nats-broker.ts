@@ -42,6 +42,7 @@ import { decodeEnvelope } from './nats-envelope.js';
 import { NatsHeldMessages } from './nats-held-messages.js';
 import { NatsNaming, type NatsStreamNames } from './nats-names.js';
 import { NatsPuller } from './nats-pull.js';
+import { durabilityProblems, type StreamDurability } from './nats-durability.js';
 
 /** Reconnect back-off: a restarted NATS is picked up within about half a second. */
 const RECONNECT_WAIT_MS = 500;
@@ -79,6 +80,7 @@ export class NatsBroker extends BaseBroker {
   private readonly puller: NatsPuller;
   private readonly members: NatsConsumerMembers;
   private readonly deadLetters: NatsDeadLetters;
+  private durabilityWarned = false;
 
   constructor(name: string, settings: BrokerSettings) {
     super(name, settings);
@@ -448,27 +450,50 @@ export class NatsBroker extends BaseBroker {
     this.assertUp();
     const jsm = this.manager();
     try {
-      await jsm.streams.info(name);
+      this.checkDurability(name, (await jsm.streams.info(name)).config);
       return;
     } catch (err) {
       if (!isStreamNotFound(err)) throw err;
     }
-    const { maxMsgs, maxAgeMs, duplicateWindowMs } = this.config;
+    const { maxMsgs, maxAgeMs, duplicateWindowMs, replicas } = this.config;
     try {
-      await jsm.streams.add({
+      const created = await jsm.streams.add({
         name,
         subjects: [subject],
         storage: StorageType.File,
+        num_replicas: replicas,
         retention: RetentionPolicy.Limits,
         discard: DiscardPolicy.Old,
         max_msgs: maxMsgs === 0 ? -1 : maxMsgs,
         max_age: maxAgeMs * 1_000_000,
         duplicate_window: duplicateWindowMs * 1_000_000,
       });
+      this.checkDurability(name, created.config);
     } catch (err) {
+      const message = String((err as Error).message);
+      if (replicas > 1 && /replicas/i.test(message))
+        throw new BrokerSettingsError(
+          this.name,
+          'replicas',
+          `is ${replicas}, and the NATS server cannot create stream ${name} with it (${message}); replicas above 1 need a JetStream cluster of at least that many servers`,
+        );
       // Another process created it between our info and add.
-      if (!/already in use/i.test(String((err as Error).message))) throw err;
+      if (!/already in use/i.test(message)) throw err;
     }
+  }
+
+  /** One WARN per broker when a stream it uses may lose messages JetStream acknowledged (nats-durability.ts). */
+  private checkDurability(stream: string, config: StreamDurability): void {
+    if (this.durabilityWarned) return;
+    const problems = durabilityProblems(config, this.config.serverSyncAlways);
+    if (problems.length === 0) return;
+    this.durabilityWarned = true;
+    this.log.warn(`NATS stream ${stream} may lose messages JetStream acknowledged, which the outbox has then marked published: ${problems.join('; ')}`, {
+      stream,
+      storage: config.storage,
+      replicas: config.num_replicas,
+      serverSyncAlways: this.config.serverSyncAlways,
+    });
   }
 
   private ensureGroupOf(stream: string, group: string): Promise<void> {

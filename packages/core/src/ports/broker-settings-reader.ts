@@ -34,6 +34,13 @@ export class BrokerSettingsReader {
     return value;
   }
 
+  boolean(key: string, fallback: boolean): boolean {
+    const value = this.settings[key];
+    if (value === undefined) return fallback;
+    if (typeof value !== 'boolean') throw new BrokerSettingsError(this.brokerName, key, `must be true or false, got ${describeValue(value)}`);
+    return value;
+  }
+
   /** `max` defaults to the largest safe integer; durations that end in a timer pass `MAX_TIMER_MS`. */
   integer(key: string, fallback: number, min: number, max: number = Number.MAX_SAFE_INTEGER): number {
     const value = this.settings[key];
