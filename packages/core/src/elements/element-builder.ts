@@ -92,6 +92,10 @@ function buildValidElement<T extends object>(cls: ElementConstructor<T>, input: 
   for (const def of fields.values()) {
     const present = Object.hasOwn(input, def.name) && input[def.name] !== undefined;
     let raw = present ? input[def.name] : preset[def.name];
+    if (def.identifier && present && raw === '') {
+      addFieldError(errors, def.name, 'must be a non-empty string or a number (leave the identity out to have one generated), got ""');
+      continue;
+    }
     if (def.identifier && isMissing(def, raw)) {
       if (mode === 'create' && def.kind === 'identifier') raw = newIdentity(cls);
       else if (mode === 'plain') addFieldError(errors, def.name, 'is required (identity)');
