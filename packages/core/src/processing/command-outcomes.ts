@@ -27,6 +27,11 @@ export function checkedIdempotencyKey(key: unknown, command: string): string | n
       `domain.process(${command}): idempotencyKey must be a non-empty string of at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, got ${describe(key)}`,
     );
   }
+  if (key.includes('\u0000')) {
+    throw new InvalidProcessOptionsError(
+      `domain.process(${command}): idempotencyKey must not contain a NUL character (\\u0000): PostgreSQL cannot store one in text; remove it or encode the key`,
+    );
+  }
   return key;
 }
 
