@@ -19,6 +19,12 @@ export class EventStoreChecks {
         `${method}() takes an entity stream named <domain>::<category>-<id> as ${argument}; build it with streamName()`,
       );
     }
+    if (value.includes('\u0000')) {
+      throw new InvalidStreamNameError(
+        value,
+        `${method}(): ${argument} must not contain a NUL character (\\u0000): PostgreSQL cannot store one in text; remove it from the id`,
+      );
+    }
   }
 
   category(method: string, value: unknown): void {

@@ -17,6 +17,7 @@ export function streamName(domain: string, category: string, id: string): string
     throw new InvalidStreamNameError(String(category), 'the category must be a non-empty name without "-", "::" or whitespace');
   }
   if (typeof id !== 'string' || id === '') throw new InvalidStreamNameError(String(id), 'the id must be a non-empty string');
+  if (id.includes('\u0000')) throw new InvalidStreamNameError(id, 'the id must not contain a NUL character (\\u0000): PostgreSQL cannot store one in text');
   return `${domain}::${category}-${id}`;
 }
 
