@@ -232,6 +232,8 @@ export function whole(flag: string, min: number): (value: string) => number {
   return (value) => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < min) throw new CliError(`${flag} must be a whole number of at least ${min}, got "${value}"`, ExitCode.USAGE);
+    if (n > Number.MAX_SAFE_INTEGER)
+      throw new CliError(`${flag} must be a whole number of at most ${Number.MAX_SAFE_INTEGER} (2^53 - 1), got "${value}"`, ExitCode.USAGE);
     return n;
   };
 }
