@@ -111,6 +111,17 @@ for (const { broker, up } of BROKERS)
       120_000,
     );
 
+    it.skipIf(broker !== 'redis')(
+      'refuses --broker naming no broker of the domain, listing the brokers (exit 2)',
+      async () => {
+        const { code, stdout, stderr } = await cli('dlq', 'replay', 'shop::order', '--broker', 'nope');
+        expect(code).toBe(2);
+        expect(stderr).toContain('--broker "nope" is no broker of this domain (brokers: default)');
+        expect(stdout).toBe('');
+      },
+      120_000,
+    );
+
     it('says so when the target is neither a subscription nor a stream it knows', async () => {
       const { code, stdout, stderr } = await cli('dlq', 'replay', 'Recepits');
       expect(code).toBe(0);

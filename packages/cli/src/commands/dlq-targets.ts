@@ -4,6 +4,7 @@
  */
 import type { Broker, DeadLetter, Domain } from '@protean-ts/core';
 import { planSubscriptions, type PlannedSubscription } from '@protean-ts/server';
+import { CliError, ExitCode } from '../cli-error.js';
 
 /** Dead letters read per stream; DLQs wait for an operator, so they stay far below this. */
 export const DLQ_READ_LIMIT = 100_000;
@@ -22,6 +23,10 @@ export interface DlqTarget {
  * about a name that is neither a subscription nor a stream any subscription reads.
  */
 export function resolveDlqTarget(domain: Domain, name: string, brokerOption: string | undefined, onUnknown: (known: string[]) => void): DlqTarget {
+  if (brokerOption !== undefined && !Object.hasOwn(domain.config.brokers, brokerOption)) {
+    const known = Object.keys(domain.config.brokers).join(', ') || 'none';
+    throw new CliError(`--broker "${brokerOption}" is no broker of this domain (brokers: ${known})`, ExitCode.USAGE);
+  }
   const plan = planSubscriptions(domain).filter((p) => p.source === 'stream');
   const subscription = plan.find((p) => p.group === name);
   if (subscription) {
