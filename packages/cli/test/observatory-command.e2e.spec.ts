@@ -14,6 +14,46 @@ import { runCli, startCli } from './run-cli.js';
 const SHOP = fileURLToPath(new URL('../../../examples/shop/', import.meta.url));
 const ENV = { PROTEAN_ENV: '' };
 
+interface RunningObservatory {
+  child: ChildProcess;
+  /** What `address` matched in its output: the printed address. */
+  match: RegExpExecArray;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** `protean-ts observatory <args>` on the embedded shop, once its output matches `address`. */
+async function startObservatory(args: string[], address: RegExp): Promise<RunningObservatory> {
+  const child = startCli(['observatory', ...args], { cwd: SHOP, env: ENV });
+  child.stdin!.end();
+  let output = '';
+  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no address printed:\n${output}`)), 60_000);
+    const onData = (chunk: string) => {
+      output += chunk;
+      const found = address.exec(output);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found);
+      }
+    };
+    child.stdout!.setEncoding('utf8').on('data', onData);
+    child.stderr!.setEncoding('utf8').on('data', onData);
+    child.once('exit', () => reject(new Error(`exited before listening:\n${output}`)));
+  });
+  return {
+    child,
+    match,
+    output: () => output,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 describe('protean-ts observatory options', () => {
   it.each([
     [['--port', '70000'], '--port must be a whole number from 0 to 65535'],
@@ -27,36 +67,15 @@ describe('protean-ts observatory options', () => {
 });
 
 describe('protean-ts observatory serving the embedded shop', () => {
-  let child: ChildProcess;
+  let observatory: RunningObservatory;
   let url = '';
 
   beforeAll(async () => {
-    child = startCli(['observatory', '--port', '0', '--refresh', '0.5'], { cwd: SHOP, env: ENV });
-    child.stdin!.end();
-    let output = '';
-    url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no address printed:\n${output}`)), 60_000);
-      const onData = (chunk: string) => {
-        output += chunk;
-        const match = /observatory: (http:\/\/\S+)/.exec(output);
-        if (match) {
-          clearTimeout(timer);
-          resolve(match[1]!);
-        }
-      };
-      child.stdout!.setEncoding('utf8').on('data', onData);
-      child.stderr!.setEncoding('utf8').on('data', onData);
-      child.once('exit', () => reject(new Error(`exited before listening:\n${output}`)));
-    });
+    observatory = await startObservatory(['--port', '0', '--refresh', '0.5'], /observatory: (http:\/\/\S+)/);
+    url = observatory.match[1]!;
   }, 90_000);
 
-  afterAll(async () => {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
-  });
+  afterAll(() => observatory?.stop());
 
   it('listens on 127.0.0.1 and serves the page with Preact and htm from the installed packages', async () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
@@ -180,37 +199,17 @@ describe('protean-ts observatory serving the embedded shop', () => {
 });
 
 describe('protean-ts observatory beyond loopback', () => {
-  let child: ChildProcess;
-  let output = '';
+  let observatory: RunningObservatory;
   let base = '';
   let token = '';
 
   beforeAll(async () => {
-    child = startCli(['observatory', '--host', '0.0.0.0', '--allow-remote', '--allowed-host', 'dash.example', '--port', '0'], { cwd: SHOP, env: ENV });
-    child.stdin!.end();
-    [base, token] = await new Promise<[string, string]>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no address printed:\n${output}`)), 60_000);
-      const onData = (chunk: string) => {
-        output += chunk;
-        const match = /observatory: (http:\/\/\S+\/)\?token=(\S+)/.exec(output);
-        if (match) {
-          clearTimeout(timer);
-          resolve([match[1]!, match[2]!]);
-        }
-      };
-      child.stdout!.setEncoding('utf8').on('data', onData);
-      child.stderr!.setEncoding('utf8').on('data', onData);
-      child.once('exit', () => reject(new Error(`exited before listening:\n${output}`)));
-    });
+    const args = ['--host', '0.0.0.0', '--allow-remote', '--allowed-host', 'dash.example', '--port', '0'];
+    observatory = await startObservatory(args, /observatory: (http:\/\/\S+\/)\?token=(\S+)/);
+    [base, token] = [observatory.match[1]!, observatory.match[2]!];
   }, 90_000);
 
-  afterAll(async () => {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
-  });
+  afterAll(() => observatory?.stop());
 
   /** A GET through node:http, which (unlike fetch) sends the Host header it is given. */
   const get = (path: string, headers: Record<string, string> = {}) =>
@@ -225,8 +224,8 @@ describe('protean-ts observatory beyond loopback', () => {
 
   it('prints the URL with a fresh access token and a WARN saying what the address exposes', async () => {
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    await eventually(async () => output.includes('observatory listens on 0.0.0.0'), 20_000, 'the public-bind WARN');
-    expect(output).toContain('observatory listens on 0.0.0.0 (every interface): anyone who reaches that address and has the access token');
+    await eventually(async () => observatory.output().includes('observatory listens on 0.0.0.0'), 20_000, 'the public-bind WARN');
+    expect(observatory.output()).toContain('observatory listens on 0.0.0.0 (every interface): anyone who reaches that address and has the access token');
   });
 
   it('needs the token on the API and the event stream; the printed URL sets it as an HttpOnly, SameSite=Strict cookie', async () => {
@@ -252,6 +251,6 @@ describe('protean-ts observatory beyond loopback', () => {
     const rebinding = await get('api/map', { ...auth, Host: 'evil.example:9000' });
     expect(rebinding.status).toBe(421);
     expect(rebinding.body).toContain('--allowed-host evil.example');
-    await eventually(async () => output.includes('observatory refused a request'), 20_000, 'the refusal WARN');
+    await eventually(async () => observatory.output().includes('observatory refused a request'), 20_000, 'the refusal WARN');
   });
 });

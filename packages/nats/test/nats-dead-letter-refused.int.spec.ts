@@ -3,11 +3,10 @@
  * with a tiny max_msg_size) is neither a failed read nor a loop: it is redelivered after ack_wait
  * a bounded number of times, then terminated once with one ERROR naming it; nothing stays pending.
  */
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { configureLogging, type LogRecord } from '@protean-ts/core';
-import { NATS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
+import { captureLogsPerTest, NATS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
 import { NatsBroker } from '../src/index.js';
 import { deleteStreams, eventually, NATS_URI, uniquePrefix } from './nats-test-support.js';
 
@@ -17,15 +16,8 @@ afterAll(() => (up ? deleteStreams(prefix) : undefined));
 
 describe.skipIf(!up)('nats broker: a dead letter JetStream refuses', () => {
   const opened: NatsBroker[] = [];
-  let logs: LogRecord[] = [];
-  let restoreLogging: () => void = () => undefined;
-  beforeEach(() => {
-    logs = [];
-    const previous = configureLogging({ sink: (_line, record) => logs.push(record) });
-    restoreLogging = () => void configureLogging(previous);
-  });
+  const logs = captureLogsPerTest();
   afterEach(async () => {
-    restoreLogging();
     await Promise.all(opened.splice(0).map((b) => b.close()));
   });
 

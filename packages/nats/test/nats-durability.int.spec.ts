@@ -4,11 +4,10 @@
  * two minutes by default) unless the operator states the server syncs every write, and for a
  * stream kept in memory; `replicas` above what the server can hold is refused naming the key.
  */
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager, StorageType } from '@nats-io/jetstream';
-import { configureLogging, type LogRecord } from '@protean-ts/core';
-import { NATS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
+import { captureLogsPerTest, NATS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
 import { NatsBroker } from '../src/nats-broker.js';
 import { deleteStreams, NATS_URI, uniquePrefix } from './nats-test-support.js';
 
@@ -18,8 +17,7 @@ afterAll(() => (up ? deleteStreams(prefix) : undefined));
 
 describe.skipIf(!up)('nats broker: streams that may lose acknowledged messages', () => {
   const opened: NatsBroker[] = [];
-  let logs: LogRecord[] = [];
-  let restoreLogging: () => void = () => undefined;
+  const logs = captureLogsPerTest();
   const open = (settings: Record<string, unknown> = {}) => {
     const broker = new NatsBroker('events', { provider: 'nats', uri: NATS_URI, stream_prefix: prefix, ...settings });
     opened.push(broker);
@@ -27,13 +25,7 @@ describe.skipIf(!up)('nats broker: streams that may lose acknowledged messages',
   };
   const durabilityWarnings = () => logs.filter((r) => r.level === 'warn' && r.msg.includes('may lose messages JetStream acknowledged'));
 
-  beforeEach(() => {
-    logs = [];
-    const previous = configureLogging({ sink: (_line, record) => logs.push(record) });
-    restoreLogging = () => void configureLogging(previous);
-  });
   afterEach(async () => {
-    restoreLogging();
     await Promise.all(opened.splice(0).map((b) => b.close()));
   });
 

@@ -3,10 +3,10 @@
  * reject every publish) is neither a failed read nor a loop: it goes back to its queue for
  * another try a bounded number of times, then is acked once with one ERROR naming it.
  */
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Connection } from 'rabbitmq-client';
-import { configureLogging, type LogRecord, type ReceivedMessage } from '@protean-ts/core';
-import { RABBITMQ, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
+import type { ReceivedMessage } from '@protean-ts/core';
+import { captureLogsPerTest, RABBITMQ, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
 import { RabbitMQBroker } from '../src/index.js';
 import { UNDECODABLE_DEAD_LETTER_DELIVERIES } from '../src/rabbitmq-broker.js';
 import { createVhost, deleteVhost, eventually, rabbitUri } from './rabbitmq-test-support.js';
@@ -27,15 +27,8 @@ async function rejectEveryPublish(pattern: string): Promise<void> {
 
 describe.skipIf(!up)('rabbitmq broker: a dead letter RabbitMQ refuses', () => {
   const opened: RabbitMQBroker[] = [];
-  let logs: LogRecord[] = [];
-  let restoreLogging: () => void = () => undefined;
-  beforeEach(() => {
-    logs = [];
-    const previous = configureLogging({ sink: (_line, record) => logs.push(record) });
-    restoreLogging = () => void configureLogging(previous);
-  });
+  const logs = captureLogsPerTest();
   afterEach(async () => {
-    restoreLogging();
     await Promise.all(opened.splice(0).map((b) => b.close()));
   });
 

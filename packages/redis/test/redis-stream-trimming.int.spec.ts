@@ -1,7 +1,6 @@
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { configureLogging, type LogRecord } from '@protean-ts/core';
-import { REDIS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
+import { captureLogsPerTest, REDIS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
 import { RedisBroker } from '../src/index.js';
 import { deleteKeys, REDIS_URI, uniquePrefix } from './redis-test-support.js';
 
@@ -15,8 +14,7 @@ const batch = (stream: string, n = 100) => Array.from({ length: n }, (_, i) => (
 describe.skipIf(!up)('redis broker: trimming never drops what a group has not consumed', () => {
   const redis = new Redis(REDIS_URI, { lazyConnect: true });
   const opened: RedisBroker[] = [];
-  let logs: LogRecord[] = [];
-  let restoreLogging: () => void = () => undefined;
+  const logs = captureLogsPerTest();
   const open = (settings: Record<string, unknown> = {}) => {
     const broker = new RedisBroker('trim', { provider: 'redis', uri: REDIS_URI, stream_prefix: prefix, maxlen: MAXLEN, ...settings });
     opened.push(broker);
@@ -35,13 +33,7 @@ describe.skipIf(!up)('redis broker: trimming never drops what a group has not co
     }
   };
 
-  beforeEach(() => {
-    logs = [];
-    const previous = configureLogging({ sink: (_line, record) => logs.push(record) });
-    restoreLogging = () => void configureLogging(previous);
-  });
   afterEach(async () => {
-    restoreLogging();
     await Promise.all(opened.splice(0).map((b) => b.close()));
   });
   afterAll(() => redis.disconnect());

@@ -1,7 +1,6 @@
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { configureLogging, type LogRecord } from '@protean-ts/core';
-import { REDIS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
+import { captureLogsPerTest, REDIS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
 import { RedisBroker } from '../src/index.js';
 import { UNDECODABLE_DEAD_LETTER_DELIVERIES } from '../src/redis-undecodable-entries.js';
 import { deleteKeys, REDIS_URI, uniquePrefix } from './redis-test-support.js';
@@ -13,8 +12,7 @@ afterAll(() => (up ? deleteKeys(prefix) : undefined));
 describe.skipIf(!up)('redis broker: stream entries without a valid envelope', () => {
   const redis = new Redis(REDIS_URI, { lazyConnect: true });
   const opened: RedisBroker[] = [];
-  let logs: LogRecord[] = [];
-  let restoreLogging: () => void = () => undefined;
+  const logs = captureLogsPerTest();
   const open = () => {
     const broker = new RedisBroker('undecodable', { provider: 'redis', uri: REDIS_URI, stream_prefix: prefix });
     opened.push(broker);
@@ -23,13 +21,7 @@ describe.skipIf(!up)('redis broker: stream entries without a valid envelope', ()
   const pendingIds = async (broker: RedisBroker, stream: string, group: string) =>
     ((await redis.xpending(broker.key(stream), group, '-', '+', 100)) as [string, ...unknown[]][]).map(([id]) => id);
 
-  beforeEach(() => {
-    logs = [];
-    const previous = configureLogging({ sink: (_line, record) => logs.push(record) });
-    restoreLogging = () => void configureLogging(previous);
-  });
   afterEach(async () => {
-    restoreLogging();
     await Promise.all(opened.splice(0).map((b) => b.close()));
   });
   afterAll(() => redis.disconnect());

@@ -14,3 +14,4 @@ export { describeEventStoreConformance, type EventStoreConformanceHarness } from
 export { describeEventStoreReaderProperty, type EventStorePropertyHarness } from './event-store-conformance-property.js';
 // Runs and seed of fast-check properties (FC_RUNS, FC_SEED), per test tier.
 export { propertyRun, propertyRuns, propertySeed, type PropertyDefaults, type PropertyRun, type PropertyTier } from './property-settings.js';
+export { captureLogsPerTest } from './captured-logs.js';
