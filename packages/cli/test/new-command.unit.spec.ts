@@ -114,6 +114,16 @@ describe('protean-ts new', () => {
     expect(read(path.join(cwd, 'taken'), 'notes.txt')).toBe('mine');
   });
 
+  it('refuses a dangling symbolic link, naming the link and its missing target', async () => {
+    const cwd = emptyFolder();
+    fs.symlinkSync(path.join(cwd, 'gone'), path.join(cwd, 'linked'));
+    const { code, stderr } = await protean(['new', 'linked'], cwd);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`${path.join(cwd, 'linked')} is a symbolic link to ${path.join(cwd, 'gone')}, which does not exist`);
+    expect(stderr).not.toContain('--verbose');
+    expect(fs.readdirSync(cwd)).toEqual(['linked']);
+  });
+
   it.each([
     [['new', 'Coffee_Bar'], 'project name "Coffee_Bar" is not a valid npm package name (name can no longer contain capital letters)'],
     [['new', '.hidden'], 'project name ".hidden" is not a valid npm package name (name cannot start with a period)'],

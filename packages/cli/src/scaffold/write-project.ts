@@ -27,6 +27,7 @@ export function projectFiles(project: ProjectOptions, versions: ProjectVersions)
 
 /** Writes the files under `folder` and returns their paths, relative to it. */
 export function writeProject(folder: string, files: Record<string, string>): string[] {
+  refuseDanglingLink(folder);
   if (fs.existsSync(folder)) {
     if (!fs.statSync(folder).isDirectory()) throw new CliError(`${folder} exists and is not a folder; choose another project name`);
     const entries = fs.readdirSync(folder);
@@ -41,4 +42,18 @@ export function writeProject(folder: string, files: Record<string, string>): str
     fs.writeFileSync(file, content);
   }
   return Object.keys(files);
+}
+
+/**
+ * A symbolic link whose target is gone looks absent to `existsSync`, but no folder can be made
+ * in its place: say which link points where, rather than let mkdir fail with a bare EEXIST.
+ */
+function refuseDanglingLink(folder: string): void {
+  const link = fs.lstatSync(folder, { throwIfNoEntry: false });
+  if (!link?.isSymbolicLink() || fs.existsSync(folder)) return;
+  const target = fs.readlinkSync(folder);
+  throw new CliError(
+    `${folder} is a symbolic link to ${path.resolve(path.dirname(folder), target)}, which does not exist; ` +
+      'create that folder, remove the link, or choose another project name',
+  );
 }
