@@ -122,6 +122,20 @@ for (const { broker, up } of BROKERS)
       120_000,
     );
 
+    it.skipIf(broker !== 'redis')(
+      'refuses an empty target and a blank --id as usage errors (exit 2), before reading any dead letters',
+      async () => {
+        const target = await cli('dlq', 'replay', '');
+        expect(target.code, target.stderr).toBe(2);
+        expect(target.stderr).toContain('dlq replay: <target> is empty; give one, e.g. dlq replay Receipts (a subscription)');
+        const id = await cli('dlq', 'replay', 'Receipts', '--id', ' ');
+        expect(id.code, id.stderr).toBe(2);
+        expect(id.stderr).toContain('dlq replay: --id is only whitespace; give one');
+        expect(target.stdout + id.stdout).toBe('');
+      },
+      120_000,
+    );
+
     it('says so when the target is neither a subscription nor a stream it knows', async () => {
       const { code, stdout, stderr } = await cli('dlq', 'replay', 'Recepits');
       expect(code).toBe(0);

@@ -90,7 +90,25 @@ describe.skipIf(!up)(
       expect(stdout).toContain('events history: 3 events, version 2');
       const missing = await cli('events', 'history', 'Account', 'no-such-id');
       expect(missing.code).toBe(1);
-      expect(missing.stderr).toContain('Account no-such-id has no events (stream bank::account-no-such-id is empty)');
+      expect(missing.stderr).toContain('events history: Account "no-such-id" has no events (its stream bank::account-<id> is empty)');
+    });
+
+    it('refuses an empty or blank aggregate id as a usage error, before reading anything', async () => {
+      for (const id of ['', '   ']) {
+        const { code, stdout, stderr } = await cli('events', 'history', 'Account', id);
+        expect(code, stderr).toBe(2);
+        expect(stderr).toContain(`events history: <id> is ${id === '' ? 'empty' : 'only whitespace'}; give one, e.g. events history Account 42`);
+        expect(stderr).not.toContain('--verbose');
+        expect(stdout).toBe('');
+      }
+    });
+
+    it('echoes a long id once, cut to 120 characters with its length', async () => {
+      const id = `x${'y'.repeat(4999)}`;
+      const { code, stderr } = await cli('events', 'history', 'Account', id);
+      expect(code).toBe(1);
+      expect(stderr).toContain(`Account "x${'y'.repeat(119)}"… (5000 characters) has no events`);
+      expect(stderr.split('y'.repeat(120))).toHaveLength(1);
     });
 
     it('stats counts streams, events per category and the head position', async () => {

@@ -83,7 +83,10 @@ describe.skipIf(!up)(
       expect(bare.stderr).toContain('snapshot create: --id needs --aggregate');
       const missing = await cli('snapshot', 'create', '--aggregate', 'Account', '--id', 'no-such-id');
       expect(missing.code).toBe(1);
-      expect(missing.stderr).toContain('Account no-such-id has no events (stream bank::account-no-such-id is empty)');
+      expect(missing.stderr).toContain('snapshot create: Account "no-such-id" has no events (its stream bank::account-<id> is empty)');
+      const blank = await cli('snapshot', 'create', '--aggregate', 'Account', '--id', ' ');
+      expect(blank.code).toBe(2);
+      expect(blank.stderr).toContain('snapshot create: --id is only whitespace; give one, e.g. --aggregate Account --id 42');
     });
 
     it('refuses an unknown or not event-sourced aggregate, naming the event-sourced ones', async () => {

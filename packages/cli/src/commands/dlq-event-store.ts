@@ -9,6 +9,7 @@ import { envelopeOf, withPosition, type Domain, type EventStore, type EventStore
 import { errorText, eventStoreInboxName, type PlannedSubscription } from '@protean-ts/server';
 import { CliError } from '../cli-error.js';
 import type { CliIO } from '../cli-context.js';
+import { echoIds } from '../user-supplied-ids.js';
 
 const READ_LIMIT = 10_000;
 
@@ -57,7 +58,7 @@ export async function replayEventStoreLetters(domain: Domain, io: CliIO, entry: 
   if (ids) {
     const known = new Set(letters.map((l) => String(l.globalPosition)));
     const unknown = ids.filter((id) => !known.has(id));
-    if (unknown.length) throw new CliError(`dlq replay: no dead letter ${unknown.join(', ')} for ${entry.group}; see \`protean-ts dlq list ${entry.group}\``);
+    if (unknown.length) throw new CliError(`dlq replay: no dead letter ${echoIds(unknown)} for ${entry.group}; see \`protean-ts dlq list ${entry.group}\``);
     letters = letters.filter((l) => ids.includes(String(l.globalPosition)));
   }
   if (letters.length === 0) {

@@ -5,6 +5,7 @@
 import type { Broker, DeadLetter, Domain } from '@protean-ts/core';
 import { planSubscriptions, type PlannedSubscription } from '@protean-ts/server';
 import { CliError, ExitCode } from '../cli-error.js';
+import { echoId } from '../user-supplied-ids.js';
 
 /** Dead letters read per stream; DLQs wait for an operator, so they stay far below this. */
 export const DLQ_READ_LIMIT = 100_000;
@@ -25,7 +26,7 @@ export interface DlqTarget {
 export function resolveDlqTarget(domain: Domain, name: string, brokerOption: string | undefined, onUnknown: (known: string[]) => void): DlqTarget {
   if (brokerOption !== undefined && !Object.hasOwn(domain.config.brokers, brokerOption)) {
     const known = Object.keys(domain.config.brokers).join(', ') || 'none';
-    throw new CliError(`--broker "${brokerOption}" is no broker of this domain (brokers: ${known})`, ExitCode.USAGE);
+    throw new CliError(`--broker ${echoId(brokerOption)} is no broker of this domain (brokers: ${known})`, ExitCode.USAGE);
   }
   const plan = planSubscriptions(domain).filter((p) => p.source === 'stream');
   const subscription = plan.find((p) => p.group === name);

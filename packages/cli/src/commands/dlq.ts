@@ -9,6 +9,7 @@ import type { Domain } from '@protean-ts/core';
 import { planSubscriptions, type PlannedSubscription } from '@protean-ts/server';
 import { CliError, ExitCode } from '../cli-error.js';
 import type { CliContext, CliIO } from '../cli-context.js';
+import { echoId, echoIds, requiredId } from '../user-supplied-ids.js';
 import type { CommandGroup } from './command-group.js';
 import { deadLettersOf, DLQ_READ_LIMIT, foreignGroups, resolveDlqTarget, type DlqTarget } from './dlq-targets.js';
 import { eventStoreLetterCounts, listEventStoreLetters, purgeEventStoreLetters, replayEventStoreLetters } from './dlq-event-store.js';
@@ -25,13 +26,14 @@ export const registerDlqCommands: CommandGroup = (program, context) => {
     .option('--limit <n>', 'dead letters to show', positive('--limit'), 20)
     .option('--broker <name>', 'broker of a stream no subscription reads (default: the outbox broker)')
     .option('--json', 'print JSON')
-    .action((target: string | undefined, options: { limit: number; broker?: string; json?: boolean }) =>
-      withDomain(context, (domain) => {
+    .action((target: string | undefined, options: { limit: number; broker?: string; json?: boolean }) => {
+      if (target !== undefined) requiredTarget(target, 'list');
+      return withDomain(context, (domain) => {
         const fromStore = target ? eventStoreSubscription(domain, target) : undefined;
         if (fromStore) return listEventStoreLetters(domain, context.io, fromStore, options);
         return target ? listOne(domain, context.io, target, options) : listAll(domain, context.io, options.json === true);
-      }),
-    );
+      });
+    });
 
   dlq
     .command('replay')
@@ -39,12 +41,14 @@ export const registerDlqCommands: CommandGroup = (program, context) => {
     .argument('<target>', 'subscription name or stream name')
     .option('--id <ids...>', 'only these dead letters (ids as `dlq list` shows them)')
     .option('--broker <name>', 'broker of a stream no subscription reads')
-    .action((target: string, options: { id?: string[]; broker?: string }) =>
-      withDomain(context, (domain) => {
+    .action((target: string, options: { id?: string[]; broker?: string }) => {
+      requiredTarget(target, 'replay');
+      for (const id of options.id ?? []) requiredId(id, 'dlq replay: --id', '--id 1700000000000-0 (an id `dlq list` shows)');
+      return withDomain(context, (domain) => {
         const fromStore = eventStoreSubscription(domain, target);
         return fromStore ? replayEventStoreLetters(domain, context.io, fromStore, options.id) : replay(domain, context.io, target, options);
-      }),
-    );
+      });
+    });
 
   dlq
     .command('purge')
@@ -52,13 +56,18 @@ export const registerDlqCommands: CommandGroup = (program, context) => {
     .argument('<target>', 'subscription name or stream name')
     .option('--broker <name>', 'broker of a stream no subscription reads')
     .option('-y, --yes', 'do not ask for confirmation')
-    .action((target: string, options: { broker?: string; yes?: boolean }) =>
-      withDomain(context, (domain) => {
+    .action((target: string, options: { broker?: string; yes?: boolean }) => {
+      requiredTarget(target, 'purge');
+      return withDomain(context, (domain) => {
         const fromStore = eventStoreSubscription(domain, target);
         return fromStore ? purgeEventStoreLetters(domain, context.io, fromStore, confirm, options.yes === true) : purge(domain, context.io, target, options);
-      }),
-    );
+      });
+    });
 };
+
+function requiredTarget(target: string, command: string): void {
+  requiredId(target, `dlq ${command}: <target>`, `dlq ${command} Receipts (a subscription) or dlq ${command} shop::order (a stream)`);
+}
 
 /** The event-store subscription of that name, if it is one. */
 function eventStoreSubscription(domain: Domain, name: string): PlannedSubscription | undefined {
@@ -77,7 +86,7 @@ async function withDomain(context: CliContext, work: (domain: Domain) => Promise
 function resolve(domain: Domain, io: CliIO, name: string, brokerOption?: string): DlqTarget {
   return resolveDlqTarget(domain, name, brokerOption, (known) => {
     io.stderr(
-      `note: "${name}" is no subscription and no stream a subscription reads; treating it as a stream name (subscriptions: ${known.join(', ') || 'none'})\n`,
+      `note: ${echoId(name)} is no subscription and no stream a subscription reads; treating it as a stream name (subscriptions: ${known.join(', ') || 'none'})\n`,
     );
   });
 }
@@ -139,7 +148,7 @@ async function replay(domain: Domain, io: CliIO, name: string, options: { id?: s
   let ids = available.map((l) => l.id);
   if (options.id) {
     const unknown = options.id.filter((id) => !ids.includes(id));
-    if (unknown.length) throw new CliError(`dlq replay: no dead letter ${unknown.join(', ')} for ${name}; see \`protean-ts dlq list ${name}\``);
+    if (unknown.length) throw new CliError(`dlq replay: no dead letter ${echoIds(unknown)} for ${echoId(name)}; \`protean-ts dlq list\` with that target shows its ids`);
     ids = options.id;
   }
   // Publishing an entry the broker could not decode would only dead-letter it again.

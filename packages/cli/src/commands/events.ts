@@ -7,6 +7,7 @@
 import { ALL_STREAMS, categoryOf, committedPages, isCategory, isEntityStream, type Domain, type EventStore, type StoredEvent } from '@protean-ts/core';
 import { CliError, ExitCode } from '../cli-error.js';
 import type { CliContext, CliIO } from '../cli-context.js';
+import { echoId, requiredId } from '../user-supplied-ids.js';
 import type { CommandGroup } from './command-group.js';
 import { subscriptions, type SubscriptionsOptions } from './events-subscriptions.js';
 
@@ -30,7 +31,10 @@ export const registerEventsCommands: CommandGroup = (program, context) => {
     .option('--limit <n>', 'at most this many events', whole('--limit', 1))
     .option('--page-size <n>', 'events per store read', whole('--page-size', 1), PAGE_SIZE)
     .option('--json', 'print the records as JSON')
-    .action((stream: string, options: ReadOptions) => withStore(context, (store) => read(store, context.io, stream, options)));
+    .action((stream: string, options: ReadOptions) => {
+      requiredId(stream, 'events read: <stream>', 'shop::order-42');
+      return withStore(context, (store) => read(store, context.io, stream, options));
+    });
 
   events
     .command('history')
@@ -38,9 +42,10 @@ export const registerEventsCommands: CommandGroup = (program, context) => {
     .argument('<aggregate>', 'event-sourced aggregate class name, e.g. Account')
     .argument('<id>', 'aggregate id')
     .option('--json', 'print the records as JSON')
-    .action((aggregate: string, id: string, options: { json?: boolean }) =>
-      withStore(context, (store, domain) => history(store, domain, context.io, aggregate, id, options.json === true)),
-    );
+    .action((aggregate: string, id: string, options: { json?: boolean }) => {
+      requiredId(id, 'events history: <id>', `events history ${aggregate} 42`);
+      return withStore(context, (store, domain) => history(store, domain, context.io, aggregate, id, options.json === true));
+    });
 
   events
     .command('stats')
@@ -122,7 +127,7 @@ async function read(store: EventStore, io: CliIO, stream: string, options: ReadO
     }
   } else {
     throw new CliError(
-      `events read: "${stream}" is no stream name; give an entity stream <domain>::<category>-<id> (e.g. shop::order-42), a category <domain>::<category> (e.g. shop::order) or ${ALL_STREAMS}`,
+      `events read: ${echoId(stream)} is no stream name; give an entity stream <domain>::<category>-<id> (e.g. shop::order-42), a category <domain>::<category> (e.g. shop::order) or ${ALL_STREAMS}`,
       ExitCode.USAGE,
     );
   }
@@ -149,7 +154,10 @@ async function history(store: EventStore, domain: Domain, io: CliIO, aggregateNa
     progress(events.length);
     if (page.length < PAGE_SIZE) break;
   }
-  if (events.length === 0) throw new CliError(`events history: ${aggregateName} ${id} has no events (stream ${stream} is empty)`);
+  if (events.length === 0) {
+    // The id once: it is also the end of the stream name, and it may be long.
+    throw new CliError(`events history: ${aggregateName} ${echoId(id)} has no events (its stream ${aggregate.options.streamCategory}-<id> is empty)`);
+  }
   if (json) {
     io.stdout(`${JSON.stringify(events.map(record), null, 2)}\n`);
     return;

@@ -9,6 +9,7 @@
 import { EventSourcedRepository, type BaseAggregate, type ClassRef, type Domain, type EventStore } from '@protean-ts/core';
 import { CliError, ExitCode } from '../cli-error.js';
 import type { CliIO } from '../cli-context.js';
+import { echoId, requiredId } from '../user-supplied-ids.js';
 import type { CommandGroup } from './command-group.js';
 import { categoryPages, eventSourcedAggregate, plural, whole, withStore } from './events.js';
 
@@ -37,7 +38,9 @@ export const registerSnapshotCommands: CommandGroup = (program, context) => {
     .option('--id <id>', 'one aggregate id (needs --aggregate)')
     .option('--page-size <n>', 'events per category read when finding the aggregates', whole('--page-size', 1), PAGE_SIZE)
     .action(async (options: SnapshotOptions) => {
-      await withStore(context, (store, domain) => create(store, domain, context.io, checkedOptions(options, 'create')));
+      // Checked before the domain is loaded: a wrong command line needs no database to be refused.
+      const checked = checkedOptions(options, 'create');
+      await withStore(context, (store, domain) => create(store, domain, context.io, checked));
     });
 
   snapshot
@@ -47,7 +50,9 @@ export const registerSnapshotCommands: CommandGroup = (program, context) => {
     .option('--id <id>', 'one aggregate id (needs --aggregate)')
     .option('--page-size <n>', 'events per category read when finding the aggregates', whole('--page-size', 1), PAGE_SIZE)
     .action(async (options: SnapshotOptions) => {
-      await withStore(context, (store, domain) => verify(store, domain, context.io, checkedOptions(options, 'verify')));
+      // Checked before the domain is loaded: a wrong command line needs no database to be refused.
+      const checked = checkedOptions(options, 'verify');
+      await withStore(context, (store, domain) => verify(store, domain, context.io, checked));
     });
 };
 
@@ -55,6 +60,7 @@ function checkedOptions(options: SnapshotOptions, command: string): SnapshotOpti
   if (options.id !== undefined && options.aggregate === undefined) {
     throw new CliError(`snapshot ${command}: --id needs --aggregate (the id is one of that aggregate's ids), e.g. --aggregate Account --id 42`, ExitCode.USAGE);
   }
+  if (options.id !== undefined) requiredId(options.id, `snapshot ${command}: --id`, '--aggregate Account --id 42');
   return options;
 }
 
@@ -64,7 +70,7 @@ async function create(store: EventStore, domain: Domain, io: CliIO, options: Sna
     const outcome = await repository.writeSnapshot(id);
     if (!outcome) {
       if (options.id === undefined) return;
-      throw new CliError(`snapshot create: ${record.name} ${id} has no events (stream ${record.options.streamCategory}-${id} is empty)`);
+      throw new CliError(`snapshot create: ${record.name} ${echoId(id)} has no events (its stream ${record.options.streamCategory}-<id> is empty)`);
     }
     tally[outcome.written ? 'written' : 'current'] += 1;
   });
