@@ -173,6 +173,35 @@ describe('protean-ts config check refuses what would silently run wrong (issue 1
     expect(stdout + stderr).not.toContain('hunter2');
   });
 
+  it('an empty module, a URI of another scheme or with a bad port or host: exit 1 naming each key and the expected form (issue 22)', async () => {
+    const cwd = tempProject(
+      {
+        'domain.toml':
+          'module = ""\n' +
+          '[databases.default]\nprovider = "postgresql"\ndatabase_uri = "mysql://app:hunter2@db:3306/shop"\n' +
+          '[databases.reporting]\nprovider = "postgresql"\ndatabase_uri = "postgresql://app:hunter2@db:70000/reporting"\n' +
+          '[brokers.default]\nprovider = "redis"\nuri = "amqp://guest:hunter2@127.0.0.1:5672"\n' +
+          '[brokers.events]\nprovider = "nats"\nuri = "not a uri"\n' +
+          '[brokers.jobs]\nprovider = "rabbitmq"\nuri = "amqp://my host:5672"\n',
+      },
+      { linkCore: false },
+    );
+    const { code, stdout, stderr } = await runCli(['config', 'check'], { cwd });
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toContain('(6 problems)');
+    expect(stderr).toContain('module: must be a path relative to this file, e.g. module = "src/domain.ts" (got "")');
+    expect(stderr).toContain('databases.default.database_uri: must be a URI starting with postgresql:// or postgres://, not mysql://');
+    expect(stderr).toContain(
+      'databases.reporting.database_uri: has a port that is not a whole number from 1 to 65535, e.g. postgresql://app@localhost:5432/shop (got "postgresql://app:***@db:70000/reporting")',
+    );
+    expect(stderr).toContain('brokers.default.uri: must be a URI starting with redis:// or rediss://, not amqp://, e.g. redis://localhost:6379/0');
+    expect(stderr).toContain('brokers.events.uri: must be a URI starting with nats:// or tls://, e.g. nats://localhost:4222 (got "not a uri")');
+    expect(stderr).toContain('brokers.jobs.uri: has a host that is no hostname or IP address');
+    expect(stderr).not.toContain('hunter2');
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('PROTEAN_ENV=toString is a missing environment, not a crash', async () => {
     const cwd = tempProject({ 'domain.toml': '[server]\nmessages_per_tick = 5\n' }, { linkCore: false });
     const { code, stderr } = await runCli(['config', 'check'], { cwd, env: { PROTEAN_ENV: 'toString' } });

@@ -6,13 +6,21 @@
 import { describeValue, type DatabaseSettings, type ProviderSettingsSpec } from '@protean-ts/core';
 import { PostgresSettingsError } from './postgres-settings.error.js';
 
+// Unquoted-identifier characters, at most 63 (PostgreSQL's NAMEDATALEN - 1); `pg_…` is reserved for system schemas.
+const SCHEMA_NAME = /^(?!pg_)[A-Za-z_][A-Za-z0-9_$]{0,62}$/;
+
 /**
  * The keys a postgresql `[databases.<name>]` table adds to the common ones (`database_uri`,
  * `pool_size`, `managed`), declared to the config loader at registration so a typo such as
  * `shema` is warned about by `config check` and at start, naming the file.
  */
 export const POSTGRES_DATABASE_SETTINGS: ProviderSettingsSpec = {
-  keys: { schema: { kind: 'string' }, debug: { kind: 'boolean' } },
+  keys: {
+    // Declared here, over the common `database_uri` string, so a mysql:// URI or a bad port is a problem `config check` reports.
+    database_uri: { kind: 'uri', schemes: ['postgresql', 'postgres'], example: 'postgresql://app@localhost:5432/shop' },
+    schema: { kind: 'string', format: { pattern: SCHEMA_NAME, expected: 'a plain PostgreSQL identifier (letters, digits and _, at most 63 characters, not starting with pg_), e.g. "shop"' } },
+    debug: { kind: 'boolean' },
+  },
   required: ['database_uri'],
 };
 /** Same bound as the config schema's `pool_size`: more connections than any server allows is a typo. */
@@ -30,7 +38,6 @@ export interface PostgresSettings {
   debug: boolean;
 }
 
-const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_$]{0,62}$/;
 const DEFAULT_POOL_SIZE = 10;
 
 export function readPostgresSettings(name: string, settings: DatabaseSettings): PostgresSettings {
@@ -53,7 +60,7 @@ export function readPostgresSettings(name: string, settings: DatabaseSettings): 
   }
   const schema = settings.schema ?? 'public';
   if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) {
-    throw new PostgresSettingsError(name, 'schema', `must be a plain PostgreSQL identifier (letters, digits, _), got ${describeValue(schema)}`);
+    throw new PostgresSettingsError(name, 'schema', `must be a plain PostgreSQL identifier (letters, digits, _; not starting with pg_), got ${describeValue(schema)}`);
   }
   const debug = settings.debug ?? false;
   if (typeof debug !== 'boolean') {

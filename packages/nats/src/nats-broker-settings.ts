@@ -13,10 +13,13 @@ export const NATS_DEFAULT_SUBJECT_PREFIX = 'protean';
 const MAX_MESSAGES = 1_000_000_000_000;
 const duration = (min: number) => ({ kind: 'integer', min, max: MAX_TIMER_MS }) as const;
 
+/** What `uri` must look like; the config loader checks it, so `config check` reports a wrong one. */
+const NATS_URI = { kind: 'uri', schemes: ['nats', 'tls'], example: 'nats://localhost:4222' } as const;
+
 /** The keys of a nats `[brokers.<name>]` table, declared to the config loader at registration. */
 export const NATS_BROKER_SETTINGS: ProviderSettingsSpec = {
   keys: {
-    uri: { kind: 'string' },
+    uri: NATS_URI,
     stream_prefix: { kind: 'string' },
     subject_prefix: { kind: 'string' },
     ack_wait_ms: duration(1_000),
@@ -64,7 +67,7 @@ const SUBJECT = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 export function readNatsBrokerSettings(name: string, settings: BrokerSettings): NatsBrokerSettings {
   const reader = new BrokerSettingsReader(name, settings);
   reader.onlyKeys(NATS_SETTING_KEYS);
-  const url = reader.uri('uri', ['nats', 'tls']);
+  const url = reader.uri('uri', NATS_URI.schemes);
   const uri = settings.uri as string;
   const streamPrefix = reader.string('stream_prefix', '');
   if (!NAME_PART.test(streamPrefix)) {

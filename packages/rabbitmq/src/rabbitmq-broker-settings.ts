@@ -19,15 +19,19 @@ const MAX_QUEUE_LENGTH = 1_000_000_000;
 const connectTimeout = { kind: 'integer', min: 1, max: MAX_TIMER_MS } as const;
 const statsInterval = { kind: 'integer', min: 1, max: MAX_TIMER_MS } as const;
 
+// What `uri` and `management_uri` must look like; the config loader checks them, so `config check` reports a wrong one.
+const AMQP_URI = { kind: 'uri', schemes: ['amqp', 'amqps'], example: 'amqp://app@localhost:5672/vhost' } as const;
+const MANAGEMENT_URI = { kind: 'uri', schemes: ['http', 'https'], example: 'http://localhost:15672' } as const;
+
 /** The keys of a rabbitmq `[brokers.<name>]` table, declared to the config loader at registration. */
 export const RABBITMQ_BROKER_SETTINGS: ProviderSettingsSpec = {
   keys: {
-    uri: { kind: 'string' },
+    uri: AMQP_URI,
     name_prefix: { kind: 'string' },
     maxlen: { kind: 'integer', min: 0, max: MAX_QUEUE_LENGTH },
     delivery_limit: { kind: 'integer', min: 1, max: 1_000_000 },
     connect_timeout_ms: connectTimeout,
-    management_uri: { kind: 'string' },
+    management_uri: MANAGEMENT_URI,
     management_stats_interval_ms: statsInterval,
   },
   required: ['uri'],
@@ -71,7 +75,7 @@ export function readRabbitMQBrokerSettings(name: string, settings: BrokerSetting
       'has no effect with provider "rabbitmq": RabbitMQ puts a stopped consumer\'s unacked messages back in their queue the moment its connection closes, and the poison limit is delivery_limit; remove the key',
     );
   }
-  const url = reader.uri('uri', ['amqp', 'amqps']);
+  const url = reader.uri('uri', AMQP_URI.schemes);
   const uri = settings.uri as string;
   const management = readManagementSettings(name, reader, settings);
   const passwords = [url.password, management ? new URL(settings.management_uri as string).password : ''].filter((p) => p !== '');
@@ -101,7 +105,7 @@ function readManagementSettings(name: string, reader: BrokerSettingsReader, sett
     }
     return null;
   }
-  const url = reader.uri('management_uri', ['http', 'https']);
+  const url = reader.uri('management_uri', MANAGEMENT_URI.schemes);
   const username = safeDecode(url.username);
   const password = safeDecode(url.password);
   url.username = '';

@@ -15,10 +15,13 @@ const MAX_STREAM_LENGTH = 1_000_000_000;
 const streamLength = { kind: 'integer', min: 0, max: MAX_STREAM_LENGTH } as const;
 const connectTimeout = { kind: 'integer', min: 1, max: MAX_TIMER_MS } as const;
 
+/** What `uri` must look like; the config loader checks it, so `config check` reports a wrong one. */
+const REDIS_URI = { kind: 'uri', schemes: ['redis', 'rediss'], example: 'redis://localhost:6379/0' } as const;
+
 /** The keys of a redis `[brokers.<name>]` table, declared to the config loader at registration. */
 export const REDIS_BROKER_SETTINGS: ProviderSettingsSpec = {
   keys: {
-    uri: { kind: 'string' },
+    uri: REDIS_URI,
     stream_prefix: { kind: 'string' },
     maxlen: streamLength,
     maxlen_hard: streamLength,
@@ -43,7 +46,7 @@ export interface RedisBrokerSettings {
 export function readRedisBrokerSettings(name: string, settings: BrokerSettings): RedisBrokerSettings {
   const reader = new BrokerSettingsReader(name, settings);
   reader.onlyKeys(REDIS_SETTING_KEYS);
-  const url = reader.uri('uri', ['redis', 'rediss']);
+  const url = reader.uri('uri', REDIS_URI.schemes);
   const uri = settings.uri as string;
   const maxlen = reader.integer('maxlen', REDIS_DEFAULT_MAXLEN, 0, MAX_STREAM_LENGTH);
   const maxlenHard = reader.integer('maxlen_hard', REDIS_DEFAULT_MAXLEN_HARD, 0, MAX_STREAM_LENGTH);

@@ -5,7 +5,8 @@
  */
 
 export type KeySpec =
-  | { kind: 'string' }
+  /** `format`: a text the value must match, with what it must be in words (e.g. "a plain PostgreSQL identifier"). */
+  | { kind: 'string'; format?: { pattern: RegExp; expected: string } }
   | { kind: 'boolean' }
   /** Numbers always carry both bounds: a value that large or small is a typo, never a setting. */
   | { kind: 'integer'; min: number; max: number }
@@ -15,6 +16,10 @@ export type KeySpec =
   | { kind: 'stringList' }
   /** An address to listen on: an IP address or a hostname. */
   | { kind: 'host' }
+  /** A connection URI of one of `schemes`, with a usable host and port (check-uri.ts); `example` shows the form. */
+  | { kind: 'uri'; schemes: readonly string[]; example: string }
+  /** A file path relative to domain.toml: neither blank nor holding a NUL character. */
+  | { kind: 'path'; example: string }
   /** A key nothing reads yet: any value is an error saying why, so no setting is accepted without effect. */
   | { kind: 'refused'; reason: string }
   /**
@@ -45,7 +50,7 @@ const positiveInt = count(1);
 export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
   kind: 'table',
   keys: {
-    module: { kind: 'string' },
+    module: { kind: 'path', example: 'src/domain.ts' },
     identity_strategy: { kind: 'enum', values: ['uuid', 'function'] },
     event_processing: { kind: 'enum', values: ['sync', 'async'] },
     command_processing: { kind: 'enum', values: ['sync', 'async'] },
@@ -78,7 +83,8 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
         provider: { kind: 'enum', values: ['memory', 'postgresql'] },
         database: { kind: 'string' },
         // A database of the store's own, entered as [databases.event_store]; excludes `database`.
-        database_uri: { kind: 'string' },
+        // Its provider can only be postgresql (`memory` is refused with it), whose URIs these are.
+        database_uri: { kind: 'uri', schemes: ['postgresql', 'postgres'], example: 'postgresql://app@localhost:5432/events' },
       },
     },
     snapshot_threshold: count(1),

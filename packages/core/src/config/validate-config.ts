@@ -9,6 +9,7 @@ import type { ConfigProblem } from './config-error.js';
 import type { DomainConfig } from './config-types.js';
 import { CONFIG_SCHEMA, CONNECTION_KEYS, type KeySpec, type ProviderSection } from './config-schema.js';
 import { addDedicatedEventStoreDatabase, checkEventStore } from './event-store-config.js';
+import { uriProblem } from './check-uri.js';
 import { isHost } from './is-host.js';
 import { providerSettings, type KnownProviders, type ProviderSettingsSpec } from './known-providers.js';
 import { describeValue } from './mask-secrets.js';
@@ -56,10 +57,22 @@ export function validateConfig(input: unknown, options: ValidateOptions): Valida
         problems.push({ path: at, message: `is not supported: ${spec.reason}` });
         return undefined;
       case 'string':
-        return typeof value === 'string' ? value : fail(at, 'must be a string', value);
+        if (typeof value !== 'string') return fail(at, 'must be a string', value);
+        return spec.format && !spec.format.pattern.test(value) ? fail(at, `must be ${spec.format.expected}`, value) : value;
       case 'host':
         if (typeof value === 'string' && isHost(value)) return value;
         return fail(at, 'must be an IP address (127.0.0.1, 0.0.0.0, ::1) or a hostname (localhost), without scheme or port', value);
+      case 'uri': {
+        if (typeof value !== 'string') return fail(at, 'must be a string', value);
+        // Empty: the provider's `required` check (or the event store's) says what to set.
+        const problem = value === '' ? undefined : uriProblem(value, spec);
+        return problem ? fail(at, problem, value) : value;
+      }
+      case 'path':
+        if (typeof value !== 'string') return fail(at, 'must be a string', value);
+        // An empty path resolves to the file's own folder; a NUL ends it early. Neither names a file.
+        if (value.trim() === '' || value.includes('\u0000')) return fail(at, `must be a path relative to this file, e.g. ${at} = "${spec.example}"`, value);
+        return value;
       case 'boolean': {
         const v = coerce(at, value, 'boolean');
         return typeof v === 'boolean' ? v : fail(at, 'must be true or false', value);

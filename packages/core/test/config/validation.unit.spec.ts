@@ -33,6 +33,9 @@ describe('config validation', () => {
     ['identity_strategy = "serial"', 'identity_strategy', 'must be one of "uuid", "function"'],
     ['enable_outbox = "yes"', 'enable_outbox', 'must be true or false (got "yes")'],
     ['module = 3', 'module', 'must be a string (got 3)'],
+    ['module = ""', 'module', 'must be a path relative to this file, e.g. module = "src/domain.ts" (got "")'],
+    ['module = "  "', 'module', 'must be a path relative to this file'],
+    ['module = "src/\\u0000.ts"', 'module', 'must be a path relative to this file'],
     ['server = 3', 'server', 'must be a table (got 3)'],
     ['[server]\ndefault_subscription_type = "polling"', 'server.default_subscription_type', 'must be one of "stream", "event_store" (got "polling")'],
     ['[server]\nmessages_per_tick = 0', 'server.messages_per_tick', 'must be an integer between 1 and 1000000 (got 0)'],
@@ -81,6 +84,12 @@ describe('config validation', () => {
       'event_store.provider',
       'is required with event_store.database_uri: set provider = "postgresql"',
     ],
+    [
+      '[event_store]\nprovider = "postgresql"\ndatabase_uri = "mysql://app:hunter2@db/events"',
+      'event_store.database_uri',
+      'must be a URI starting with postgresql:// or postgres://, not mysql://, e.g. postgresql://app@localhost:5432/events (got "mysql://app:***@db/events")',
+    ],
+    ['[event_store]\nprovider = "postgresql"\ndatabase_uri = "postgresql://db:70000/events"', 'event_store.database_uri', 'has a port that is not a whole number from 1 to 65535'],
     ['snapshot_threshold = 0', 'snapshot_threshold', 'must be an integer between 1 and 1000000 (got 0)'],
     ['snapshot_threshold = 1000001', 'snapshot_threshold', 'must be an integer between 1 and 1000000'],
     ['[server]\ndefault_subscription_type = "event_store"', 'server.default_subscription_type', 'is "event_store", but enable_outbox is true (its default)'],
@@ -185,6 +194,47 @@ describe('config validation', () => {
       path: 'brokers.default.max_pending',
       message: 'must be an integer between 1 and 1000 (got 0)',
     });
+  });
+});
+
+describe('connection URIs', () => {
+  // Declared as the postgresql and redis adapters declare theirs, so these tests need no adapter.
+  const URI_PROVIDERS = {
+    databases: ['sql'],
+    brokers: ['cache'],
+    settings: {
+      databases: { sql: { keys: { database_uri: { kind: 'uri', schemes: ['postgresql', 'postgres'], example: 'postgresql://app@localhost:5432/shop' } } } },
+      brokers: { cache: { keys: { uri: { kind: 'uri', schemes: ['redis', 'rediss'], example: 'redis://localhost:6379/0' } } } },
+    },
+  } as const;
+  const database = (uri: string) => `[databases.default]\nprovider = "sql"\ndatabase_uri = "${uri}"`;
+  const broker = (uri: string) => `[brokers.default]\nprovider = "cache"\nuri = "${uri}"`;
+
+  it.each([
+    [database('mysql://app:hunter2@db:3306/shop'), 'databases.default.database_uri', 'must be a URI starting with postgresql:// or postgres://, not mysql://'],
+    [database('postgresql://app:hunter2@db:0/shop'), 'databases.default.database_uri', 'has a port that is not a whole number from 1 to 65535'],
+    [database('postgresql://db:70000/shop'), 'databases.default.database_uri', '(got "postgresql://db:70000/shop")'],
+    [database('postgresql://db:fivefour/shop'), 'databases.default.database_uri', 'has a port that is not a whole number from 1 to 65535'],
+    // A "/" left in the password ends the authority early: what is left of it is never quoted.
+    [database('postgresql://app:hun/ter2@db/shop'), 'databases.default.database_uri', 'has a port that is not a whole number'],
+    [broker('not a uri'), 'brokers.default.uri', 'must be a URI starting with redis:// or rediss://, e.g. redis://localhost:6379/0 (got "not a uri")'],
+    [broker('amqp://guest:hunter2@localhost:5672'), 'brokers.default.uri', 'must be a URI starting with redis:// or rediss://, not amqp://'],
+    [broker('redis://my cache:6379'), 'brokers.default.uri', 'has a host that is no hostname or IP address'],
+  ])('%s → %s', (toml, path, message) => {
+    const problem = onlyProblem(toml, { providers: URI_PROVIDERS });
+    expect(problem.path).toBe(path);
+    expect(problem.message).toContain(message);
+    expect(problem.message).not.toMatch(/hunter2|hun\b/);
+  });
+
+  it.each([
+    database('postgresql://app:p@ss word@[::1]:5432/shop'),
+    database('postgres:///shop?host=/var/run/postgresql'),
+    database('postgresql://%2Fvar%2Frun%2Fpostgresql/shop'),
+    broker('rediss://:pw@cache.internal:6380/1'),
+    broker('redis://my_cache'),
+  ])('accepts %s', (toml) => {
+    expect(() => loadConfig({ configPath: tomlFile(toml), env: {}, providers: URI_PROVIDERS })).not.toThrow();
   });
 });
 
