@@ -11,6 +11,7 @@ export { sqlTransactionOf } from './sql-transaction-of.js';
 export { readPostgresSettings, type PostgresSettings } from './postgres-settings.js';
 export { DatabaseConnectionError } from './database-connection.error.js';
 export { PostgresSettingsError } from './postgres-settings.error.js';
+export { SchemaUnusableError } from './schema/schema-unusable.error.js';
 export { MappingError } from './mapping.error.js';
 // The PostgreSQL outbox store and table set-up (owned by the outbox work; see src/outbox/).
 export * from './outbox/index.js';

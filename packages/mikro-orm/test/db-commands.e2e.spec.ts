@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
 import { CLI_BIN, runCli } from '@protean-ts/cli/testing';
-import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';
+import { createTempDatabase, queryDatabase, SERVER_URI, type TempDatabase } from './support/temp-database.js';
 import { tempProject } from './support/temp-project.js';
 
 const up = await servicesUp(POSTGRES);
@@ -259,6 +259,50 @@ describe.skipIf(!up)('protean-ts db commands', { timeout: 120_000 }, () => {
   });
 });
 
+describe.skipIf(!up)('protean-ts db setup with a schema the role cannot use (issue 22)', { timeout: 120_000 }, () => {
+  it('names the key, the schema and the role, and what its owner would run, instead of "permission denied"', async () => {
+    const database = await createTempDatabase();
+    const role = `pt_limited_${Math.random().toString(36).slice(2, 10)}`;
+    await queryDatabase(database.uri, `CREATE ROLE ${role} LOGIN`);
+    await queryDatabase(database.uri, 'CREATE SCHEMA owned_elsewhere');
+    const project = (schema: string) =>
+      tempProject({
+        'domain.ts': DOMAIN,
+        'domain.toml': [
+          'module = "domain.ts"',
+          '[databases.reporting]',
+          'provider = "memory"',
+          '[databases.default]',
+          'provider = "postgresql"',
+          `database_uri = "${database.uri.replace('postgresql://postgres@', `postgresql://${role}@`)}"`,
+          `schema = "${schema}"`,
+          '',
+        ].join('\n'),
+      });
+    const owned = project('owned_elsewhere');
+    const missing = project('brand_new');
+    try {
+      const inOwned = await runCli(['db', 'setup'], { cwd: owned.root, env: { PROTEAN_LOG_LEVEL: 'warn' } });
+      expect(inOwned.code).toBe(1);
+      expect(inOwned.stderr).toContain(
+        `SchemaUnusableError: [databases.default] schema "owned_elsewhere" belongs to role "postgres", which has not granted role "${role}" USAGE and CREATE on it`,
+      );
+      expect(inOwned.stderr).toContain(`GRANT USAGE, CREATE ON SCHEMA "owned_elsewhere" TO "${role}"`);
+      const notCreatable = await runCli(['db', 'setup'], { cwd: missing.root, env: { PROTEAN_LOG_LEVEL: 'warn' } });
+      expect(notCreatable.code).toBe(1);
+      expect(notCreatable.stderr).toContain(
+        `SchemaUnusableError: [databases.default] schema "brand_new" does not exist and cannot be created (role "${role}" may not create schemas in this database)`,
+      );
+      expect(inOwned.stderr + notCreatable.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      owned.remove();
+      missing.remove();
+      await database.drop();
+      await queryDatabase(SERVER_URI, `DROP ROLE IF EXISTS ${role}`);
+    }
+  });
+});
+
 /** Runs the command with a pseudo-terminal (util-linux `script`), typing `input`. */
 function inTerminal(args: string[], input: string, cwd: string): Promise<{ code: number | null; output: string }> {
   const env: Record<string, string | undefined> = { ...process.env, PROTEAN_LOG_LEVEL: 'warn' };
@@ -289,9 +333,15 @@ describe('protean-ts db setup with a bad database_uri (issue 10: no secret print
     [
       'a key/value connection string',
       `database_uri = "host=127.0.0.1 password=${PASSWORD} dbname=shop"`,
-      'database_uri must be a URI starting with postgresql://',
+      // Refused when domain.toml is loaded (so `config check` says it too), before any connection.
+      'databases.default.database_uri: must be a URI starting with postgresql:// or postgres://, e.g. postgresql://app@localhost:5432/shop',
     ],
     ['a URI in a list', `database_uri = ["postgresql://postgres:${PASSWORD}@127.0.0.1/shop"]`, 'databases.default.database_uri: must be a string'],
+    [
+      'a schema name PostgreSQL reserves',
+      `database_uri = "postgresql://postgres:${PASSWORD}@127.0.0.1/shop"\nschema = "pg_shop"`,
+      'databases.default.schema: must be a plain PostgreSQL identifier (letters, digits and _, at most 63 characters, not starting with pg_), e.g. "shop" (got "pg_shop")',
+    ],
     [
       'a URI typed into pool_size',
       `database_uri = "postgresql://127.0.0.1/shop"\npool_size = "postgresql://postgres:${PASSWORD}@127.0.0.1/shop"`,

@@ -9,6 +9,14 @@ import { mikroOrmOptions } from '../connection/mikro-orm-options.js';
 import type { PostgresSettings } from '../postgres-settings.js';
 import type { SqlExecutor } from '../sql-executor.js';
 import { quoteIdent } from './column-naming.js';
+import { SchemaUnusableError } from './schema-unusable.error.js';
+
+/** Who runs the statements, and whether the configured schema exists (owner set) and lets them create tables. */
+interface NamespaceAccess {
+  role: string;
+  owner: string | null;
+  usable: boolean | null;
+}
 
 export class SchemaManager {
   constructor(
@@ -28,8 +36,49 @@ export class SchemaManager {
     };
   }
 
+  /**
+   * Creates the schema when it is missing, and checks this role may create tables in it. An
+   * existing schema is not created again: CREATE SCHEMA IF NOT EXISTS needs CREATE on the
+   * database even when the schema is there, which a role working in a schema granted to it lacks.
+   */
   async ensureNamespace(): Promise<void> {
-    await this.executor.execute(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.settings.schema)}`);
+    const { name, schema } = this.settings;
+    const { rows } = await this.executor.execute<NamespaceAccess>(
+      `SELECT current_user AS role, n.nspowner::regrole::text AS owner,
+              has_schema_privilege(n.oid, 'USAGE') AND has_schema_privilege(n.oid, 'CREATE') AS usable
+         FROM (SELECT 1) AS one LEFT JOIN pg_namespace n ON n.nspname = ?`,
+      [schema],
+    );
+    const access = rows[0]!;
+    if (access.owner === null) {
+      await this.createNamespace(access.role);
+    } else if (!access.usable) {
+      throw new SchemaUnusableError(
+        name,
+        schema,
+        `belongs to role "${access.owner}", which has not granted role "${access.role}" USAGE and CREATE on it, so no table can be made there; ` +
+          `have its owner run GRANT USAGE, CREATE ON SCHEMA ${quoteIdent(schema)} TO ${quoteIdent(access.role)}, or set [databases.${name}] schema to one of your own`,
+      );
+    }
+  }
+
+  private async createNamespace(role: string): Promise<void> {
+    const { name, schema } = this.settings;
+    try {
+      await this.executor.execute(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      // 42501: no CREATE on the database; 42939: a name PostgreSQL reserves (pg_…).
+      if (code !== '42501' && code !== '42939') throw error;
+      const why = code === '42501' ? `role "${role}" may not create schemas in this database` : 'PostgreSQL reserves that name';
+      throw new SchemaUnusableError(
+        name,
+        schema,
+        `does not exist and cannot be created (${why}); create it as a role that may (CREATE SCHEMA ${quoteIdent(schema)} AUTHORIZATION ${quoteIdent(role)}), ` +
+          `or set [databases.${name}] schema to an existing one this role may use`,
+        { cause: error },
+      );
+    }
   }
 
   /** Drops the tables that exist (children go with CASCADE); returns the ones dropped. */
