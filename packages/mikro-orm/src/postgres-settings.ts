@@ -18,7 +18,13 @@ export const POSTGRES_DATABASE_SETTINGS: ProviderSettingsSpec = {
   keys: {
     // Declared here, over the common `database_uri` string, so a mysql:// URI or a bad port is a problem `config check` reports.
     database_uri: { kind: 'uri', schemes: ['postgresql', 'postgres'], example: 'postgresql://app@localhost:5432/shop' },
-    schema: { kind: 'string', format: { pattern: SCHEMA_NAME, expected: 'a plain PostgreSQL identifier (letters, digits and _, at most 63 characters, not starting with pg_), e.g. "shop"' } },
+    schema: {
+      kind: 'string',
+      format: {
+        pattern: SCHEMA_NAME,
+        expected: 'a plain PostgreSQL identifier (letters, digits and _, at most 63 characters, not starting with pg_), e.g. "shop"',
+      },
+    },
     debug: { kind: 'boolean' },
   },
   required: ['database_uri'],
@@ -60,7 +66,11 @@ export function readPostgresSettings(name: string, settings: DatabaseSettings): 
   }
   const schema = settings.schema ?? 'public';
   if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) {
-    throw new PostgresSettingsError(name, 'schema', `must be a plain PostgreSQL identifier (letters, digits, _; not starting with pg_), got ${describeValue(schema)}`);
+    throw new PostgresSettingsError(
+      name,
+      'schema',
+      `must be a plain PostgreSQL identifier (letters, digits, _; not starting with pg_), got ${describeValue(schema)}`,
+    );
   }
   const debug = settings.debug ?? false;
   if (typeof debug !== 'boolean') {

@@ -148,7 +148,8 @@ async function replay(domain: Domain, io: CliIO, name: string, options: { id?: s
   let ids = available.map((l) => l.id);
   if (options.id) {
     const unknown = options.id.filter((id) => !ids.includes(id));
-    if (unknown.length) throw new CliError(`dlq replay: no dead letter ${echoIds(unknown)} for ${echoId(name)}; \`protean-ts dlq list\` with that target shows its ids`);
+    if (unknown.length)
+      throw new CliError(`dlq replay: no dead letter ${echoIds(unknown)} for ${echoId(name)}; \`protean-ts dlq list\` with that target shows its ids`);
     ids = options.id;
   }
   // Publishing an entry the broker could not decode would only dead-letter it again.

@@ -89,7 +89,11 @@ describe('config validation', () => {
       'event_store.database_uri',
       'must be a URI starting with postgresql:// or postgres://, not mysql://, e.g. postgresql://app@localhost:5432/events (got "mysql://app:***@db/events")',
     ],
-    ['[event_store]\nprovider = "postgresql"\ndatabase_uri = "postgresql://db:70000/events"', 'event_store.database_uri', 'has a port that is not a whole number from 1 to 65535'],
+    [
+      '[event_store]\nprovider = "postgresql"\ndatabase_uri = "postgresql://db:70000/events"',
+      'event_store.database_uri',
+      'has a port that is not a whole number from 1 to 65535',
+    ],
     ['snapshot_threshold = 0', 'snapshot_threshold', 'must be an integer between 1 and 1000000 (got 0)'],
     ['snapshot_threshold = 1000001', 'snapshot_threshold', 'must be an integer between 1 and 1000000'],
     ['[server]\ndefault_subscription_type = "event_store"', 'server.default_subscription_type', 'is "event_store", but enable_outbox is true (its default)'],
