@@ -10,7 +10,14 @@
  *   npm run bench:e2e [-- --broker nats|rabbitmq]
  *   env: BENCH_ORDERS (2000, per fast phase), BENCH_WORKERS (1,2,4), BENCH_ROUNDS (1),
  *        BENCH_RATE (10 orders/s), BENCH_RATE_SECONDS (30, length of the fixed-rate phase),
- *        BENCH_CONCURRENCY (32)
+ *        BENCH_CONCURRENCY (32), BENCH_PAYMENT_TIMEOUT (1h: SHOP_PAYMENT_TIMEOUT of every round)
+ *
+ * Beside orders/s and latency, each phase's cost: messages handled per second and per order,
+ * handling CPU per handled message (server rounds: the server process and its workers from
+ * /proc; in-process: this whole process, client included), commits and row updates per order
+ * (pg_stat_database of the round's database) and Redis commands per order (INFO commandstats,
+ * server-wide). Every order must end paid: the run stops, naming the counts, if one does not,
+ * and a phase where nothing moves for a minute stops it naming what it waited for.
  *
  * Needs PostgreSQL on 127.0.0.1:5432 and the broker's server (Redis on 6379, NATS on 4222, or
  * RabbitMQ on 5672 with `rabbitmqctl` on this machine); every round uses a database and a broker
@@ -33,6 +40,12 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const RATE = Number(process.env.BENCH_RATE ?? 10);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 30);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+// The longest a phase may take to settle; a slower one fails the run.
+const SETTLE_TIMEOUT_MS = 900_000;
+// The shop cancels an order whose payment has not come within SHOP_PAYMENT_TIMEOUT (5 s by
+// default). Orders queue here for minutes, so the timeout outlasts any phase: an order cancelled
+// all the same is a fault, and requireAllPaid stops the run on it.
+const PAYMENT_TIMEOUT = process.env.BENCH_PAYMENT_TIMEOUT ?? '1h';
 // One line per order, SKUs spread so that orders in flight together rarely share one: the
 // figures measure the framework, not stock contention.
 const SKUS = plentifulSkus(500);
@@ -40,14 +53,26 @@ const SKUS = plentifulSkus(500);
 const perSecond = (n: number) => `${n.toFixed(0).padStart(6)}/s`;
 const ms = (n: number) => `${n.toFixed(0).padStart(6)} ms`;
 const phase = (p: PhaseResult) => `${perSecond(p.throughput)} ${ms(p.p50)} ${ms(p.p99)}`;
+const fixed = (n: number, digits: number, width: number) => (Number.isNaN(n) ? '-' : n.toFixed(digits)).padStart(width);
+const costs = (p: PhaseResult) =>
+  `${p.handledPerSecond.toFixed(0)} handled/s, ${p.cpuPerHandledUs.toFixed(0)} µs CPU/handled, ${p.commitsPerOrder.toFixed(1)} commits/order`;
+const costColumns = (p: PhaseResult) =>
+  `${fixed(p.handledPerSecond, 0, 9)} ${fixed(p.handledPerOrder, 1, 13)} ${fixed(p.cpuPerHandledUs, 0, 14)} ${fixed(p.commitsPerOrder, 1, 13)} ${fixed(p.rowUpdatesPerOrder, 1, 18)} ${fixed(p.redisPerOrder, 1, 16)}`;
 
 /** The median of each figure over rounds. */
 function medianPhase(phases: readonly PhaseResult[]): PhaseResult {
+  const of = (key: Exclude<keyof PhaseResult, 'orders'>) => median(phases.map((p) => p[key]));
   return {
     orders: phases[0]!.orders,
-    throughput: median(phases.map((p) => p.throughput)),
-    p50: median(phases.map((p) => p.p50)),
-    p99: median(phases.map((p) => p.p99)),
+    throughput: of('throughput'),
+    p50: of('p50'),
+    p99: of('p99'),
+    handledPerSecond: of('handledPerSecond'),
+    handledPerOrder: of('handledPerOrder'),
+    cpuPerHandledUs: of('cpuPerHandledUs'),
+    commitsPerOrder: of('commitsPerOrder'),
+    rowUpdatesPerOrder: of('rowUpdatesPerOrder'),
+    redisPerOrder: of('redisPerOrder'),
   };
 }
 
@@ -56,12 +81,14 @@ async function main(): Promise<void> {
   // The shop's production-shape support (createProductionShop) reads the broker from SHOP_BROKER.
   const broker = brokerArgument();
   process.env.SHOP_BROKER = broker;
+  // Read where the manager runs: here for the baseline, and by the server's processes, which inherit this environment.
+  process.env.SHOP_PAYMENT_TIMEOUT = PAYMENT_TIMEOUT;
   console.log(
-    `bench/e2e: broker ${broker}; ${ORDERS} orders as fast as possible (client concurrency ${CONCURRENCY}), then ${RATE * RATE_SECONDS} at ${RATE}/s; workers ${WORKERS.join(', ')}; ${ROUNDS} round(s)`,
+    `bench/e2e: broker ${broker}; ${ORDERS} orders as fast as possible (client concurrency ${CONCURRENCY}), then ${RATE * RATE_SECONDS} at ${RATE}/s; workers ${WORKERS.join(', ')}; ${ROUNDS} round(s); payment timeout ${PAYMENT_TIMEOUT}`,
   );
 
-  const baseline = await syncBaseline(ORDERS, SKUS, CONCURRENCY);
-  console.log(`in-process baseline (Engine in this process, no broker server): ${phase(baseline)}`);
+  const baseline = await syncBaseline(ORDERS, SKUS, CONCURRENCY, SETTLE_TIMEOUT_MS);
+  console.log(`in-process baseline (Engine in this process, no broker server): ${phase(baseline)} | ${costs(baseline)}`);
 
   const results = new Map<number, RoundResult[]>(WORKERS.map((w) => [w, []]));
   for (let round = 1; round <= ROUNDS; round++) {
@@ -73,11 +100,12 @@ async function main(): Promise<void> {
         skus: SKUS,
         concurrency: CONCURRENCY,
         rate: RATE,
-        settleTimeoutMs: 900_000,
+        settleTimeoutMs: SETTLE_TIMEOUT_MS,
+        countRedis: broker === 'redis',
       });
       results.get(workers)!.push(result);
       console.log(
-        `round ${round}, server --workers ${workers}: fast ${phase(result.fast)} | ${RATE}/s ${phase(result.fixed)} | ${result.retries} handler retries`,
+        `round ${round}, server --workers ${workers}: fast ${phase(result.fast)} | ${RATE}/s ${phase(result.fixed)} | ${result.retries} handler retries | fast: ${costs(result.fast)}`,
       );
     }
   }
@@ -99,6 +127,13 @@ async function main(): Promise<void> {
       `${String(s.workers).padEnd(20)}  ${phase(s.fast)}  ${ms(s.fixed.p50)} ${ms(s.fixed.p99)}    ${scaling.padStart(6)}    ${vsBaseline.padStart(6)}`,
     );
   }
+  console.log('');
+  console.log('cost of the fast phase (CPU: the server process and its workers; in-process: this process, client included)');
+  console.log(`workers               handled/s handled/order CPU/handled µs commits/order row updates/order Redis cmds/order`);
+  console.log(`in-process          ${costColumns(baseline)}`);
+  for (const s of summary) console.log(`${String(s.workers).padEnd(20)}${costColumns(s.fast)}`);
+  console.log(`at ${RATE}/s`);
+  for (const s of summary) console.log(`${String(s.workers).padEnd(20)}${costColumns(s.fixed)}`);
 }
 
 await main();

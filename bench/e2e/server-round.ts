@@ -1,14 +1,19 @@
 /**
  * One round of the benchmark for N workers: a fresh shop (database, broker namespace, tables),
  * `protean-ts server --workers N`, then two phases of orders followed to their last handler
- * effect: as fast as the client can commit them, then at a fixed rate.
+ * effect: as fast as the client can commit them, then at a fixed rate. Handled messages come from
+ * the server's /metrics, CPU from /proc for the server process and its workers.
  */
 import { planOrders, seedCatalogue, sendOrders, type PlannedOrder } from '../../examples/shop/test/support/order-load.js';
 import { createProductionShop } from '../../examples/shop/test/support/production-shop.js';
 import { readProgress, waitUntilSettled } from '../../examples/shop/test/support/shop-effects.js';
 import { startShopServer } from '../../examples/shop/test/support/shop-server.js';
 import type { TempDatabase } from '../../examples/shop/test/support/temp-database.js';
+import { handledMessages, metricsUrl } from './handled-messages.js';
+import { requireAllPaid } from './order-outcomes.js';
+import { PhaseMeter, waitForPgStats, type HandlingProbe } from './phase-meter.js';
 import { phaseResult, type PhaseResult } from './phase-result.js';
+import { processTreeCpuMs } from './process-tree-cpu.js';
 
 export interface RoundOptions {
   workers: number;
@@ -22,6 +27,8 @@ export interface RoundOptions {
   /** Commands per second in the fixed-rate phase. */
   rate: number;
   settleTimeoutMs: number;
+  /** Count Redis commands (the broker is Redis). */
+  countRedis: boolean;
 }
 
 export interface RoundResult {
@@ -38,9 +45,13 @@ export async function serverRound(options: RoundOptions): Promise<RoundResult> {
     await seedCatalogue(options.skus);
     const server = await startShopServer(options.workers, shop.env);
     try {
+      const url = metricsUrl(server);
+      const probe: HandlingProbe = { handled: () => handledMessages(url), cpuMs: () => processTreeCpuMs(server.child.pid!) };
       const plan = (count: number) => planOrders(count, { skus: options.skus, maxLines: 1, mix: false });
-      const fast = await runPhase(shop.db, plan(options.orders), options, undefined);
-      const fixed = await runPhase(shop.db, plan(options.rateOrders), options, options.rate);
+      // The seeding's commits reach pg_stat_database before the first phase's opening reading.
+      await waitForPgStats();
+      const fast = await runPhase(shop.db, probe, plan(options.orders), options, undefined, `${options.workers} worker(s), fast phase`);
+      const fixed = await runPhase(shop.db, probe, plan(options.rateOrders), options, options.rate, `${options.workers} worker(s), ${options.rate}/s phase`);
       const retries = server.logs.filter((line) => line.msg === 'handler failed; retrying').length;
       return { workers: options.workers, fast, fixed, retries };
     } finally {
@@ -52,11 +63,24 @@ export async function serverRound(options: RoundOptions): Promise<RoundResult> {
   }
 }
 
-async function runPhase(db: TempDatabase, orders: PlannedOrder[], options: RoundOptions, ratePerSecond: number | undefined): Promise<PhaseResult> {
+async function runPhase(
+  db: TempDatabase,
+  probe: HandlingProbe,
+  orders: PlannedOrder[],
+  options: RoundOptions,
+  ratePerSecond: number | undefined,
+  phase: string,
+): Promise<PhaseResult> {
   // Phases share the database: this phase is settled once its orders are, on top of earlier ones.
   const before = (await readProgress(db)).settledOrders;
+  const meter = await PhaseMeter.start(db, probe, options.countRedis);
   const sent = await sendOrders(orders, { concurrency: options.concurrency, ratePerSecond });
-  await waitUntilSettled(db, before + orders.length, options.settleTimeoutMs);
+  let polls = 0;
+  await waitUntilSettled(db, before + orders.length, options.settleTimeoutMs, () => polls++).catch((error: unknown) => {
+    throw new Error(`${phase}: waiting for ${orders.length} orders to be paid or cancelled: ${(error as Error).message}`, { cause: error });
+  });
+  const costs = await meter.finish(polls);
+  await requireAllPaid(db, [...sent.keys()], phase);
   // Asynchronously, domain.process returns once the command is committed: the order starts there.
-  return phaseResult(db, new Map([...sent].map(([id, t]) => [id, t.processedAt])));
+  return phaseResult(db, new Map([...sent].map(([id, t]) => [id, t.processedAt])), costs);
 }

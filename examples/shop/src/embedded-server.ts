@@ -46,6 +46,11 @@ export class EmbeddedServer {
     }
   }
 
+  /** Messages the Engine's subscriptions have handled since it started (bench/e2e reads it). */
+  handledMessages(): number {
+    return this.engine.subscriptionStatuses().reduce((sum, status) => sum + status.handled, 0);
+  }
+
   stop(): Promise<void> {
     return this.engine.stop();
   }
