@@ -107,12 +107,14 @@ describe('config validation', () => {
 
   it('rejects an unknown database or broker provider, listing the known ones and suggesting the closest', () => {
     const problems = problemsOf('[databases.default]\nprovider = "postgres"\n[brokers.default]\nprovider = "rabbit"');
+    // Test files of this project run in shared workers, and some register providers of their own
+    // (adapters register globally, for the process): they may be listed between the built-ins.
     expect(problems).toEqual([
       {
         path: 'databases.default.provider',
-        message: expect.stringMatching(/unknown provider "postgres"; known: memory, postgresql.*Did you mean "postgresql"\?/),
+        message: expect.stringMatching(/unknown provider "postgres"; known: memory, (.+, )?postgresql .*Did you mean "postgresql"\?/),
       },
-      { path: 'brokers.default.provider', message: expect.stringMatching(/unknown provider "rabbit"; known: inline, redis/) },
+      { path: 'brokers.default.provider', message: expect.stringMatching(/unknown provider "rabbit"; known: inline, (.+, )?redis/) },
     ]);
   });
 
