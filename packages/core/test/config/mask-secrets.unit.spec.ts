@@ -20,12 +20,16 @@ describe('maskSecrets', () => {
   it('masks URI passwords and secret-named keys without touching the original', () => {
     const file = tomlFile(
       '[databases.default]\nprovider = "postgresql"\ndatabase_uri = "postgresql://app:s3cret@db/shop"\n' +
-        '[brokers.default]\nprovider = "redis"\nuri = "redis://:hunter2@cache:6379"\npassword = "hunter2"\napi_key = "k"',
+        '[brokers.default]\nprovider = "vault_bus"\nuri = "redis://:hunter2@cache:6379"\npassword = "hunter2"\napi_key = "k"',
     );
-    const { config } = loadConfig({ configPath: file, env: {} });
+    // A provider of this test's own, declaring these keys: a built-in adapter that another test file
+    // of the same worker loaded would have declared its own keys, and dropped unknown ones.
+    const keys = { uri: { kind: 'string' }, password: { kind: 'string' }, api_key: { kind: 'string' } } as const;
+    const providers = { brokers: ['vault_bus'], settings: { databases: {}, brokers: { vault_bus: { keys, required: [] } } } };
+    const { config } = loadConfig({ configPath: file, env: {}, providers });
     const masked = maskSecrets(config);
     expect(masked.databases.default!.database_uri).toBe('postgresql://app:***@db/shop');
-    expect(masked.brokers.default).toEqual({ provider: 'redis', uri: 'redis://:***@cache:6379', password: '***', api_key: '***' });
+    expect(masked.brokers.default).toEqual({ provider: 'vault_bus', uri: 'redis://:***@cache:6379', password: '***', api_key: '***' });
     expect(config.databases.default!.database_uri).toBe('postgresql://app:s3cret@db/shop');
   });
 
