@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RedisBroker } from '@protean-ts/redis';
 import { waitForArrivals, type ArrivalWatcher, type BenchBroker } from './bench-broker.js';
+import { deleteRedisKeys } from '../redis-keys.js';
 
 const URI = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -29,12 +30,7 @@ export function redisBenchBroker(): BenchBroker {
     },
     async drop(prefix) {
       const redis = new Redis(URI);
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-        if (keys.length) await redis.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
+      await deleteRedisKeys(redis, prefix);
       redis.disconnect();
     },
   };

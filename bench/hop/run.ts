@@ -24,6 +24,7 @@ import { prefill } from './prefill.js';
 import { RawHop } from './raw-hop.js';
 import { profiled } from './round-profiler.js';
 import { installCounters, perMessage, since, snapshot, total, type Traffic } from './round-counters.js';
+import { deleteRedisKeys } from '../redis-keys.js';
 
 const REDIS_URI = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20_000);
@@ -207,19 +208,10 @@ async function main(): Promise<void> {
     await hopDomain.close().catch(() => undefined);
     await Promise.allSettled(stopping);
     await pool?.end();
-    await deleteKeys(redis, prefix);
+    await deleteRedisKeys(redis, prefix);
     redis.disconnect();
     await db.drop();
   }
-}
-
-async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    if (keys.length) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
 }
 
 await main();

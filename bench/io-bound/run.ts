@@ -21,6 +21,7 @@ import '@protean-ts/redis';
 import { createStreamSubscription } from '@protean-ts/server';
 import { IO_WAIT_MS, ioDomain, RemoteCaller, Source } from './io-domain.js';
 import { prefill } from './prefill.js';
+import { deleteRedisKeys } from '../redis-keys.js';
 
 const REDIS_URI = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '1,8,32').split(',').map(Number);
@@ -135,19 +136,10 @@ async function main(): Promise<void> {
   } finally {
     await ioDomain.close().catch(() => undefined);
     await pool?.end();
-    await deleteKeys(redis, prefix);
+    await deleteRedisKeys(redis, prefix);
     redis.disconnect();
     await db.drop();
   }
-}
-
-async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    if (keys.length) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
 }
 
 await main();
