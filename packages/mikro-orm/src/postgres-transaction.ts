@@ -31,6 +31,7 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
   private released = false;
   private fork: { em: SqlEntityManager; trx: Knex.Transaction } | undefined;
   private readonly turns = new ConnectionTurns();
+  private readonly committedCallbacks = new Set<() => void>();
 
   private constructor(
     readonly providerName: string,
@@ -67,6 +68,16 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
 
   qualify(table: string): string {
     return qualifiedName(this.schemaName, table);
+  }
+
+  /**
+   * Runs `callback` once this transaction has committed and its connection is back in the pool
+   * (never on rollback). Registering the same function twice runs it once. It must not throw:
+   * the commit has happened, so there is no one left to tell.
+   */
+  afterCommit(callback: () => void): void {
+    this.assertActive('register an after-commit callback');
+    this.committedCallbacks.add(callback);
   }
 
   /**
@@ -115,6 +126,7 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
     } finally {
       await this.finish();
     }
+    for (const callback of this.committedCallbacks) callback();
   }
 
   /** Idempotent, so cleanup paths may always call it. */

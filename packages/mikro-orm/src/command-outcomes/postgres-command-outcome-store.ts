@@ -13,7 +13,7 @@ import type {
   CommandOutcomeStore,
   ProviderTransaction,
 } from '@protean-ts/core';
-import type { SqlDatabase, SqlExecutor } from '../sql-executor.js';
+import type { ExecuteOptions, SqlDatabase, SqlExecutor } from '../sql-executor.js';
 import { transactionExecutor } from '../transaction-executor.js';
 import { COMMAND_OUTCOMES_TABLE } from './command-outcomes-table.js';
 
@@ -32,6 +32,9 @@ interface OutcomeRow {
 /** A claim that found its key taken, but the holder's row gone (cleaned up meanwhile) is tried again this often. */
 const CLAIM_ATTEMPTS = 3;
 
+// Claim and complete run once per processed command: parsed and planned once per connection.
+const PREPARED: ExecuteOptions = { prepare: true };
+
 export class PostgresCommandOutcomeStore implements CommandOutcomeStore {
   readonly table: string;
 
@@ -45,6 +48,7 @@ export class PostgresCommandOutcomeStore implements CommandOutcomeStore {
       const inserted = await sql.execute(
         `INSERT INTO ${this.table} (command_id, command_type, idempotency_key, status) VALUES (?, ?, ?, 'pending') ON CONFLICT DO NOTHING RETURNING command_id`,
         [claim.commandId, claim.commandType, claim.idempotencyKey],
+        PREPARED,
       );
       if (inserted.rowCount > 0) return { claimed: true };
       const existing = claim.idempotencyKey === null ? null : await this.byKey(sql, claim.idempotencyKey);
@@ -67,6 +71,7 @@ export class PostgresCommandOutcomeStore implements CommandOutcomeStore {
       `UPDATE ${this.table} SET status = ?, result = ?::jsonb, error_name = ?, error_message = ?, completed_at = now()
 WHERE command_id = ? AND (? = 'succeeded' OR status <> 'succeeded')`,
       [...params, commandId, outcome.status],
+      PREPARED,
     );
     return updated.rowCount > 0;
   }
@@ -89,12 +94,12 @@ SELECT count(*)::integer AS n FROM gone`,
   }
 
   private async byKey(sql: SqlExecutor, key: string): Promise<CommandOutcomeRecord | null> {
-    const { rows } = await sql.execute<OutcomeRow>(`SELECT * FROM ${this.table} WHERE idempotency_key = ?`, [key]);
+    const { rows } = await sql.execute<OutcomeRow>(`SELECT * FROM ${this.table} WHERE idempotency_key = ?`, [key], PREPARED);
     return rows[0] ? recordOf(rows[0]) : null;
   }
 
   private async byId(sql: SqlExecutor, commandId: string): Promise<CommandOutcomeRecord | null> {
-    const { rows } = await sql.execute<OutcomeRow>(`SELECT * FROM ${this.table} WHERE command_id = ?`, [commandId]);
+    const { rows } = await sql.execute<OutcomeRow>(`SELECT * FROM ${this.table} WHERE command_id = ?`, [commandId], PREPARED);
     return rows[0] ? recordOf(rows[0]) : null;
   }
 }

@@ -80,6 +80,8 @@ export class PostgresInboxStore implements InboxStore {
   }
 }
 
+// Every inbox text is fixed per table (values travel as parameters), and `enter` runs once or
+// more per handled message: prepared, PostgreSQL parses and plans each once per connection.
 async function run<R = Record<string, unknown>>(executor: SqlExecutor, statement: { sql: string; params: unknown[] }): Promise<R[]> {
-  return (await executor.execute<R>(statement.sql, statement.params)).rows;
+  return (await executor.execute<R>(statement.sql, statement.params, { prepare: true })).rows;
 }

@@ -1,12 +1,10 @@
 /**
- * One statement numbers and writes all rows of a commit and queues the NOTIFY that wakes the
- * processors. Each (broker, key) counter row is bumped by its number of rows and stays locked
- * until commit, so sequences are gapless and follow commit order; the sequence is stamped into
- * the envelope's `position` too. PostgreSQL delivers a NOTIFY only when its transaction commits,
- * so a listener never hears of rows it cannot see yet, and a rollback wakes nobody.
+ * One statement numbers and writes all rows of a commit. Each (broker, key) counter row is bumped
+ * by its number of rows and stays locked until commit, so sequences are gapless and follow commit
+ * order; the sequence is stamped into the envelope's `position` too. It does not NOTIFY: the
+ * relays are woken after the commit (append-signal.ts says why).
  */
 import type { NewOutboxRow } from '@protean-ts/core';
-import { OUTBOX_CHANNEL } from './outbox-table.js';
 import type { SqlValue } from './sql-params.js';
 
 // The text depends only on the table names: built once per table, not per commit.
@@ -36,10 +34,10 @@ export function appendRowsSql(table: string, positionsTable: string, rows: reado
     sql = appendText(table, positionsTable);
     texts.set(cacheKey, sql);
   }
-  return { sql, params: [payload, OUTBOX_CHANNEL, table] };
+  return { sql, params: [payload] };
 }
 
-/** Parameters, in order: the rows as jsonb, the NOTIFY channel, the table name (its payload). */
+/** One parameter: the rows as jsonb. Returns the number of rows written. */
 function appendText(table: string, positionsTable: string): string {
   return `WITH r AS MATERIALIZED (
   SELECT * FROM ROWS FROM (jsonb_to_recordset(?::jsonb) AS (message_id text, stream_name text,
@@ -77,5 +75,5 @@ inserted AS (
   ORDER BY n.ord
   RETURNING 1
 )
-SELECT pg_notify(?, ?) WHERE EXISTS (SELECT 1 FROM inserted)`;
+SELECT count(*)::integer AS appended FROM inserted`;
 }

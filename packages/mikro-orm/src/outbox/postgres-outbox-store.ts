@@ -20,6 +20,7 @@ import {
 import type { SqlDatabase } from '../sql-executor.js';
 import { transactionExecutor } from '../transaction-executor.js';
 import { appendRowsSql } from './append-rows.sql.js';
+import { AppendSignal } from './append-signal.js';
 import { claimBatchSql } from './claim-batch.sql.js';
 import { InvalidOutboxRequestError } from './invalid-outbox-request.error.js';
 import { cancelScheduledSql, cleanupBatchSql, countsSql, listSql, promoteDueSql, retrySql } from './maintenance.sql.js';
@@ -38,10 +39,12 @@ export class PostgresOutboxStore implements OutboxStore {
   // Where the next claim of each broker starts its walk over partition keys: round-robin, so
   // every key with work is visited within one lap however many keys there are.
   private readonly cursors = new Map<string, string>();
+  private readonly signal: AppendSignal;
 
   constructor(private readonly db: SqlDatabase) {
     this.table = db.qualify(OUTBOX_TABLE);
     this.positionsTable = db.qualify(OUTBOX_POSITIONS_TABLE);
+    this.signal = new AppendSignal(db, this.table);
   }
 
   async append(tx: ProviderTransaction, rows: readonly NewOutboxRow[]): Promise<void> {
@@ -50,10 +53,15 @@ export class PostgresOutboxStore implements OutboxStore {
     validateOutboxRows(rows);
     const { sql, params } = appendRowsSql(this.table, this.positionsTable, rows);
     try {
-      await executor.execute(sql, params);
+      await executor.execute(sql, params, { prepare: true });
     } catch (error) {
       throw duplicateMessage(error, rows) ?? error;
     }
+    const committable = tx as ProviderTransaction & { afterCommit?: (callback: () => void) => void };
+    // Registered once per transaction however many appends it makes (the same function).
+    if (typeof committable.afterCommit === 'function') committable.afterCommit(this.signal.committed);
+    // A transaction that cannot say when it commits: notify inside it, delivered at its commit.
+    else await executor.execute('SELECT pg_notify(?, ?)', [OUTBOX_CHANNEL, this.table]);
   }
 
   async claimBatch(request: ClaimRequest): Promise<OutboxRow[]> {
@@ -169,10 +177,16 @@ export class PostgresOutboxStore implements OutboxStore {
   }
 
   async onAppended(listener: () => void): Promise<() => Promise<void>> {
+    // This process's commits wake the listener directly; other processes' through NOTIFY.
+    const removeLocal = this.signal.addLocalListener(listener);
     // Every schema's outbox shares the channel; the payload says which table grew.
-    return this.db.listen(OUTBOX_CHANNEL, (payload) => {
+    const unlisten = await this.db.listen(OUTBOX_CHANNEL, (payload) => {
       if (payload === this.table) listener();
     });
+    return async () => {
+      removeLocal();
+      await unlisten();
+    };
   }
 
   private async deleteInBatches(status: 'published' | 'abandoned', before: Date, batchSize: number): Promise<number> {

@@ -1,0 +1,108 @@
+/**
+ * How the PostgreSQL outbox wakes relays after a commit (src/outbox/append-signal.ts): relays of
+ * the committing process at once, other processes through NOTIFY sent after the commit, coalesced
+ * so that a burst of commits does not send one NOTIFY each. "Another process" here is a second
+ * provider on its own pool and LISTEN connection, and a plain pg client listening on the channel.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POSTGRES, RowFactory, servicesUp } from '@protean-ts/core/testing';
+import { OUTBOX_CHANNEL, PostgresProvider } from '../src/index.js';
+import { createTempDatabase, type TempDatabase } from './support/temp-database.js';
+
+const up = await servicesUp(POSTGRES);
+const COMMITS = 30;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.skipIf(!up)('PostgreSQL outbox: waking relays after a commit', () => {
+  let db: TempDatabase;
+  let producer: PostgresProvider;
+  let otherProcess: PostgresProvider;
+  let listener: pg.Client;
+  const notifications: string[] = [];
+  const rows = new RowFactory();
+
+  beforeAll(async () => {
+    db = await createTempDatabase('outbox_signal');
+    producer = new PostgresProvider('default', { provider: 'postgresql', database_uri: db.uri, managed: true, pool_size: 8 });
+    otherProcess = new PostgresProvider('default', { provider: 'postgresql', database_uri: db.uri, managed: true, pool_size: 2 });
+    await producer.connect();
+    await otherProcess.connect();
+    await producer.setupOutbox();
+    listener = new pg.Client({ connectionString: db.uri });
+    await listener.connect();
+    listener.on('notification', (message) => {
+      if (message.channel === OUTBOX_CHANNEL) notifications.push(message.payload ?? '');
+    });
+    await listener.query(`LISTEN ${OUTBOX_CHANNEL}`);
+  });
+  afterAll(async () => {
+    await listener?.end();
+    await producer?.close();
+    await otherProcess?.close();
+    await db?.drop();
+  });
+
+  async function appendAndCommit(key: string): Promise<void> {
+    const tx = await producer.begin();
+    await producer.outbox.append(tx, [rows.row(key, 1)]);
+    await tx.commit();
+  }
+
+  async function until(condition: () => boolean, what: string): Promise<void> {
+    for (let i = 0; i < 250 && !condition(); i++) await sleep(20);
+    expect(condition(), what).toBe(true);
+  }
+
+  it("wakes the committing process's relay directly, and another process's through NOTIFY", async () => {
+    let local = 0;
+    let remote = 0;
+    const stopLocal = await producer.outbox.onAppended(() => (local += 1));
+    const stopRemote = await otherProcess.outbox.onAppended(() => (remote += 1));
+    try {
+      const tx = await producer.begin();
+      await producer.outbox.append(tx, [rows.row('direct', 1)]);
+      let localBeforeCommit = -1;
+      await tx.commit().then(() => (localBeforeCommit = local));
+      // The direct wake-up runs as part of commit() returning, before any NOTIFY round trip.
+      expect(localBeforeCommit).toBeGreaterThanOrEqual(1);
+      await until(() => remote >= 1, 'the other process heard of the commit');
+      const payloadOf = producer.outbox.table;
+      expect(notifications).toContain(payloadOf);
+    } finally {
+      await stopLocal();
+      await stopRemote();
+    }
+  });
+
+  it('sends fewer NOTIFYs than commits when commits come in a burst, and the last commit is always signalled', async () => {
+    notifications.length = 0;
+    let remote = 0;
+    const stopRemote = await otherProcess.outbox.onAppended(() => (remote += 1));
+    try {
+      await Promise.all(Array.from({ length: COMMITS }, (_, i) => appendAndCommit(`burst-${i}`)));
+      await until(() => notifications.length >= 1 && remote >= 1, 'the burst was signalled');
+      // A NOTIFY asked for while one is on its way goes out after it: give it time to arrive.
+      await sleep(300);
+      expect(notifications.length).toBeGreaterThanOrEqual(1);
+      expect(notifications.length).toBeLessThan(COMMITS);
+      const heard = notifications.length;
+      // A commit after the burst has settled is signalled on its own.
+      await appendAndCommit('after-burst');
+      await until(() => notifications.length > heard, 'the commit after the burst was signalled');
+    } finally {
+      await stopRemote();
+    }
+  });
+
+  it('a rolled-back transaction sends no NOTIFY', async () => {
+    await sleep(200);
+    notifications.length = 0;
+    const tx = await producer.begin();
+    await producer.outbox.append(tx, [rows.row('rolled-back', 1)]);
+    await tx.rollback();
+    await sleep(300);
+    expect(notifications).toEqual([]);
+  });
+});
