@@ -3,7 +3,7 @@
  * configuration and the domain, so each command file stays about its own work.
  */
 import path from 'node:path';
-import { loadConfigWithAdapters, type Domain, type LoadedConfig } from '@protean-ts/core';
+import type { Domain, LoadedConfig } from '@protean-ts/core';
 import { locateDomainModule, requireDomainModule, type DomainLocation } from './locate-domain.js';
 
 export interface GlobalOptions {
@@ -69,9 +69,10 @@ export function createCliContext(options: { globals: () => GlobalOptions; cwd?: 
       })),
     loadConfig: () => {
       const { config } = options.globals();
-      if (config) return loadConfigWithAdapters({ configPath: path.resolve(cwd, config), env });
-      const location = options.globals().domain ? locateDomainModule(locateOptions()) : null;
-      return loadConfigWithAdapters({ searchFrom: location ? path.dirname(location.file) : cwd, env });
+      const location = !config && options.globals().domain ? locateDomainModule(locateOptions()) : null;
+      const from = config ? { configPath: path.resolve(cwd, config) } : { searchFrom: location ? path.dirname(location.file) : cwd };
+      // Imported on first use, like the domain: a usage error or --help never needs @protean-ts/core.
+      return import('@protean-ts/core').then(({ loadConfigWithAdapters }) => loadConfigWithAdapters({ ...from, env }));
     },
   };
   return context;

@@ -1,5 +1,6 @@
 /** The protean-ts command line, as a library: build or run the program, and the pieces command files share. */
-export { main, buildProgram, type MainOptions } from './main.js';
+export { main, type MainOptions } from './main.js';
+export { buildProgram } from './build-program.js';
 export { createCliContext, type CliContext, type CliIO, type GlobalOptions } from './cli-context.js';
 export { COMMAND_GROUPS, type CommandGroup } from './commands/index.js';
 export { CliError, ExitCode, reportError } from './errors.js';

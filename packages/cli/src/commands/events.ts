@@ -9,7 +9,7 @@ import { CliError, ExitCode } from '../cli-error.js';
 import type { CliContext, CliIO } from '../cli-context.js';
 import { echoId, requiredId } from '../user-supplied-ids.js';
 import type { CommandGroup } from './command-group.js';
-import { subscriptions, type SubscriptionsOptions } from './events-subscriptions.js';
+import type { SubscriptionsOptions } from './events-subscriptions.js';
 
 const PAGE_SIZE = 1000;
 
@@ -59,7 +59,11 @@ export const registerEventsCommands: CommandGroup = (program, context) => {
     .description('Event-store subscriptions: the worker holding each lease, the saved cursor, events behind it, dead letters')
     .option('--max-count <n>', 'count events behind a cursor up to this many', whole('--max-count', 1), 100_000)
     .option('--json', 'print JSON')
-    .action((options: SubscriptionsOptions) => withStore(context, (store, domain) => subscriptions(store, domain, context.io, options)));
+    .action(async (options: SubscriptionsOptions) => {
+      // Imported here: only `events subscriptions` needs @protean-ts/server (its subscription plan).
+      const { subscriptions } = await import('./events-subscriptions.js');
+      return withStore(context, (store, domain) => subscriptions(store, domain, context.io, options));
+    });
 };
 
 export async function withStore(context: CliContext, work: (store: EventStore, domain: Domain) => Promise<void>): Promise<void> {
