@@ -11,20 +11,26 @@
  * committed, so a listener never looks for rows it cannot see yet. Polling stays the safety net
  * (a process killed between its commit and the NOTIFY).
  */
+import { randomUUID } from 'node:crypto';
 import { getLogger } from '@protean-ts/core';
 import type { SqlDatabase } from '../sql-executor.js';
 import { OUTBOX_CHANNEL } from './outbox-table.js';
 
 const NOTIFY_SQL = 'SELECT pg_notify(?, ?)';
 
+/** Between the table and the sender in a NOTIFY payload (a qualified table name holds no newline). */
+const SENDER_SEPARATOR = '\n';
+
 export class AppendSignal {
+  /** Names this signal in its NOTIFY payloads, so its own listeners, woken directly, skip them. */
+  private readonly sender = randomUUID();
   private readonly localListeners = new Set<() => void>();
   private sending = false;
   private again = false;
 
   constructor(
     private readonly db: SqlDatabase,
-    /** The qualified outbox table: the NOTIFY payload, since every schema's outbox shares the channel. */
+    /** The qualified outbox table, in the NOTIFY payload: every schema's outbox shares the channel. */
     private readonly table: string,
   ) {}
 
@@ -33,6 +39,16 @@ export class AppendSignal {
     for (const listener of this.localListeners) listener();
     this.notifyOtherProcesses();
   };
+
+  /**
+   * Whether a NOTIFY payload announces rows of this table from another sender (an older
+   * version's payload, the table name alone, counts as another sender).
+   */
+  announcesOthersRows(payload: string): boolean {
+    const cut = payload.lastIndexOf(SENDER_SEPARATOR);
+    if (cut < 0) return payload === this.table;
+    return payload.slice(0, cut) === this.table && payload.slice(cut + 1) !== this.sender;
+  }
 
   /** Listeners of this process, woken at once on this process's commits. */
   addLocalListener(listener: () => void): () => void {
@@ -53,7 +69,7 @@ export class AppendSignal {
     try {
       do {
         this.again = false;
-        await this.db.execute(NOTIFY_SQL, [OUTBOX_CHANNEL, this.table], { prepare: true });
+        await this.db.execute(NOTIFY_SQL, [OUTBOX_CHANNEL, `${this.table}${SENDER_SEPARATOR}${this.sender}`], { prepare: true });
       } while (this.again);
     } catch (error) {
       // The rows are committed; relays that missed the signal find them on their next poll.

@@ -179,9 +179,10 @@ export class PostgresOutboxStore implements OutboxStore {
   async onAppended(listener: () => void): Promise<() => Promise<void>> {
     // This process's commits wake the listener directly; other processes' through NOTIFY.
     const removeLocal = this.signal.addLocalListener(listener);
-    // Every schema's outbox shares the channel; the payload says which table grew.
+    // Every schema's outbox shares the channel; the payload says which table grew, and who
+    // committed: this store's own commits woke the listener already.
     const unlisten = await this.db.listen(OUTBOX_CHANNEL, (payload) => {
-      if (payload === this.table) listener();
+      if (this.signal.announcesOthersRows(payload)) listener();
     });
     return async () => {
       removeLocal();
