@@ -10,6 +10,7 @@ export { PostgresTransaction } from './postgres-transaction.js';
 export { sqlTransactionOf } from './sql-transaction-of.js';
 export { readPostgresSettings, type PostgresSettings } from './postgres-settings.js';
 export { DatabaseConnectionError } from './database-connection.error.js';
+export { PoolExhaustedError } from './connection/pool-exhausted.error.js';
 export { PostgresSettingsError } from './postgres-settings.error.js';
 export { SchemaUnusableError } from './schema/schema-unusable.error.js';
 export { MappingError } from './mapping.error.js';

@@ -551,7 +551,10 @@ export class OutboxProcessor {
     const first = this.currentState !== 'database-unavailable';
     if (this.currentState === 'running' || this.currentState === 'database-unavailable') this.currentState = 'database-unavailable';
     const fields = { operation: what, error: message(error), ...(retryInMs === undefined ? {} : { retryInMs }) };
-    if (first) this.log.error('database unreachable; the outbox processor will retry', fields);
+    // A pool whose connections are all busy is load, not an outage: worth a warning, not an ERROR.
+    if ((error as Error | undefined)?.name === 'PoolExhaustedError')
+      this.log.warn('no database connection free in time; the outbox processor will retry', fields);
+    else if (first) this.log.error('database unreachable; the outbox processor will retry', fields);
     else this.log.warn('database still unreachable', fields);
   }
 

@@ -8,10 +8,13 @@ import { DatabaseConnectionError } from '../database-connection.error.js';
 import type { PostgresSettings } from '../postgres-settings.js';
 import { knexLog, mikroOrmOptions } from './mikro-orm-options.js';
 import type { PgConnection } from './pg-connection.js';
+import { PoolExhaustedError } from './pool-exhausted.error.js';
 
 interface KnexClient {
   acquireConnection(): Promise<PgConnection>;
   releaseConnection(connection: PgConnection): Promise<unknown>;
+  /** tarn's pool: how many connections are lent out now. */
+  pool?: { numUsed(): number } | null;
 }
 
 // A new connection waits at most this long for the server; an unreachable host fails fast.
@@ -62,6 +65,11 @@ export class ConnectionPool {
     try {
       return await this.knexClient.acquireConnection();
     } catch (error) {
+      // The acquire timeout ends both waits alike: for a busy pool, and for connections that
+      // cannot be created because the server is away. Only the first has every connection lent out.
+      if ((error as Error)?.name === 'KnexTimeoutError' && (this.knexClient.pool?.numUsed() ?? 0) >= this.settings.poolSize) {
+        throw new PoolExhaustedError(this.settings.name, this.settings.poolSize, CONNECT_TIMEOUT_MS);
+      }
       throw new DatabaseConnectionError(this.settings.name, this.settings.uri, error);
     }
   }
