@@ -1,7 +1,7 @@
 /**
  * Every command group of `protean-ts`, in help order, each imported only when needed: a command
  * line that names one group loads that group's file alone, so `info` never loads what `server`
- * or `dlq` import (@protean-ts/server and its metrics SDK). A new group is one file under
+ * imports (the Engine of @protean-ts/server and its metrics SDK). A new group is one file under
  * commands/ exporting a CommandGroup, plus one line here.
  */
 import type { CommandGroup } from './command-group.js';

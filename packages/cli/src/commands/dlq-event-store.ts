@@ -6,7 +6,7 @@
  * once the handler succeeded; a purge removes the letters without handling.
  */
 import { envelopeOf, withPosition, type Domain, type EventStore, type EventStoreDeadLetter } from '@protean-ts/core';
-import { errorText, eventStoreInboxName, type PlannedSubscription } from '@protean-ts/server';
+import { errorText, eventStoreInboxName, type PlannedSubscription } from '@protean-ts/server/operations';
 import { CliError } from '../cli-error.js';
 import type { CliIO } from '../cli-context.js';
 import { echoIds } from '../user-supplied-ids.js';

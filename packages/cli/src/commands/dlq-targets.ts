@@ -3,7 +3,7 @@
  * observatory's dead-letter actions, so both read, replay and purge the same letters.
  */
 import type { Broker, DeadLetter, Domain } from '@protean-ts/core';
-import { planSubscriptions, type PlannedSubscription } from '@protean-ts/server';
+import { planSubscriptions, type PlannedSubscription } from '@protean-ts/server/operations';
 import { CliError, ExitCode } from '../cli-error.js';
 import { echoId } from '../user-supplied-ids.js';
 

@@ -6,7 +6,7 @@
  */
 import { createInterface } from 'node:readline/promises';
 import type { Domain } from '@protean-ts/core';
-import { planSubscriptions, type PlannedSubscription } from '@protean-ts/server';
+import { planSubscriptions, type PlannedSubscription } from '@protean-ts/server/operations';
 import { CliError, ExitCode } from '../cli-error.js';
 import type { CliContext, CliIO } from '../cli-context.js';
 import { echoId, echoIds, requiredId } from '../user-supplied-ids.js';

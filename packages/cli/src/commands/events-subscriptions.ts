@@ -5,7 +5,7 @@
  * works against any running server.
  */
 import type { Domain, EventStore } from '@protean-ts/core';
-import { eventsBehind, planSubscriptions } from '@protean-ts/server';
+import { eventsBehind, planSubscriptions } from '@protean-ts/server/operations';
 import type { CliIO } from '../cli-context.js';
 
 export interface SubscriptionsOptions {

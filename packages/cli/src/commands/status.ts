@@ -6,7 +6,7 @@
  * what that means) and exits 1 at the timeout, naming what is left.
  */
 import Table from 'cli-table3';
-import { collectStatus, DrainWatch, type DrainProgress, type OutboxReport, type SubscriptionBacklog, type SystemStatus } from '@protean-ts/server';
+import { collectStatus, DrainWatch, type DrainProgress, type OutboxReport, type SubscriptionBacklog, type SystemStatus } from '@protean-ts/server/operations';
 import type { Domain } from '@protean-ts/core';
 import { CliError, ExitCode } from '../cli-error.js';
 import type { CliContext, CliIO } from '../cli-context.js';

@@ -3,7 +3,7 @@
  * subscription's letters, through the targets `protean-ts dlq` uses (commands/dlq-targets.ts).
  */
 import type { Domain } from '@protean-ts/core';
-import { planSubscriptions } from '@protean-ts/server';
+import { planSubscriptions } from '@protean-ts/server/operations';
 import { deadLettersOf, DLQ_READ_LIMIT, foreignGroups, type DlqTarget } from '../commands/dlq-targets.js';
 import { ObservatoryRequestError } from './request-error.js';
 

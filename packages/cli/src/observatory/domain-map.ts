@@ -4,7 +4,7 @@
  * types its handler answers, so a reader sees which handler listens to which stream.
  */
 import type { Domain } from '@protean-ts/core';
-import { planSubscriptions } from '@protean-ts/server';
+import { planSubscriptions } from '@protean-ts/server/operations';
 import { summarizeDomain, type DomainSummary } from '../commands/info.js';
 
 export interface MapSubscription {

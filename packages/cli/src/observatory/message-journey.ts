@@ -7,7 +7,7 @@
  */
 import type { Domain } from '@protean-ts/core';
 import { INBOX_CHECKPOINTS_TABLE, INBOX_PASSED_TABLE, OUTBOX_TABLE } from '@protean-ts/mikro-orm';
-import { planSubscriptions } from '@protean-ts/server';
+import { planSubscriptions } from '@protean-ts/server/operations';
 import { DLQ_READ_LIMIT } from '../commands/dlq-targets.js';
 import { inboxDatabase, outboxDatabases } from './sql-databases.js';
 

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import type { Domain } from '@protean-ts/core';
-import { collectStatus } from '@protean-ts/server';
+import { collectStatus } from '@protean-ts/server/operations';
 import { inspectDeadLetters, purgeDeadLetters, replayDeadLetters } from './dead-letters.js';
 import { domainMap } from './domain-map.js';
 import { messageJourney } from './message-journey.js';

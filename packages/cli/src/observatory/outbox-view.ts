@@ -4,7 +4,7 @@
  * the retry action, through the OutboxStore calls `protean-ts outbox list | retry` make.
  */
 import type { Domain, OutboxRow } from '@protean-ts/core';
-import type { OutboxReport } from '@protean-ts/server';
+import type { OutboxReport } from '@protean-ts/server/operations';
 import { ObservatoryRequestError } from './request-error.js';
 
 /** Rows shown per database and status: enough to act on, small enough to send every few seconds. */
