@@ -4,12 +4,16 @@
  * A NOTIFY queued inside a transaction makes PostgreSQL serialise that transaction's commit with
  * every other notifying commit (a global lock taken at commit): with one NOTIFY per appending
  * commit, about half of the busy backends were measured waiting on that lock (issue 23). So the
- * append statement does not notify. After the commit, relays in this process are woken directly,
- * and other processes hear one NOTIFY, sent on the pool in a transaction of its own; while one is
- * on its way, further commits only ask for one more after it, so a process sends at most one
- * NOTIFY per round trip however fast it commits. A NOTIFY is still sent only after the rows
- * committed, so a listener never looks for rows it cannot see yet. Polling stays the safety net
- * (a process killed between its commit and the NOTIFY).
+ * append statement does not notify. After the commit:
+ * - a process that relays this outbox itself (a server worker: its relays listen here) wakes its
+ *   relays directly and notifies no one: they publish what it committed, and waking the other
+ *   workers' relays too only made them race for the rows with empty claims;
+ * - a process that only writes (an application, a CLI command) sends one NOTIFY, on the pool in a
+ *   transaction of its own; while one is on its way, further commits only ask for one more after
+ *   it, so such a process sends at most one NOTIFY per round trip however fast it commits.
+ * A NOTIFY is sent only after the rows committed, so a listener never looks for rows it cannot see
+ * yet. Every relay still polls every `outbox.tick_interval`: the safety net for a process killed
+ * between its commit and the wake-up, and how idle relays join in on a backlog.
  */
 import { randomUUID } from 'node:crypto';
 import { getLogger } from '@protean-ts/core';
@@ -36,8 +40,11 @@ export class AppendSignal {
 
   /** Runs after a commit that appended rows (registered with the transaction's afterCommit). */
   readonly committed = (): void => {
+    if (this.localListeners.size === 0) {
+      this.notifyOtherProcesses();
+      return;
+    }
     for (const listener of this.localListeners) listener();
-    this.notifyOtherProcesses();
   };
 
   /**
