@@ -127,6 +127,15 @@ export abstract class EventStore {
   }
 
   /**
+   * The stream's last event (its position is the stream's version), or null when it has none: one
+   * read where `streamVersion` then `readStream` would be two. In `tx`, its own appends count.
+   */
+  async lastEvent(stream: string, tx?: ProviderTransaction): Promise<StoredEvent | null> {
+    this.check.stream('lastEvent', 'stream', stream);
+    return this._lastEvent(stream, tx);
+  }
+
+  /**
    * Keeps the snapshot, sealed with its checksum, unless the stream already has one of the same
    * or a later version (`replace`: whatever the stream has).
    */
@@ -154,6 +163,7 @@ export abstract class EventStore {
   /** The (transactionId, globalPosition) of the last committed event of distinct categories (null: of every stream), ignoring any horizon; null when none. */
   protected abstract _committedEnd(categories: readonly string[] | null): Promise<ReaderCursor | null>;
   protected abstract _streamVersion(stream: string, tx: ProviderTransaction | undefined): Promise<number>;
+  protected abstract _lastEvent(stream: string, tx: ProviderTransaction | undefined): Promise<StoredEvent | null>;
   /** Keeps the snapshot if the stream has none of the same or a later version, or whatever it has when `replace`. */
   protected abstract _saveSnapshot(snapshot: SealedSnapshot, tx: ProviderTransaction | undefined, replace: boolean): Promise<void>;
   protected abstract _latestSnapshot(stream: string, tx: ProviderTransaction | undefined): Promise<Snapshot | null>;

@@ -88,12 +88,10 @@ export async function runProcessManager(host: ProcessManagerHost, cls: ClassRef,
   const { store, provider } = host.stateStore();
   const tx = await uow.transactionFor(provider);
 
-  const version = await store.streamVersion(stream, tx);
-  let previous: ProcessManagerTransition | undefined;
-  if (version >= 0) {
-    const [last] = await store.readStream(stream, { from: version, limit: 1 }, tx);
-    previous = last?.data as unknown as ProcessManagerTransition | undefined;
-  }
+  // One read: the last transition is the state, and its position the version to append after.
+  const last = await store.lastEvent(stream, tx);
+  const version = last ? last.position : -1;
+  const previous = last?.data as unknown as ProcessManagerTransition | undefined;
   if (!previous && mark.options?.start !== true) return 'no-instance';
   if (previous?.completed) return 'already-completed';
 

@@ -93,6 +93,24 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
         expect((await store.readStream(stream)).map((e) => e.position)).toEqual([0, 1, 2, 3, 4]);
       });
 
+      it('lastEvent is the event at the stream version, null for an empty stream; a transaction sees its own appends', async () => {
+        const stream = f.stream();
+        expect(await store.lastEvent(stream)).toBeNull();
+        await append(stream, f.events(3), -1);
+        const last = await store.lastEvent(stream);
+        expect(last).toEqual((await store.readStream(stream, { from: 2 }))[0]);
+        expect(last!.position).toBe(await store.streamVersion(stream));
+        await inTransaction(
+          () => provider.begin(),
+          async (tx) => {
+            await store.append(tx, stream, f.events(1), { expectedVersion: 2 });
+            expect((await store.lastEvent(stream, tx))!.position).toBe(3);
+            expect((await store.lastEvent(stream))!.position).toBe(2);
+          },
+        );
+        expect((await store.lastEvent(stream))!.position).toBe(3);
+      });
+
       it('a stream without events has version -1; an append without check may start it', async () => {
         const stream = f.stream();
         expect(await store.streamVersion(stream)).toBe(-1);
@@ -374,6 +392,7 @@ export function describeEventStoreConformance(name: string, harness: EventStoreC
         for (const bad of ['', 'order-1', 'shop::order', 'shop::-1', '::order-1', 'shop::order-', 'sh op::order-1']) {
           await expect(store.readStream(bad)).rejects.toThrow(InvalidStreamNameError);
           await expect(store.streamVersion(bad)).rejects.toThrow(InvalidStreamNameError);
+          await expect(store.lastEvent(bad)).rejects.toThrow(InvalidStreamNameError);
         }
         for (const bad of ['', 'order', 'shop::order-1', '$any', 'shop::']) {
           await expect(store.readCategory(bad)).rejects.toThrow(InvalidStreamNameError);

@@ -25,7 +25,7 @@ import { transactionExecutor } from '../transaction-executor.js';
 import { appendEventsSql } from './append-events.sql.js';
 import { eventStoreTableNames, type EventStoreTableNames } from './event-store-tables.js';
 import { PostgresEventStoreSubscriptions } from './postgres-event-store-subscriptions.js';
-import { committedEndSql, readCategoriesSql, readCategorySql, readStreamSql, streamVersionSql, type EventRow } from './read-events.sql.js';
+import { committedEndSql, lastEventSql, readCategoriesSql, readCategorySql, readStreamSql, streamVersionSql, type EventRow } from './read-events.sql.js';
 import { latestSnapshotSql, saveSnapshotSql, type SnapshotRow } from './snapshots.sql.js';
 
 /** SQLSTATE of a transaction aborted to break a lock cycle. */
@@ -82,6 +82,12 @@ export class PostgresEventStore extends EventStore {
     const statement = streamVersionSql(this.tables, stream);
     const [row] = (await this.executor(tx).execute<{ version: string }>(statement.sql, statement.params, { prepare: true })).rows;
     return row ? Number(row.version) : -1;
+  }
+
+  protected async _lastEvent(stream: string, tx: ProviderTransaction | undefined): Promise<StoredEvent | null> {
+    const statement = lastEventSql(this.tables, stream);
+    const [row] = (await this.executor(tx).execute<EventRow>(statement.sql, statement.params, { prepare: true })).rows;
+    return row ? toStoredEvent(row) : null;
   }
 
   protected async _saveSnapshot(snapshot: SealedSnapshot, tx: ProviderTransaction | undefined, replace: boolean): Promise<void> {

@@ -113,6 +113,11 @@ ORDER BY e.transaction_id DESC, e.global_position DESC LIMIT 1`,
   };
 }
 
+/** The stream's last event: the (stream_name, position) index read backwards, one entry. */
+export function lastEventSql(t: EventStoreTableNames, stream: string): Statement {
+  return { sql: `SELECT ${COLUMNS} FROM ${t.events} e WHERE e.stream_name = ? ORDER BY e.position DESC LIMIT 1`, params: [stream] };
+}
+
 export function streamVersionSql(t: EventStoreTableNames, stream: string): Statement {
   return { sql: `SELECT version::text AS version FROM ${t.streams} WHERE stream_name = ?`, params: [stream] };
 }

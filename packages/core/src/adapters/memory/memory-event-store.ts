@@ -101,6 +101,13 @@ export class MemoryEventStore extends EventStore {
     return staged ? staged.baseVersion + staged.events.length : this.committedVersion(stream);
   }
 
+  protected async _lastEvent(stream: string, tx: ProviderTransaction | undefined): Promise<StoredEvent | null> {
+    const own = tx ? this.own(tx) : undefined;
+    const staged = this.stagedEvents(own, stream);
+    const last = staged.length ? staged[staged.length - 1] : this.streams.get(stream)?.at(-1);
+    return last ? copy(last) : null;
+  }
+
   protected async _saveSnapshot(snapshot: SealedSnapshot, tx: ProviderTransaction | undefined, replace: boolean): Promise<void> {
     if (!tx) return this.keepSnapshot(snapshot, replace);
     const staging = this.own(tx);
