@@ -22,6 +22,7 @@ export { runWorker, type RunWorkerOptions, type RunnableEngine } from './supervi
 export { runSupervisor } from './supervisor/run-supervisor.js';
 export { tagLogsWithWorker } from './supervisor/worker-log-tag.js';
 export { assertDistributable } from './supervisor/distribution-check.js';
+export { connectionBudgets, type ConnectionBudget } from './supervisor/connection-budget.js';
 export { currentWorkerId, WORKER_ID_ENV, type WorkerMessage } from './supervisor/worker-messages.js';
 export { NotDistributableError, type InProcessSetting } from './errors/not-distributable.error.js';
 export { logProcessWarnings } from './process-warnings.js';

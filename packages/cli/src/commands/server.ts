@@ -8,6 +8,7 @@ import path from 'node:path';
 import { getLogger } from '@protean-ts/core';
 import {
   assertDistributable,
+  connectionBudgets,
   currentWorkerId,
   NotDistributableError,
   DEFAULT_RESTART_POLICY,
@@ -97,6 +98,10 @@ async function supervise(context: CliContext, options: ServerOptions): Promise<n
   let metricsPath: string | null;
   try {
     assertDistributable(options.workers, domain.config.databases, domain.brokers.values());
+    // Each worker has its own pool: the sum is what PostgreSQL's max_connections must allow.
+    for (const budget of connectionBudgets(options.workers, domain.config.databases)) {
+      logger.info('database connections of all workers together, at most', { ...budget });
+    }
     const { host, port, metrics, metrics_path: path } = domain.config.server.health;
     health = { host, port };
     metricsPath = metrics ? path : null;
