@@ -154,7 +154,7 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
   }
 
   async setupSchema(schemas: AggregateSchema[], options: { outbox: boolean }): Promise<SchemaReport> {
-    const entities = schemas.flatMap((schema) => buildEntitySchemas(this.mappingFor(schema).model, this.settings.schema));
+    const entities = (await Promise.all(schemas.map((schema) => buildEntitySchemas(this.mappingFor(schema).model, this.settings.schema)))).flat();
     const report = await this.schemaManager().setup(entities);
     if (!options.outbox) return report;
     const outbox = await this.setupOutbox();

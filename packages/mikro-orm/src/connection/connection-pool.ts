@@ -3,7 +3,7 @@
  * `pool_size` connections). Transactions and auto-commit statements borrow raw connections from
  * it; MikroORM's own EntityManager and schema generator use the same pool.
  */
-import { MikroORM, type EntitySchema } from '@mikro-orm/postgresql';
+import type { EntitySchema, MikroORM } from '@mikro-orm/postgresql';
 import { DatabaseConnectionError } from '../database-connection.error.js';
 import type { PostgresSettings } from '../postgres-settings.js';
 import { knexLog, mikroOrmOptions } from './mikro-orm-options.js';
@@ -28,6 +28,9 @@ export class ConnectionPool {
 
   /** Creates the MikroORM instance and checks the database answers. */
   static async open(settings: PostgresSettings): Promise<ConnectionPool> {
+    // Imported on first connect, not with the package: commands that only read the
+    // configuration never pay for MikroORM, knex and the driver (see entity-schema-builder.ts).
+    const { MikroORM } = await import('@mikro-orm/postgresql');
     const orm = await MikroORM.init({
       ...mikroOrmOptions(settings),
       entities: [],

@@ -3,7 +3,7 @@
  * MikroORM's schema generator from the EntitySchemas, in update mode: missing tables and columns
  * are added, nothing is dropped, and a second run changes nothing.
  */
-import { MikroORM, type EntitySchema } from '@mikro-orm/postgresql';
+import type { EntitySchema } from '@mikro-orm/postgresql';
 import type { SchemaReport } from '@protean-ts/core';
 import { mikroOrmOptions } from '../connection/mikro-orm-options.js';
 import type { PostgresSettings } from '../postgres-settings.js';
@@ -113,6 +113,7 @@ export class SchemaManager {
    * covers the tables asked for and nothing else the provider's main instance has seen.
    */
   private async generate(entities: EntitySchema[]): Promise<void> {
+    const { MikroORM } = await import('@mikro-orm/postgresql');
     const orm = await MikroORM.init({ ...mikroOrmOptions(this.settings), entities, pool: { min: 0, max: 1 } });
     try {
       await orm.schema.updateSchema({ safe: true, dropTables: false, schema: this.settings.schema });
