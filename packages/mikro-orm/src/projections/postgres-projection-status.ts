@@ -4,7 +4,7 @@
  * transaction reads the mark (see ports/projection-status-store.ts).
  */
 import type { AggregateSchema, ProjectionState, ProjectionStatusStore, ProviderTransaction, ReaderCursor } from '@protean-ts/core';
-import type { SqlDatabase } from '../sql-executor.js';
+import type { ExecuteOptions, SqlDatabase } from '../sql-executor.js';
 import { transactionExecutor } from '../transaction-executor.js';
 
 export const PROJECTIONS_TABLE = 'protean_projections';
@@ -31,6 +31,8 @@ interface Row {
   rebuilt_through_position: string | null;
 }
 
+const PREPARED: ExecuteOptions = { prepare: true };
+
 export class PostgresProjectionStatus implements ProjectionStatusStore {
   private readonly table: string;
 
@@ -44,8 +46,14 @@ export class PostgresProjectionStatus implements ProjectionStatusStore {
   async holdForProjector(tx: ProviderTransaction, projection: string): Promise<boolean> {
     const sql = transactionExecutor(tx, this.db.providerName, 'The projection status', 'so a rebuild waits for the projector');
     return this.explainMissingTable(async () => {
-      await sql.execute(`INSERT INTO ${this.table} (projection) VALUES (?) ON CONFLICT DO NOTHING`, [projection]);
-      const { rows } = await sql.execute<{ rebuilding: boolean }>(`SELECT rebuilding FROM ${this.table} WHERE projection = ? FOR SHARE`, [projection]);
+      // Runs once per projector message: the row exists after a projection's first message, so
+      // the lock is one prepared statement; only a missing row costs the INSERT and a second read.
+      const hold = () => sql.execute<{ rebuilding: boolean }>(`SELECT rebuilding FROM ${this.table} WHERE projection = ? FOR SHARE`, [projection], PREPARED);
+      let { rows } = await hold();
+      if (rows.length === 0) {
+        await sql.execute(`INSERT INTO ${this.table} (projection) VALUES (?) ON CONFLICT DO NOTHING`, [projection], PREPARED);
+        ({ rows } = await hold());
+      }
       return rows[0]?.rebuilding === true;
     });
   }
