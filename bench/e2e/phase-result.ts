@@ -19,6 +19,8 @@ export interface PhaseResult {
   handledPerOrder: number;
   /** CPU of the handling processes per handled message, in µs (phase-meter.ts says which processes). */
   cpuPerHandledUs: number;
+  /** Statements of the round's database per order (pg_stat_statements); NaN when it is not loaded. */
+  statementsPerOrder: number;
   /** Commits of the round's database per order (pg_stat_database xact_commit, the harness's own reads taken out). */
   commitsPerOrder: number;
   /** Rows updated per order (pg_stat_database tup_updated). */
@@ -49,6 +51,7 @@ export async function phaseResult(db: TempDatabase, startedAt: ReadonlyMap<strin
     handledPerSecond: costs.handled / seconds,
     handledPerOrder: perOrder(costs.handled),
     cpuPerHandledUs: (costs.cpuMs * 1000) / costs.handled,
+    statementsPerOrder: costs.database.statements === null ? Number.NaN : perOrder(costs.database.statements),
     commitsPerOrder: perOrder(costs.database.commits),
     rowUpdatesPerOrder: perOrder(costs.database.rowsUpdated),
     redisPerOrder: costs.redisCommands === null ? Number.NaN : perOrder(costs.redisCommands),

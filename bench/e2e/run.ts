@@ -57,7 +57,7 @@ const fixed = (n: number, digits: number, width: number) => (Number.isNaN(n) ? '
 const costs = (p: PhaseResult) =>
   `${p.handledPerSecond.toFixed(0)} handled/s, ${p.cpuPerHandledUs.toFixed(0)} µs CPU/handled, ${p.commitsPerOrder.toFixed(1)} commits/order`;
 const costColumns = (p: PhaseResult) =>
-  `${fixed(p.handledPerSecond, 0, 9)} ${fixed(p.handledPerOrder, 1, 13)} ${fixed(p.cpuPerHandledUs, 0, 14)} ${fixed(p.commitsPerOrder, 1, 13)} ${fixed(p.rowUpdatesPerOrder, 1, 18)} ${fixed(p.redisPerOrder, 1, 16)}`;
+  `${fixed(p.handledPerSecond, 0, 9)} ${fixed(p.handledPerOrder, 1, 13)} ${fixed(p.cpuPerHandledUs, 0, 14)} ${fixed(p.statementsPerOrder, 1, 16)} ${fixed(p.commitsPerOrder, 1, 13)} ${fixed(p.rowUpdatesPerOrder, 1, 18)} ${fixed(p.redisPerOrder, 1, 16)}`;
 
 /** The median of each figure over rounds. */
 function medianPhase(phases: readonly PhaseResult[]): PhaseResult {
@@ -70,6 +70,7 @@ function medianPhase(phases: readonly PhaseResult[]): PhaseResult {
     handledPerSecond: of('handledPerSecond'),
     handledPerOrder: of('handledPerOrder'),
     cpuPerHandledUs: of('cpuPerHandledUs'),
+    statementsPerOrder: of('statementsPerOrder'),
     commitsPerOrder: of('commitsPerOrder'),
     rowUpdatesPerOrder: of('rowUpdatesPerOrder'),
     redisPerOrder: of('redisPerOrder'),
@@ -129,7 +130,7 @@ async function main(): Promise<void> {
   }
   console.log('');
   console.log('cost of the fast phase (CPU: the server process and its workers; in-process: this process, client included)');
-  console.log(`workers               handled/s handled/order CPU/handled µs commits/order row updates/order Redis cmds/order`);
+  console.log(`workers               handled/s handled/order CPU/handled µs statements/order commits/order row updates/order Redis cmds/order`);
   console.log(`in-process          ${costColumns(baseline)}`);
   for (const s of summary) console.log(`${String(s.workers).padEnd(20)}${costColumns(s.fast)}`);
   console.log(`at ${RATE}/s`);
