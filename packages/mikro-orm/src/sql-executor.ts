@@ -18,6 +18,9 @@ export interface ExecuteOptions {
   prepare?: boolean;
 }
 
+/** For a fixed text run over and over (most of the framework's own statements). */
+export const PREPARED: ExecuteOptions = { prepare: true };
+
 /** Runs SQL in one place: an open transaction, or the pool (auto-commit). */
 export interface SqlExecutor {
   /**
@@ -49,4 +52,9 @@ export interface SqlDatabase extends SqlExecutor {
 /** A unit-of-work transaction of a PostgreSQL provider: `execute` runs inside it. */
 export interface SqlTransaction extends SqlExecutor {
   readonly providerName: string;
+  /**
+   * Runs `callback` once the transaction has committed (never on rollback); the same function
+   * registered twice runs once. It must not throw: the commit has already happened.
+   */
+  afterCommit(callback: () => void): void;
 }

@@ -1,18 +1,18 @@
 /**
- * The unit of work's transaction as a SqlExecutor, for stores that write inside it (outbox,
+ * The unit of work's transaction as a SqlTransaction, for stores that write inside it (outbox,
  * inbox); a transaction of another provider is refused with the reason it matters.
  */
 import { TransactionStateError, type ProviderTransaction } from '@protean-ts/core';
-import type { SqlExecutor } from './sql-executor.js';
+import type { SqlTransaction } from './sql-executor.js';
 
 /** `store` names the caller ("the outbox"); `why` ends the message ("so the rows commit with the aggregate"). */
-export function transactionExecutor(tx: ProviderTransaction, providerName: string, store: string, why: string): SqlExecutor {
-  const executor = tx as ProviderTransaction & Partial<SqlExecutor>;
-  if (typeof executor?.execute !== 'function' || tx.providerName !== providerName) {
+export function transactionExecutor(tx: ProviderTransaction, providerName: string, store: string, why: string): SqlTransaction {
+  const executor = tx as ProviderTransaction & Partial<SqlTransaction>;
+  if (typeof executor?.execute !== 'function' || typeof executor.afterCommit !== 'function' || tx.providerName !== providerName) {
     throw new TransactionStateError(
       `${store} of PostgreSQL database "${providerName}" was given a transaction of "${tx?.providerName ?? 'unknown'}"; ` +
         `use a transaction opened by this provider, ${why}`,
     );
   }
-  return executor as SqlExecutor;
+  return executor as SqlTransaction;
 }

@@ -56,6 +56,28 @@ describe.skipIf(!up)('PostgreSQL transactions', () => {
     expect(await count()).toBe(0);
   });
 
+  it('runs afterCommit callbacks once each after the commit is visible, and never after a rollback', async () => {
+    const seen: number[] = [];
+    const tx = await provider.begin();
+    await tx.execute(`INSERT INTO ${table()} (body) VALUES (?)`, ['signalled']);
+    const visible = () => {
+      // Another connection reads the row: the callback runs after COMMIT, not before.
+      void count().then((n) => seen.push(n));
+    };
+    tx.afterCommit(visible);
+    tx.afterCommit(visible);
+    expect(seen).toEqual([]);
+    await tx.commit();
+    await expect.poll(() => seen).toEqual([1]);
+
+    let calledAfterRollback = false;
+    const rolledBack = await provider.begin();
+    rolledBack.afterCommit(() => (calledAfterRollback = true));
+    await rolledBack.rollback();
+    expect(calledAfterRollback).toBe(false);
+    expect(() => rolledBack.afterCommit(() => undefined)).toThrow(TransactionStateError);
+  });
+
   it('cannot be used once finished', async () => {
     const tx = await provider.begin();
     await tx.commit();

@@ -13,7 +13,7 @@ import type {
   CommandOutcomeStore,
   ProviderTransaction,
 } from '@protean-ts/core';
-import type { ExecuteOptions, SqlDatabase, SqlExecutor } from '../sql-executor.js';
+import { PREPARED, type SqlDatabase, type SqlExecutor } from '../sql-executor.js';
 import { transactionExecutor } from '../transaction-executor.js';
 import { COMMAND_OUTCOMES_TABLE } from './command-outcomes-table.js';
 
@@ -31,9 +31,6 @@ interface OutcomeRow {
 
 /** A claim that found its key taken, but the holder's row gone (cleaned up meanwhile) is tried again this often. */
 const CLAIM_ATTEMPTS = 3;
-
-// Claim and complete run once per processed command: parsed and planned once per connection.
-const PREPARED: ExecuteOptions = { prepare: true };
 
 export class PostgresCommandOutcomeStore implements CommandOutcomeStore {
   readonly table: string;

@@ -7,7 +7,7 @@
 import { ExpectedVersionError, UniqueViolationError } from '@protean-ts/core';
 import type { AggregateDao, Filter, QuerySpec } from '@protean-ts/core';
 import { isPgError } from '../connection/pg-connection.js';
-import type { ExecuteOptions, SqlExecutor } from '../sql-executor.js';
+import { PREPARED, type ExecuteOptions, type SqlExecutor } from '../sql-executor.js';
 import type { AggregateMapping } from './aggregate-mapping.js';
 import type { PlainObject, Row } from './row-mapper.js';
 
@@ -19,7 +19,6 @@ type PlainBuilder<T> = { fromPlain(plain: Record<string, unknown>, options?: { v
 const UNIQUE_VIOLATION = '23505';
 /** PostgreSQL accepts at most 65535 bound parameters per statement. */
 const MAX_PARAMS = 65_535;
-const PREPARED: ExecuteOptions = { prepare: true };
 /**
  * Statements whose text depends on how many child rows they carry are prepared only for small
  * counts: those repeat; one prepared statement per large count would only fill the connection.

@@ -5,7 +5,7 @@
  * checks and sets, so two workers asking at once get one lease between them.
  */
 import type { EventStoreDeadLetter, EventStoreSubscriptions, EventStoreSubscriptionState, ReaderCursor } from '@protean-ts/core';
-import type { SqlExecutor } from '../sql-executor.js';
+import { PREPARED, type SqlExecutor } from '../sql-executor.js';
 import { acquireSql, releaseSql, renewSql, saveCursorSql } from './subscriptions.sql.js';
 import type { SubscriptionTableNames } from './subscription-tables.js';
 
@@ -28,18 +28,18 @@ export class PostgresEventStoreSubscriptions implements EventStoreSubscriptions 
 
   async acquire(subscription: string, owner: string, leaseMs: number): Promise<ReaderCursor | null> {
     const statement = acquireSql(this.tables, subscription, owner, leaseMs);
-    const [row] = (await this.db.execute<{ transaction_id: string; global_position: string }>(statement.sql, statement.params, { prepare: true })).rows;
+    const [row] = (await this.db.execute<{ transaction_id: string; global_position: string }>(statement.sql, statement.params, PREPARED)).rows;
     return row ? { transactionId: Number(row.transaction_id), globalPosition: Number(row.global_position) } : null;
   }
 
   async renew(subscription: string, owner: string, leaseMs: number): Promise<boolean> {
     const statement = renewSql(this.tables, subscription, owner, leaseMs);
-    return (await this.db.execute(statement.sql, statement.params, { prepare: true })).rowCount > 0;
+    return (await this.db.execute(statement.sql, statement.params, PREPARED)).rowCount > 0;
   }
 
   async saveCursor(subscription: string, owner: string, cursor: ReaderCursor): Promise<boolean> {
     const statement = saveCursorSql(this.tables, subscription, owner, cursor);
-    return (await this.db.execute(statement.sql, statement.params, { prepare: true })).rowCount > 0;
+    return (await this.db.execute(statement.sql, statement.params, PREPARED)).rowCount > 0;
   }
 
   async release(subscription: string, owner: string): Promise<void> {

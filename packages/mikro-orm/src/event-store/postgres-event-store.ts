@@ -20,7 +20,7 @@ import {
   type StoredEvent,
   type StreamRead,
 } from '@protean-ts/core';
-import type { SqlDatabase, SqlExecutor } from '../sql-executor.js';
+import { PREPARED, type SqlDatabase, type SqlExecutor } from '../sql-executor.js';
 import { transactionExecutor } from '../transaction-executor.js';
 import { appendEventsSql } from './append-events.sql.js';
 import { eventStoreTableNames, type EventStoreTableNames } from './event-store-tables.js';
@@ -47,7 +47,7 @@ export class PostgresEventStore extends EventStore {
     const sql = this.inTransaction(tx);
     const statement = appendEventsSql(this.tables, stream, categoryOf(stream), events, expectedVersion);
     const [bumped] = (
-      await sql.execute<{ version: string }>(statement.sql, statement.params, { prepare: true }).catch((error: unknown) => {
+      await sql.execute<{ version: string }>(statement.sql, statement.params, PREPARED).catch((error: unknown) => {
         // Appends to several streams lock them in the order they are made; PostgreSQL breaks a cycle with another transaction.
         throw (error as { code?: unknown })?.code === DEADLOCK_DETECTED ? new AppendDeadlockError(stream, expectedVersion, error) : error;
       })
@@ -59,34 +59,34 @@ export class PostgresEventStore extends EventStore {
 
   protected async _readStream(stream: string, read: StreamRead, tx: ProviderTransaction | undefined): Promise<StoredEvent[]> {
     const statement = readStreamSql(this.tables, stream, read);
-    return (await this.executor(tx).execute<EventRow>(statement.sql, statement.params, { prepare: true })).rows.map(toStoredEvent);
+    return (await this.executor(tx).execute<EventRow>(statement.sql, statement.params, PREPARED)).rows.map(toStoredEvent);
   }
 
   protected async _readCategory(category: string, read: CategoryRead): Promise<StoredEvent[]> {
     const statement = readCategorySql(this.tables, category === ALL_STREAMS ? null : category, read);
-    return (await this.db.execute<EventRow>(statement.sql, statement.params, { prepare: true })).rows.map(toStoredEvent);
+    return (await this.db.execute<EventRow>(statement.sql, statement.params, PREPARED)).rows.map(toStoredEvent);
   }
 
   protected async _readCategories(categories: readonly string[], read: CategoryRead): Promise<StoredEvent[]> {
     const statement = readCategoriesSql(this.tables, categories, read);
-    return (await this.db.execute<EventRow>(statement.sql, statement.params, { prepare: true })).rows.map(toStoredEvent);
+    return (await this.db.execute<EventRow>(statement.sql, statement.params, PREPARED)).rows.map(toStoredEvent);
   }
 
   protected async _committedEnd(categories: readonly string[] | null): Promise<ReaderCursor | null> {
     const statement = committedEndSql(this.tables, categories);
-    const [row] = (await this.db.execute<{ transaction_id: string; global_position: string }>(statement.sql, statement.params, { prepare: true })).rows;
+    const [row] = (await this.db.execute<{ transaction_id: string; global_position: string }>(statement.sql, statement.params, PREPARED)).rows;
     return row ? { transactionId: Number(row.transaction_id), globalPosition: Number(row.global_position) } : null;
   }
 
   protected async _streamVersion(stream: string, tx: ProviderTransaction | undefined): Promise<number> {
     const statement = streamVersionSql(this.tables, stream);
-    const [row] = (await this.executor(tx).execute<{ version: string }>(statement.sql, statement.params, { prepare: true })).rows;
+    const [row] = (await this.executor(tx).execute<{ version: string }>(statement.sql, statement.params, PREPARED)).rows;
     return row ? Number(row.version) : -1;
   }
 
   protected async _lastEvent(stream: string, tx: ProviderTransaction | undefined): Promise<StoredEvent | null> {
     const statement = lastEventSql(this.tables, stream);
-    const [row] = (await this.executor(tx).execute<EventRow>(statement.sql, statement.params, { prepare: true })).rows;
+    const [row] = (await this.executor(tx).execute<EventRow>(statement.sql, statement.params, PREPARED)).rows;
     return row ? toStoredEvent(row) : null;
   }
 

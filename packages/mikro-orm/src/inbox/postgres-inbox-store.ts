@@ -4,7 +4,7 @@
  * commit together; a redelivery then finds its position taken and is skipped.
  */
 import { type InboxCleanup, type InboxEntry, type InboxStore, type InboxVerdict, type PositionPass, type ProviderTransaction } from '@protean-ts/core';
-import type { SqlDatabase, SqlExecutor } from '../sql-executor.js';
+import { PREPARED, type SqlDatabase, type SqlExecutor } from '../sql-executor.js';
 import { transactionExecutor } from '../transaction-executor.js';
 import { advanceSql, checkpointSql, cleanupSql, jumpSql, lookupSql, passSql, recordMessageSql, takePassedSql } from './inbox-statements.sql.js';
 import { INBOX_CHECKPOINTS_TABLE, INBOX_MESSAGES_TABLE, INBOX_PASSED_TABLE, type InboxTableNames } from './inbox-tables.js';
@@ -83,5 +83,5 @@ export class PostgresInboxStore implements InboxStore {
 // Every inbox text is fixed per table (values travel as parameters), and `enter` runs once or
 // more per handled message: prepared, PostgreSQL parses and plans each once per connection.
 async function run<R = Record<string, unknown>>(executor: SqlExecutor, statement: { sql: string; params: unknown[] }): Promise<R[]> {
-  return (await executor.execute<R>(statement.sql, statement.params, { prepare: true })).rows;
+  return (await executor.execute<R>(statement.sql, statement.params, PREPARED)).rows;
 }

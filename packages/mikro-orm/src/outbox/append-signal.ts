@@ -17,7 +17,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { getLogger } from '@protean-ts/core';
-import type { SqlDatabase } from '../sql-executor.js';
+import { PREPARED, type SqlDatabase } from '../sql-executor.js';
 import { OUTBOX_CHANNEL } from './outbox-table.js';
 
 const NOTIFY_SQL = 'SELECT pg_notify(?, ?)';
@@ -76,7 +76,7 @@ export class AppendSignal {
     try {
       do {
         this.again = false;
-        await this.db.execute(NOTIFY_SQL, [OUTBOX_CHANNEL, `${this.table}${SENDER_SEPARATOR}${this.sender}`], { prepare: true });
+        await this.db.execute(NOTIFY_SQL, [OUTBOX_CHANNEL, `${this.table}${SENDER_SEPARATOR}${this.sender}`], PREPARED);
       } while (this.again);
     } catch (error) {
       // The rows are committed; relays that missed the signal find them on their next poll.

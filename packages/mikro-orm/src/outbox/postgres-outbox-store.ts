@@ -17,7 +17,7 @@ import {
   type OutboxStore,
   type ProviderTransaction,
 } from '@protean-ts/core';
-import type { SqlDatabase } from '../sql-executor.js';
+import { PREPARED, type SqlDatabase } from '../sql-executor.js';
 import { transactionExecutor } from '../transaction-executor.js';
 import { appendRowsSql } from './append-rows.sql.js';
 import { AppendSignal } from './append-signal.js';
@@ -53,15 +53,12 @@ export class PostgresOutboxStore implements OutboxStore {
     validateOutboxRows(rows);
     const { sql, params } = appendRowsSql(this.table, this.positionsTable, rows);
     try {
-      await executor.execute(sql, params, { prepare: true });
+      await executor.execute(sql, params, PREPARED);
     } catch (error) {
       throw duplicateMessage(error, rows) ?? error;
     }
-    const committable = tx as ProviderTransaction & { afterCommit?: (callback: () => void) => void };
     // Registered once per transaction however many appends it makes (the same function).
-    if (typeof committable.afterCommit === 'function') committable.afterCommit(this.signal.committed);
-    // A transaction that cannot say when it commits: notify inside it, delivered at its commit.
-    else await executor.execute('SELECT pg_notify(?, ?)', [OUTBOX_CHANNEL, this.table]);
+    executor.afterCommit(this.signal.committed);
   }
 
   async claimBatch(request: ClaimRequest): Promise<OutboxRow[]> {

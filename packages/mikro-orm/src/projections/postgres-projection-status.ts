@@ -4,7 +4,7 @@
  * transaction reads the mark (see ports/projection-status-store.ts).
  */
 import type { AggregateSchema, ProjectionState, ProjectionStatusStore, ProviderTransaction, ReaderCursor } from '@protean-ts/core';
-import type { ExecuteOptions, SqlDatabase } from '../sql-executor.js';
+import { PREPARED, type SqlDatabase } from '../sql-executor.js';
 import { transactionExecutor } from '../transaction-executor.js';
 
 export const PROJECTIONS_TABLE = 'protean_projections';
@@ -30,8 +30,6 @@ interface Row {
   rebuilt_through_transaction: string | null;
   rebuilt_through_position: string | null;
 }
-
-const PREPARED: ExecuteOptions = { prepare: true };
 
 export class PostgresProjectionStatus implements ProjectionStatusStore {
   private readonly table: string;
