@@ -12,6 +12,7 @@ import type {
   EventStore,
   InboxStore,
   OutboxStore,
+  PartitionLeaseStore,
   ProviderTransaction,
   SchemaReport,
 } from '@protean-ts/core';
@@ -26,6 +27,7 @@ import { MappingError } from './mapping.error.js';
 import { COMMAND_OUTCOMES_TABLE, commandOutcomesDdl, PostgresCommandOutcomeStore } from './command-outcomes/index.js';
 import { inboxDdl, INBOX_CHECKPOINTS_TABLE, INBOX_MESSAGES_TABLE, INBOX_PASSED_TABLE, INBOX_TABLES, PostgresInboxStore } from './inbox/index.js';
 import { OUTBOX_POSITIONS_TABLE, OUTBOX_TABLE, PostgresOutboxStore, setupOutboxTable } from './outbox/index.js';
+import { partitionLeaseDdl, partitionLeaseTableNames, PARTITION_LEASE_TABLES, PostgresPartitionLeases } from './partitions/index.js';
 import { PostgresProjectionStatus, PROJECTIONS_TABLE, projectionsDdl } from './projections/postgres-projection-status.js';
 import { PostgresTransaction } from './postgres-transaction.js';
 import { readPostgresSettings, type PostgresSettings } from './postgres-settings.js';
@@ -50,6 +52,7 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
   private outboxStore: PostgresOutboxStore | undefined;
   private inboxStore: PostgresInboxStore | undefined;
   private outcomeStore: PostgresCommandOutcomeStore | undefined;
+  private partitionLeaseStore: PostgresPartitionLeases | undefined;
   private events: PostgresEventStore | undefined;
   /** Set by close(): nothing reopens the pool behind the caller's back until connect(). */
   private closed = false;
@@ -89,6 +92,12 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
   get inbox(): InboxStore {
     this.inboxStore ??= new PostgresInboxStore(this);
     return this.inboxStore;
+  }
+
+  /** The `protean_partition_*` tables of this database. */
+  get partitionLeases(): PartitionLeaseStore {
+    this.partitionLeaseStore ??= new PostgresPartitionLeases(this, this);
+    return this.partitionLeaseStore;
   }
 
   /** The `protean_command_outcomes` table of this database. */
@@ -161,7 +170,7 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
     return { created: [...report.created, ...outbox.created], existing: [...report.existing, ...outbox.existing] };
   }
 
-  /** The outbox, inbox, projection status and event store tables: what the server's relay and subscriptions need. */
+  /** The outbox, inbox, projection status, partition lease and event store tables: what the server's relay and subscriptions need. */
   async setupOutbox(): Promise<SchemaReport> {
     await this.schemaManager().ensureNamespace();
     const report = await setupOutboxTable(this);
@@ -183,6 +192,13 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
     const projections = await this.execute<{ present: boolean }>('SELECT to_regclass(?) IS NOT NULL AS present', [this.qualify(PROJECTIONS_TABLE)]);
     await this.execute(projectionsDdl(this.qualify(PROJECTIONS_TABLE)));
     (projections.rows[0]?.present === true ? report.existing : report.created).push(PROJECTIONS_TABLE);
+    const partitions: string[] = [];
+    for (const table of PARTITION_LEASE_TABLES) {
+      const found = await this.execute<{ present: boolean }>('SELECT to_regclass(?) IS NOT NULL AS present', [this.qualify(table)]);
+      if (found.rows[0]?.present === true) partitions.push(table);
+    }
+    for (const statement of partitionLeaseDdl(partitionLeaseTableNames((table) => this.qualify(table)))) await this.execute(statement);
+    for (const table of PARTITION_LEASE_TABLES) (partitions.includes(table) ? report.existing : report.created).push(table);
     const events = await this.setupEventStore();
     return { created: [...report.created, ...events.created], existing: [...report.existing, ...events.existing] };
   }
@@ -257,6 +273,7 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
       ...INBOX_TABLES,
       COMMAND_OUTCOMES_TABLE,
       PROJECTIONS_TABLE,
+      ...PARTITION_LEASE_TABLES,
       ...EVENT_STORE_TABLES,
     ];
   }

@@ -84,13 +84,13 @@ describe.skipIf(!up)('protean-ts db commands', { timeout: 120_000 }, () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`db setup: [databases.default] postgresql (postgresql://postgres:***@127.0.0.1:5432/${main.name}) …`);
     expect(result.stdout).toContain(
-      '  created: order, order_line, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters',
+      '  created: order, order_line, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_partition_members, protean_partition_leases, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters',
     );
     expect(result.stdout).toContain(
-      '  created: daily_sales, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters',
+      '  created: daily_sales, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_partition_members, protean_partition_leases, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters',
     );
     expect(result.stdout).toContain('db setup: [databases.legacy] skipped: managed = false');
-    expect(result.stdout).toContain('db setup: done: 2 databases set up, 27 tables created, 0 already present, 1 skipped (managed = false)');
+    expect(result.stdout).toContain('db setup: done: 2 databases set up, 31 tables created, 0 already present, 1 skipped (managed = false)');
     expect(result.stdout).not.toContain(PASSWORD);
     expect(await tables(main)).toEqual([
       'order',
@@ -105,6 +105,8 @@ describe.skipIf(!up)('protean-ts db commands', { timeout: 120_000 }, () => {
       'protean_inbox_passed',
       'protean_outbox',
       'protean_outbox_positions',
+      'protean_partition_leases',
+      'protean_partition_members',
       'protean_projections',
       'protean_snapshots',
     ]);
@@ -120,6 +122,8 @@ describe.skipIf(!up)('protean-ts db commands', { timeout: 120_000 }, () => {
       'protean_inbox_passed',
       'protean_outbox',
       'protean_outbox_positions',
+      'protean_partition_leases',
+      'protean_partition_members',
       'protean_projections',
       'protean_snapshots',
     ]);
@@ -130,9 +134,9 @@ describe.skipIf(!up)('protean-ts db commands', { timeout: 120_000 }, () => {
     const result = await cli(['setup']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      '  already present: order, order_line, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters',
+      '  already present: order, order_line, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_partition_members, protean_partition_leases, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters',
     );
-    expect(result.stdout).toContain('db setup: done: 2 databases set up, 0 tables created, 27 already present, 1 skipped (managed = false)');
+    expect(result.stdout).toContain('db setup: done: 2 databases set up, 0 tables created, 31 already present, 1 skipped (managed = false)');
   });
 
   it('db truncate refuses without -y when there is no terminal to ask on', async () => {
@@ -149,9 +153,9 @@ describe.skipIf(!up)('protean-ts db commands', { timeout: 120_000 }, () => {
     const result = await cli(['truncate', '-y']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      '  emptied: order, order_line, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters',
+      '  emptied: order, order_line, protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_partition_members, protean_partition_leases, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters',
     );
-    expect(result.stdout).toContain('db truncate: done: 2 databases emptied, 27 tables emptied, 1 skipped (managed = false)');
+    expect(result.stdout).toContain('db truncate: done: 2 databases emptied, 31 tables emptied, 1 skipped (managed = false)');
     expect((await queryDatabase(main.uri, 'SELECT id FROM "order"')).length).toBe(0);
     expect(await tables(main)).toEqual([
       'order',
@@ -166,6 +170,8 @@ describe.skipIf(!up)('protean-ts db commands', { timeout: 120_000 }, () => {
       'protean_inbox_passed',
       'protean_outbox',
       'protean_outbox_positions',
+      'protean_partition_leases',
+      'protean_partition_members',
       'protean_projections',
       'protean_snapshots',
     ]);
@@ -189,13 +195,15 @@ describe.skipIf(!up)('protean-ts db commands', { timeout: 120_000 }, () => {
       'protean_inbox_passed',
       'protean_outbox',
       'protean_outbox_positions',
+      'protean_partition_leases',
+      'protean_partition_members',
       'protean_projections',
       'protean_snapshots',
     ]);
 
     const accepted = await inTerminal(['db', 'drop'], 'y\n', project.root);
     expect(accepted.code).toBe(0);
-    expect(accepted.output).toContain('db drop: done: 2 databases dropped, 27 tables dropped, 1 skipped (managed = false)');
+    expect(accepted.output).toContain('db drop: done: 2 databases dropped, 31 tables dropped, 1 skipped (managed = false)');
     expect(await tables(main)).toEqual([]);
     expect(await tables(reporting)).toEqual([]);
   });
@@ -204,7 +212,7 @@ describe.skipIf(!up)('protean-ts db commands', { timeout: 120_000 }, () => {
     expect((await cli(['drop', '-y'])).code).toBe(0);
     const result = await cli(['setup-outbox']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('db setup-outbox: done: 2 databases set up, 24 tables created, 0 already present, 1 skipped (managed = false)');
+    expect(result.stdout).toContain('db setup-outbox: done: 2 databases set up, 28 tables created, 0 already present, 1 skipped (managed = false)');
     expect(await tables(main)).toEqual([
       'protean_command_outcomes',
       'protean_event_store_dead_letters',
@@ -216,6 +224,8 @@ describe.skipIf(!up)('protean-ts db commands', { timeout: 120_000 }, () => {
       'protean_inbox_passed',
       'protean_outbox',
       'protean_outbox_positions',
+      'protean_partition_leases',
+      'protean_partition_members',
       'protean_projections',
       'protean_snapshots',
     ]);
@@ -226,7 +236,7 @@ describe.skipIf(!up)('protean-ts db commands', { timeout: 120_000 }, () => {
     const result = await cli(['drop', '-y']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      '  dropped: protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters',
+      '  dropped: protean_outbox, protean_outbox_positions, protean_inbox_checkpoints, protean_inbox_passed, protean_inbox_messages, protean_command_outcomes, protean_projections, protean_partition_members, protean_partition_leases, protean_events, protean_event_streams, protean_snapshots, protean_event_store_subscriptions, protean_event_store_dead_letters',
     );
     expect(await tables(main)).toEqual([]);
     expect(await tables(reporting)).toEqual([]);
