@@ -170,6 +170,9 @@ export {
 } from './ports/event-store-records.js';
 export { MAX_LEASE_MS, type EventStoreSubscriptions, type EventStoreSubscriptionState, type EventStoreDeadLetter } from './ports/event-store-subscriptions.js';
 export { MemoryEventStoreSubscriptions } from './adapters/memory/memory-event-store-subscriptions.js';
+export { assignedPartitions, type PartitionLeaseStore, type PartitionLease, type PartitionClaim } from './ports/partition-leases.js';
+export { MemoryPartitionLeases } from './adapters/memory/memory-partition-leases.js';
+export { partitionOf, partitionStream, partitionStreams, PARTITION_SEPARATOR } from './messages/stream-partitions.js';
 export { snapshotChecksum } from './ports/snapshot-checksum.js';
 export { streamName, categoryOf, isEntityStream, isCategory, ALL_STREAMS } from './ports/stream-names.js';
 export { StreamVersionError } from './errors/stream-version.error.js';

@@ -93,6 +93,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export class OutboxProcessor {
   readonly name: string;
   readonly targetBroker: string;
+  /** Stream partitions on the target broker: `outbox.partitions` on the domain's own broker, 1 on an external one. */
+  readonly partitions: number;
   readonly workerId: string;
   private readonly store: OutboxStore;
   private readonly broker: Broker;
@@ -139,6 +141,8 @@ export class OutboxProcessor {
     this.broker = options.broker;
     this.targetBroker = options.broker.name;
     this.config = options.config;
+    // External consumers read the streams by their own names: only protean subscriptions read partitions.
+    this.partitions = this.targetBroker === options.config.broker ? (options.config.partitions ?? 1) : 1;
     this.workerId = options.workerId;
     this.lockMs = options.config.lock_seconds * 1000;
     // 0 means "poll as often as sensible": a floor keeps an idle processor from spinning on the database.
@@ -457,6 +461,7 @@ export class OutboxProcessor {
         this.broker,
         abandoned.map((p) => ({ row: p.row, error: p.update.error })),
         this.log,
+        this.partitions,
       );
     }
     for (const { row, update, attempt, delayMs, reason } of kept) {

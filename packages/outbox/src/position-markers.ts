@@ -4,9 +4,16 @@
  * instead of holding the key's later messages for `gap_timeout_seconds`. Best effort: a marker
  * that cannot be published leaves the gap timeout to do the same, later.
  */
+import { rowStream } from './publish-claimed.js';
 import { positionOf, positionPassedEnvelope, type Broker, type Logger, type OutboxRow } from '@protean-ts/core';
 
-export async function publishPositionMarkers(broker: Broker, abandoned: readonly { row: OutboxRow; error: string }[], log: Logger): Promise<void> {
+/** `partitions` as for publishClaimed: a marker goes to the partition its message would have. */
+export async function publishPositionMarkers(
+  broker: Broker,
+  abandoned: readonly { row: OutboxRow; error: string }[],
+  log: Logger,
+  partitions = 1,
+): Promise<void> {
   const markers = abandoned.flatMap(({ row, error }) => {
     const position = positionOf(row.envelope);
     if (!position) return [];
@@ -18,7 +25,7 @@ export async function publishPositionMarkers(broker: Broker, abandoned: readonly
       streamCategory: row.envelope?.metadata?.domain?.streamCategory ?? row.streamName,
       reason: `abandoned in the outbox: ${error}`,
     });
-    return [{ stream: row.streamName, envelope }];
+    return [{ stream: rowStream(row, partitions), envelope }];
   });
   if (markers.length === 0) return;
   try {

@@ -4,7 +4,7 @@
  * attempt). When the broker rejects the batch without saying which message was at fault, the
  * rows are sent one by one so only the faulty ones are charged an attempt.
  */
-import { BrokerBatchError, type Broker, type OutboxRow, type OutgoingMessage } from '@protean-ts/core';
+import { BrokerBatchError, partitionOf, partitionStream, type Broker, type OutboxRow, type OutgoingMessage } from '@protean-ts/core';
 import { isBrokerOutage } from './broker-outage.js';
 
 export interface PublishOutcome {
@@ -16,10 +16,15 @@ export interface PublishOutcome {
   outage: Error | null;
 }
 
-const toMessage = (row: OutboxRow): OutgoingMessage => ({ stream: row.streamName, envelope: row.envelope });
+/** The row's stream, or with `outbox.partitions` > 1 the partition of it its key hashes to. */
+export function rowStream(row: OutboxRow, partitions: number): string {
+  return partitions > 1 ? partitionStream(row.streamName, partitionOf(row.partitionKey, partitions)) : row.streamName;
+}
 
-export async function publishClaimed(broker: Broker, rows: readonly OutboxRow[]): Promise<PublishOutcome> {
+/** `partitions`: the stream partitions of this broker (`outbox.partitions`; 1 for an external broker). */
+export async function publishClaimed(broker: Broker, rows: readonly OutboxRow[], partitions = 1): Promise<PublishOutcome> {
   const outcome: PublishOutcome = { published: [], failed: [], unsent: [], outage: null };
+  const toMessage = (row: OutboxRow): OutgoingMessage => ({ stream: rowStream(row, partitions), envelope: row.envelope });
   try {
     await broker.publishBatch(rows.map(toMessage));
     outcome.published.push(...rows);
@@ -38,10 +43,15 @@ export async function publishClaimed(broker: Broker, rows: readonly OutboxRow[])
       return outcome;
     }
   }
-  return publishOneByOne(broker, rows, outcome);
+  return publishOneByOne(broker, rows, outcome, toMessage);
 }
 
-async function publishOneByOne(broker: Broker, rows: readonly OutboxRow[], outcome: PublishOutcome): Promise<PublishOutcome> {
+async function publishOneByOne(
+  broker: Broker,
+  rows: readonly OutboxRow[],
+  outcome: PublishOutcome,
+  toMessage: (row: OutboxRow) => OutgoingMessage,
+): Promise<PublishOutcome> {
   for (const [i, row] of rows.entries()) {
     try {
       await broker.publish(toMessage(row));

@@ -10,6 +10,8 @@ import { publishClaimed, type PublishOutcome } from './publish-claimed.js';
 export interface PublishingProcessor {
   name: string;
   targetBroker: string;
+  /** Stream partitions on the target broker (`outbox.partitions`; 1 for an external broker). */
+  partitions: number;
 }
 
 export function publishTraced(processor: PublishingProcessor, broker: Broker, rows: readonly OutboxRow[]): Promise<PublishOutcome> {
@@ -25,7 +27,7 @@ export function publishTraced(processor: PublishingProcessor, broker: Broker, ro
     },
   });
   return inSpan(SpanNames.outboxPublish, spec, async (span) => {
-    const outcome = await publishClaimed(broker, rows);
+    const outcome = await publishClaimed(broker, rows, processor.partitions);
     if (span) {
       span.setAttributes({
         [SpanAttributes.published]: outcome.published.length,

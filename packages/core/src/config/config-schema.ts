@@ -118,6 +118,7 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
           keys: { host: { kind: 'host' }, port: { kind: 'integer', min: 0, max: 65535 }, metrics: { kind: 'boolean' }, metrics_path: { kind: 'string' } },
         },
         startup_timeout_seconds: seconds,
+        partition_lease_seconds: { kind: 'number', min: 1, max: 3600 },
       },
     },
     enable_outbox: { kind: 'boolean' },
@@ -134,6 +135,7 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
       keys: {
         broker: { kind: 'string' },
         external_brokers: { kind: 'stringList' },
+        partitions: { kind: 'integer', min: 1, max: 1024 },
         lock_seconds: { kind: 'number', min: 1, max: 3600 },
         messages_per_tick: positiveInt,
         tick_interval: seconds,

@@ -63,6 +63,11 @@ export interface ServerConfig {
   health: HealthConfig;
   /** Seconds the server waits for its databases and brokers at start before giving up; 0 waits forever. */
   startup_timeout_seconds: number;
+  /**
+   * How long a worker's hold on its stream partitions lasts unless renewed (`outbox.partitions`
+   * > 1): a dead worker's partitions move to the others after about this long.
+   */
+  partition_lease_seconds: number;
 }
 
 export interface OutboxRetryConfig {
@@ -85,6 +90,12 @@ export interface OutboxCleanupConfig {
 export interface OutboxConfig {
   broker: string;
   external_brokers: string[];
+  /**
+   * Partitions of each stream on `broker`: a message goes to one by a hash of its partition key,
+   * and each partition is read by one worker at a time. 1 (the default): no partitions, every
+   * worker reads every stream and the inbox orders each key.
+   */
+  partitions: number;
   messages_per_tick: number;
   tick_interval: number;
   /** How long a claim holds its rows; renewed while they are being published. */

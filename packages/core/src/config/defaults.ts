@@ -34,6 +34,7 @@ const DEFAULTS: DomainConfig = {
     event_store_subscription: { lease_seconds: 10, poll_interval_ms: 100 },
     health: { host: '127.0.0.1', port: 8080, metrics: true, metrics_path: '/metrics' },
     startup_timeout_seconds: 0,
+    partition_lease_seconds: 10,
   },
   enable_outbox: true,
   inbox: { enabled: true, database: 'default', retention_hours: 168 },
@@ -43,6 +44,7 @@ const DEFAULTS: DomainConfig = {
   outbox: {
     broker: 'default',
     external_brokers: [],
+    partitions: 1,
     messages_per_tick: 100,
     tick_interval: 1,
     lock_seconds: 30,

@@ -9,6 +9,7 @@ import type { InboxStore } from './inbox-store.js';
 import type { CommandOutcomeStore } from './command-outcome-store.js';
 import type { OutboxStore } from './outbox-store.js';
 import type { ProjectionStatusStore } from './projection-status-store.js';
+import type { PartitionLeaseStore } from './partition-leases.js';
 
 export interface ProviderTransaction {
   /** The `[databases.<name>]` key of the provider that opened it. */
@@ -40,6 +41,8 @@ export interface DatabaseProvider {
   readonly commandOutcomes: CommandOutcomeStore;
   /** Status rows of the projections stored in this database (rebuild marks and their barrier). */
   readonly projections: ProjectionStatusStore;
+  /** Who reads which stream partitions (`outbox.partitions` > 1), when this is the `[inbox] database`. */
+  readonly partitionLeases: PartitionLeaseStore;
 
   /**
    * Connects (pools) and checks the database answers; a clear error naming the masked URI when

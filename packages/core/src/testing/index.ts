@@ -15,3 +15,4 @@ export { describeEventStoreReaderProperty, type EventStorePropertyHarness } from
 // Runs and seed of fast-check properties (FC_RUNS, FC_SEED), per test tier.
 export { propertyRun, propertyRuns, propertySeed, type PropertyDefaults, type PropertyRun, type PropertyTier } from './property-settings.js';
 export { captureLogsPerTest } from './captured-logs.js';
+export { describePartitionLeaseConformance, type PartitionLeaseConformanceHarness } from './partition-lease-conformance.js';

@@ -2,7 +2,7 @@
  * What test mode waits for: each managed database's outbox has nothing pending, processing or
  * failed, and each subscription's consumer group has nothing undelivered or unacked.
  */
-import type { Broker, DatabaseProvider } from '@protean-ts/core';
+import { partitionStreams, type Broker, type DatabaseProvider } from '@protean-ts/core';
 import type { DrainProbe } from './drain-monitor.js';
 import type { EventStoreSubscription } from '../subscriptions/event-store-subscription.js';
 import type { Subscription } from '../subscriptions/subscription-status.js';
@@ -19,16 +19,25 @@ export function outboxProbe(name: string, provider: DatabaseProvider): DrainProb
   };
 }
 
+/** A partitioned subscription is drained when the group is drained on every partition, whichever process reads it. */
 export function subscriptionProbe(subscription: Subscription, broker: Broker): DrainProbe {
-  const { stream, group } = subscription.status();
+  const { stream, group, partitions } = subscription.status();
+  const streams = partitionStreams(stream, partitions?.count ?? 1);
   return {
-    name: `subscription ${subscription.name} (stream "${stream}")`,
+    name: `subscription ${subscription.name} (stream "${stream}"${streams.length > 1 ? `, ${streams.length} partitions` : ''})`,
     async busy() {
       const state = subscription.status();
-      if (state.state !== 'running') return `state ${state.state}${state.lastError ? `: ${state.lastError.split('\n')[0]}` : ''}`;
-      const lagging = await broker.groupStatus(stream, group);
-      if (lagging.pending === 0 && lagging.lag === 0) return null;
-      return `${lagging.pending} unacked, ${lagging.lag === null ? 'unknown number of' : lagging.lag} undelivered`;
+      const healthy = state.state === 'running' || (state.partitions !== undefined && state.state === 'standby');
+      if (!healthy) return `state ${state.state}${state.lastError ? `: ${state.lastError.split('\n')[0]}` : ''}`;
+      const busy: string[] = [];
+      for (const partition of streams) {
+        const lagging = await broker.groupStatus(partition, group);
+        if (lagging.pending === 0 && lagging.lag === 0) continue;
+        busy.push(
+          `${streams.length > 1 ? `${partition}: ` : ''}${lagging.pending} unacked, ${lagging.lag === null ? 'unknown number of' : lagging.lag} undelivered`,
+        );
+      }
+      return busy.length ? busy.join('; ') : null;
     },
   };
 }

@@ -5,7 +5,7 @@
  * health endpoints. At start it waits for its databases and brokers (see infrastructure-wait.ts);
  * `stop()` finishes the work in flight before closing connections.
  */
-import { getLogger, type BaseSubscriber, type Broker, type ClassRef, type Domain, type InitOptions, type Logger } from '@protean-ts/core';
+import { getLogger, partitionStream, type BaseSubscriber, type Broker, type ClassRef, type Domain, type InitOptions, type Logger } from '@protean-ts/core';
 import { createOutboxProcessors, type OutboxProcessor } from '@protean-ts/outbox';
 import { HealthServer, type MetricsEndpoint } from '../health/health-server.js';
 import { EngineMetrics } from '../metrics/engine-metrics.js';
@@ -15,7 +15,9 @@ import type { HealthCheck, HealthReport } from '../health/health-report.js';
 import { createBrokerSubscription } from '../subscriptions/broker-subscription.js';
 import { createStreamSubscription } from '../subscriptions/stream-subscription.js';
 import { EventStoreSubscription } from '../subscriptions/event-store-subscription.js';
-import { planSubscriptions, type PlannedSubscription } from '../subscriptions/subscription-plan.js';
+import { partitionCount, planSubscriptions, plannedStreams, type PlannedSubscription } from '../subscriptions/subscription-plan.js';
+import { PartitionOwnership } from '../subscriptions/partition-ownership.js';
+import { PartitionedSubscription } from '../subscriptions/partitioned-subscription.js';
 import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription-status.js';
 import { consumerName } from './consumer-name.js';
 import { InboxJanitor } from './inbox-janitor.js';
@@ -54,6 +56,8 @@ export class Engine {
   private state: EngineState = 'new';
   private processors: OutboxProcessor[] = [];
   private subscriptions: { sub: Subscription; broker: Broker | null }[] = [];
+  /** This process's share of the stream partitions; null with `outbox.partitions = 1`. */
+  private ownership: PartitionOwnership | null = null;
   private inboxJanitor: InboxJanitor | null = null;
   private outcomeJanitor: CommandOutcomeJanitor | null = null;
   private healthServer: HealthServer | null = null;
@@ -125,6 +129,7 @@ export class Engine {
     if (this.stopping.signal.aborted) return;
     for (const entry of plan) this.subscriptions.push(this.subscribe(entry));
     for (const { sub } of this.subscriptions) sub.start();
+    this.ownership?.start();
     if (this.processMetrics) {
       this.engineMetrics = new EngineMetrics({ domain, subscriptions: () => this.subscriptionStatuses(), processors: () => this.processors });
     }
@@ -222,7 +227,7 @@ export class Engine {
     for (const entry of plan) {
       if (entry.source !== 'stream' || this.stopping.signal.aborted) continue;
       try {
-        await this.domain.runtime.broker(entry.broker).ensureGroup(entry.stream, entry.group);
+        for (const stream of plannedStreams(this.domain, entry)) await this.domain.runtime.broker(entry.broker).ensureGroup(stream, entry.group);
       } catch (err) {
         this.log.warn('could not create a consumer group before publishing; the subscription creates it when it starts', {
           stream: entry.stream,
@@ -250,11 +255,43 @@ export class Engine {
       reclaimIntervalMs: this.options.reclaimIntervalMs ?? Math.min(30_000, Math.max(1_000, broker.claimIdleMs / 2)),
       logger: this.log.child({ handler: entry.cls.name }, 'subscription'),
     };
-    const sub =
+    const loopOn = (stream: string) =>
       entry.role === 'subscriber'
-        ? createBrokerSubscription({ ...common, subscriber: entry.cls as ClassRef<BaseSubscriber> })
-        : createStreamSubscription({ ...common, handler: entry.cls });
+        ? createBrokerSubscription({ ...common, stream, subscriber: entry.cls as ClassRef<BaseSubscriber> })
+        : createStreamSubscription({ ...common, stream, handler: entry.cls });
+    const partitions = partitionCount(domain, entry);
+    if (partitions === 1) return { sub: loopOn(entry.stream), broker };
+    const sub = new PartitionedSubscription({
+      name: entry.group,
+      kind: entry.role === 'subscriber' ? 'broker' : 'stream',
+      stream: entry.stream,
+      group: entry.group,
+      broker: broker.name,
+      partitions,
+      loopFor: (partition) => loopOn(partitionStream(entry.stream, partition)),
+      logger: common.logger,
+    });
+    this.partitionOwnership(partitions).listen(sub);
     return { sub, broker };
+  }
+
+  /** The one ownership every partitioned subscription of this process shares, so a key's partition is read here for all of them. */
+  private partitionOwnership(partitions: number): PartitionOwnership {
+    const { domain } = this;
+    const { inbox, outbox, server } = domain.config;
+    if (this.ownership) return this.ownership;
+    const provider = domain.providers.get(inbox.database);
+    if (!provider)
+      throw new Error(`inbox.database "${inbox.database}" has no provider; check [databases.${inbox.database}] in domain.toml (it keeps the partition leases)`);
+    this.ownership = new PartitionOwnership({
+      store: provider.partitionLeases,
+      scope: `${domain.name}:${outbox.broker}`,
+      member: this.consumer,
+      partitions,
+      leaseMs: server.partition_lease_seconds * 1000,
+      logger: this.log.child({ partitions }, 'partitions'),
+    });
+    return this.ownership;
   }
 
   private subscribeToEventStore(entry: PlannedSubscription): EventStoreSubscription {
@@ -314,6 +351,8 @@ export class Engine {
     this.state = 'stopping';
     const started = Date.now();
     // Subscriptions first: their handlers may still commit outbox rows the processors should relay.
+    // The partitions' loops stop before their leases are released, so the next owner starts after them.
+    await this.ownership?.stop();
     await Promise.all(this.subscriptions.map(({ sub }) => sub.stop()));
     this.engineMetrics?.dispose();
     await Promise.all(

@@ -9,7 +9,7 @@
  * A projector is planned like an event handler, once per stream category it follows
  * (projector-subscriptions.ts).
  */
-import type { ClassRef, Domain } from '@protean-ts/core';
+import { partitionStreams, type ClassRef, type Domain } from '@protean-ts/core';
 import { planProjectorSubscriptions } from './projector-subscriptions.js';
 
 export interface PlannedSubscription {
@@ -105,4 +105,18 @@ function checkUniqueGroups(plan: readonly PlannedSubscription[]): void {
     }
     seen.set(key, entry);
   }
+}
+
+/**
+ * How many partitions the subscription's stream has: `outbox.partitions` for streams the outbox
+ * feeds (every stream subscription on `outbox.broker`), 1 for the event store and other brokers.
+ */
+export function partitionCount(domain: Domain, entry: Pick<PlannedSubscription, 'source' | 'broker'>): number {
+  const { outbox } = domain.config;
+  return entry.source === 'stream' && entry.broker === outbox.broker ? outbox.partitions : 1;
+}
+
+/** The broker streams a planned subscription reads: its stream, and its other partitions. */
+export function plannedStreams(domain: Domain, entry: PlannedSubscription): string[] {
+  return partitionStreams(entry.stream, partitionCount(domain, entry));
 }

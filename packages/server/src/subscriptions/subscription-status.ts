@@ -41,6 +41,8 @@ export interface SubscriptionStatus extends SubscriptionCounters {
   lastError: string | null;
   /** Messages read and not finished (running, queued behind their key, or waiting). */
   inFlight: number;
+  /** With `outbox.partitions` > 1: how many partitions the stream has, and which this process reads. */
+  partitions?: { count: number; read: number[] };
 }
 
 /** The part every subscription has in common, for the Engine and health checks. */

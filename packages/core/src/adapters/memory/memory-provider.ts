@@ -10,6 +10,7 @@ import type { DatabaseProvider, DatabaseSettings, ProviderTransaction, SchemaRep
 import { MemoryAggregateDao } from './memory-aggregate-dao.js';
 import { MemoryEventStore } from './memory-event-store.js';
 import { MemoryInboxStore } from './memory-inbox-store.js';
+import { MemoryPartitionLeases } from './memory-partition-leases.js';
 import { MemoryCommandOutcomeStore } from './memory-command-outcome-store.js';
 import { MemoryOutboxStore } from './memory-outbox-store.js';
 import { MemoryProjectionStatus } from './memory-projection-status.js';
@@ -25,6 +26,7 @@ export class MemoryProvider implements DatabaseProvider {
   readonly inbox: MemoryInboxStore;
   readonly eventStore: MemoryEventStore;
   readonly commandOutcomes: MemoryCommandOutcomeStore;
+  readonly partitionLeases = new MemoryPartitionLeases();
   private readonly tables = new MemoryTables();
   readonly projections = new MemoryProjectionStatus((schema) => {
     for (const table of tableNames(schema)) this.tables.clear(table);
