@@ -8,7 +8,8 @@
  *
  * status: per projection and projector subscription, where it stands and whether it lags:
  * event-store subscriptions by their saved cursor against the category's events after it,
- * stream subscriptions by their consumer group's pending and undelivered entries.
+ * stream subscriptions by their consumer group's pending and undelivered entries (on every
+ * partition of the stream when `outbox.partitions` > 1).
  */
 import {
   DEFAULT_REBUILD_BATCH,
@@ -17,11 +18,13 @@ import {
   rebuildProjection,
   whyNotRebuildable,
   START_CURSOR,
+  partitionStreams,
   type Domain,
   type EventStore,
   type ProjectionState,
   type ReaderCursor,
 } from '@protean-ts/core';
+import { partitionCount } from '@protean-ts/server/operations';
 import { CliError, ExitCode } from '../cli-error.js';
 import type { CliIO } from '../cli-context.js';
 import type { CommandGroup } from './command-group.js';
@@ -158,11 +161,18 @@ async function eventStoreLag(store: EventStore, category: string, cursor: Reader
   return { position: cursor?.globalPosition ?? 0, lag: `${LAG_COUNT_LIMIT}+` };
 }
 
-/** The consumer group's entries not acked (pending) or not delivered (lag) on the category's stream. */
+/** The consumer group's entries not acked (pending) or not delivered (lag) on the category's stream, summed over its partitions. */
 async function streamLag(domain: Domain, category: string, group: string): Promise<Pick<SubscriptionLine, 'position' | 'lag'>> {
   const broker = domain.brokers.get(domain.config.outbox.broker);
   if (!broker) return { position: null, lag: 'unknown (no broker)' };
-  const found = await broker.groupStatus(category, group);
+  const streams = partitionStreams(category, partitionCount(domain, { source: 'stream', broker: domain.config.outbox.broker }));
+  const parts = await Promise.all(streams.map((stream) => broker.groupStatus(stream, group)));
+  const found = {
+    exists: parts.every((p) => p.exists),
+    pending: parts.reduce((n, p) => n + p.pending, 0),
+    lag: parts.some((p) => p.lag === null) ? null : parts.reduce((n, p) => n + p.lag!, 0),
+    pendingLocalOnly: parts.some((p) => p.pendingLocalOnly),
+  };
   // Without its group the stream's entries cannot be told read from unread.
   if (!found.exists) return { position: null, lag: 'unknown (no consumer group yet: the server has not subscribed)' };
   if (found.lag === null) return { position: null, lag: found.pending === 0 ? 'unknown' : `${found.pending} pending` };

@@ -144,7 +144,9 @@ function subscriptionTable(subscriptions: readonly SubscriptionBacklog[]): strin
                 : '';
       // This process holds no deliveries: its own count (0) would read as "nothing in flight".
       const pending = s.pendingLocalOnly ? '?' : s.pending;
-      table.push([s.subscription, 'stream', `${s.broker}:${s.stream}`, s.lag ?? '?', pending, s.consumers ?? '?', s.deadLetters ?? '-', note].map(String));
+      // Partitioned: the numbers are sums over the partitions.
+      const stream = `${s.broker}:${s.stream}${s.partitions ? ` (${s.partitions} partitions)` : ''}`;
+      table.push([s.subscription, 'stream', stream, s.lag ?? '?', pending, s.consumers ?? '?', s.deadLetters ?? '-', note].map(String));
     } else {
       const note = s.error !== undefined ? `error: ${s.error}` : s.owner ? `lease held by ${s.owner}` : 'no worker holds the lease';
       table.push([s.subscription, 'event store', s.category, `${s.behindCapped ? '≥' : ''}${s.behind}`, '-', s.owner ? 1 : 0, s.deadLetters, note].map(String));

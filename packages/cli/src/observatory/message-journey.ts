@@ -7,7 +7,7 @@
  */
 import type { Domain } from '@protean-ts/core';
 import { INBOX_CHECKPOINTS_TABLE, INBOX_PASSED_TABLE, OUTBOX_TABLE } from '@protean-ts/mikro-orm';
-import { planSubscriptions } from '@protean-ts/server/operations';
+import { plannedStreams, planSubscriptions } from '@protean-ts/server/operations';
 import { DLQ_READ_LIMIT } from '../commands/dlq-targets.js';
 import { inboxDatabase, outboxDatabases } from './sql-databases.js';
 
@@ -142,7 +142,7 @@ async function addHandlings(domain: Domain, steps: JourneyStep[], unsupported: s
   }
 }
 
-/** The dead letters of the journey's streams, by subscription and message id. */
+/** The dead letters of the journey's streams (every partition's), by subscription and message id. */
 async function deadLettersById(
   domain: Domain,
   plan: ReturnType<typeof planSubscriptions>,
@@ -151,7 +151,10 @@ async function deadLettersById(
   const found = new Map<string, { failedAt: string; error: string }>();
   const ids = new Set(steps.map((s) => s.messageId));
   const streams = new Map<string, { broker: string; stream: string }>();
-  for (const entry of plan) if (steps.some((s) => s.stream === entry.stream)) streams.set(`${entry.broker}\u0000${entry.stream}`, entry);
+  for (const entry of plan) {
+    if (!steps.some((s) => s.stream === entry.stream)) continue;
+    for (const stream of plannedStreams(domain, entry)) streams.set(`${entry.broker}\u0000${stream}`, { broker: entry.broker, stream });
+  }
   for (const { broker, stream } of streams.values()) {
     for (const letter of await domain.runtime.broker(broker).listDeadLetters(stream, { count: DLQ_READ_LIMIT })) {
       const id = letter.envelope?.metadata.headers.id;

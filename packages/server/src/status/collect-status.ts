@@ -1,12 +1,22 @@
 /**
  * Reads the status of a domain's messaging straight from its databases and brokers (no server
  * API), so it describes whatever servers are running, or none: each managed database's outbox,
- * each broker subscription's consumer group (lag, pending, consumers, dead letters) and each
- * event-store subscription's cursor. A source that cannot be read is reported with its error
+ * each broker subscription's consumer group (lag, pending, consumers, dead letters; summed over
+ * the partitions of its stream when `outbox.partitions` > 1) and each event-store subscription's cursor. A source that cannot be read is reported with its error
  * instead of failing the whole status. The CLI's `status` command and dashboards share this.
  */
-import { maskText, maskUri, type Broker, type DatabaseProvider, type DeadLetter, type Domain, type EventStore } from '@protean-ts/core';
-import { planSubscriptions, type PlannedSubscription } from '../subscriptions/subscription-plan.js';
+import {
+  maskText,
+  maskUri,
+  type Broker,
+  type DatabaseProvider,
+  type DeadLetter,
+  type Domain,
+  type EventStore,
+  type GroupProgress,
+  type GroupStatus,
+} from '@protean-ts/core';
+import { plannedStreams, planSubscriptions, type PlannedSubscription } from '../subscriptions/subscription-plan.js';
 import { eventsBehind } from './events-behind.js';
 import { collectProcessManagers } from './process-manager-report.js';
 import type { EventStoreSubscriptionBacklog, OutboxReport, StreamSubscriptionBacklog, SubscriptionBacklog, SystemStatus } from './system-status.js';
@@ -78,6 +88,7 @@ async function collectStreamBacklogs(domain: Domain, planned: readonly PlannedSu
   };
   return Promise.all(
     planned.map(async (entry): Promise<StreamSubscriptionBacklog> => {
+      const streams = plannedStreams(domain, entry);
       const base = {
         source: 'stream' as const,
         subscription: entry.group,
@@ -85,30 +96,44 @@ async function collectStreamBacklogs(domain: Domain, planned: readonly PlannedSu
         handler: entry.cls.name,
         broker: entry.broker,
         stream: entry.stream,
+        ...(streams.length > 1 ? { partitions: streams.length } : {}),
       };
       const empty = { exists: false, lag: null, pending: 0, consumers: null, deadLetters: null, lostToTrimming: 0 };
       try {
         const broker = domain.runtime.broker(entry.broker);
-        const [status, progress, dead] = await Promise.all([
-          broker.groupStatus(entry.stream, entry.group),
-          broker.groupProgress(entry.stream, entry.group),
-          lettersOf(broker, entry.stream),
-        ]);
-        return {
-          ...base,
-          exists: status.exists,
-          lag: status.lag,
-          pending: status.pending,
-          ...(status.pendingLocalOnly ? { pendingLocalOnly: true as const } : {}),
-          consumers: progress.consumers,
-          deadLetters: dead === null ? null : dead.filter((l) => l.group === entry.group).length,
-          lostToTrimming: status.lostToTrimming ?? 0,
-        };
+        const parts = await Promise.all(
+          streams.map((stream) => Promise.all([broker.groupStatus(stream, entry.group), broker.groupProgress(stream, entry.group), lettersOf(broker, stream)])),
+        );
+        return { ...base, ...sumPartitions(entry.group, parts) };
       } catch (err) {
         return { ...base, ...empty, error: problem(err) };
       }
     }),
   );
+}
+
+type PartitionReading = [GroupStatus, GroupProgress, DeadLetter[] | null];
+
+/**
+ * One backlog from the group's partitions: counts add up, the group exists when it exists on
+ * every partition (a partition no server has read yet hides its messages), and a number one
+ * partition cannot tell makes the sum unknown.
+ */
+function sumPartitions(
+  group: string,
+  parts: readonly PartitionReading[],
+): Pick<StreamSubscriptionBacklog, 'exists' | 'lag' | 'pending' | 'pendingLocalOnly' | 'consumers' | 'deadLetters' | 'lostToTrimming'> {
+  const total = (values: (number | null)[]) => (values.some((v) => v === null) ? null : values.reduce<number>((n, v) => n + v!, 0));
+  const localOnly = parts.some(([status]) => status.pendingLocalOnly);
+  return {
+    exists: parts.every(([status]) => status.exists),
+    lag: total(parts.map(([status]) => status.lag)),
+    pending: total(parts.map(([status]) => status.pending))!,
+    ...(localOnly ? { pendingLocalOnly: true as const } : {}),
+    consumers: total(parts.map(([, progress]) => progress.consumers)),
+    deadLetters: total(parts.map(([, , dead]) => (dead === null ? null : dead.filter((l) => l.group === group).length))),
+    lostToTrimming: total(parts.map(([status]) => status.lostToTrimming ?? 0))!,
+  };
 }
 
 /** The event store the domain's event-store subscriptions read (`event_store.database`). */

@@ -9,13 +9,14 @@
  *    a broker stream the id of its newest entry, for an event-store subscription the position of
  *    its category's newest event); a subscription is done when its group has delivered and acked
  *    every entry up to that mark (a broker that cannot compare ids: when nothing is undelivered or
- *    unacked at all), or its event-store cursor has reached the mark. A dead-lettered message
- *    counts as handled: it left the queue (see `dlq list`).
+ *    unacked at all), or its event-store cursor has reached the mark. A partitioned stream
+ *    (`outbox.partitions` > 1) gets one mark per partition, and is done when every partition is.
+ *    A dead-lettered message counts as handled: it left the queue (see `dlq list`).
  *
  * Work the handlers cause (their own outbox rows) is not waited for; wait again for the next hop.
  */
 import type { Domain, ReaderCursor } from '@protean-ts/core';
-import { planSubscriptions, type PlannedSubscription } from '../subscriptions/subscription-plan.js';
+import { partitionCount, plannedStreams, planSubscriptions, type PlannedSubscription } from '../subscriptions/subscription-plan.js';
 import { eventStoreOf, managedDatabases, problem } from './collect-status.js';
 import { cursorAtOrAfter, eventsBehind } from './events-behind.js';
 import { OpenOutboxRows } from './open-outbox-rows.js';
@@ -50,13 +51,25 @@ export interface SubscriptionDrain {
   source: PlannedSubscription['source'];
   /** The stream (broker) or category (event store). */
   stream: string;
-  /** The mark: the newest entry id or event position when step 2 began; null before. */
+  /** Present when the stream is split into partitions (`outbox.partitions` > 1 on the outbox broker): how many. */
+  partitions?: number;
+  /** The mark: the newest entry id or event position when step 2 began; null before, and for a partitioned stream (see `partitionMarks`). */
   mark: string | null;
   settled: boolean;
+  /** A partitioned stream's marks, one per partition stream, each settled on its own; absent with one partition. */
+  partitionMarks?: PartitionDrain[];
   error?: string;
 }
 
-type Mark = { kind: 'stream'; through: string | undefined } | { kind: 'event_store'; head: ReaderCursor };
+export interface PartitionDrain {
+  /** The partition's broker stream (`shop::order`, `shop::order#1`…). */
+  stream: string;
+  mark: string | null;
+  settled: boolean;
+}
+
+type StreamMark = { stream: string; through: string | undefined };
+type Mark = { kind: 'stream'; streams: StreamMark[] } | { kind: 'event_store'; head: ReaderCursor };
 
 export class DrainWatch {
   private readonly plan: PlannedSubscription[];
@@ -89,7 +102,7 @@ export class DrainWatch {
     const outboxes = await Promise.all(this.outboxes.map((o) => this.checkOutbox(o)));
     const outboxLeft = outboxes.filter((o) => o.left > 0 || o.leftAtLeast || o.error !== undefined);
     if (outboxLeft.length > 0 || this.outboxes.some((o) => o.rows === null)) {
-      const subscriptions = this.plan.map((p) => ({ subscription: p.group, source: p.source, stream: p.stream, mark: null, settled: false }));
+      const subscriptions = this.plan.map((p) => ({ ...this.identify(p), mark: null, settled: false }));
       return { drained: false, step: 'outbox', outboxes, subscriptions, left: outboxLeft.map(describeOutbox) };
     }
     this.marks ??= await this.markHeads();
@@ -115,8 +128,14 @@ export class DrainWatch {
     for (const entry of this.plan) {
       try {
         if (entry.source === 'stream') {
-          const progress = await this.domain.runtime.broker(entry.broker).groupProgress(entry.stream, entry.group);
-          marks.set(entry, { kind: 'stream', through: progress.head ?? undefined });
+          const broker = this.domain.runtime.broker(entry.broker);
+          const streams = await Promise.all(
+            plannedStreams(this.domain, entry).map(async (stream) => ({
+              stream,
+              through: (await broker.groupProgress(stream, entry.group)).head ?? undefined,
+            })),
+          );
+          marks.set(entry, { kind: 'stream', streams });
         } else {
           const store = eventStoreOf(this.domain);
           const state = (await store.subscriptions.states()).find((s) => s.subscription === entry.group);
@@ -130,16 +149,29 @@ export class DrainWatch {
     return marks;
   }
 
+  private identify(entry: PlannedSubscription): Pick<SubscriptionDrain, 'subscription' | 'source' | 'stream' | 'partitions'> {
+    const partitions = partitionCount(this.domain, entry);
+    return { subscription: entry.group, source: entry.source, stream: entry.stream, ...(partitions > 1 ? { partitions } : {}) };
+  }
+
   private async checkSubscription(entry: PlannedSubscription, mark: Mark | undefined): Promise<SubscriptionDrain> {
-    const base = { subscription: entry.group, source: entry.source, stream: entry.stream };
+    const base = this.identify(entry);
     if (mark === undefined) {
       this.marks = null; // mark again on the next check
       return { ...base, mark: null, settled: false, error: 'its stream could not be read to mark its head' };
     }
     try {
       if (mark.kind === 'stream') {
-        const progress = await this.domain.runtime.broker(entry.broker).groupProgress(entry.stream, entry.group, mark.through);
-        return { ...base, mark: mark.through ?? null, settled: progress.settled };
+        const broker = this.domain.runtime.broker(entry.broker);
+        const partitions = await Promise.all(
+          mark.streams.map(async ({ stream, through }): Promise<PartitionDrain> => {
+            const progress = await broker.groupProgress(stream, entry.group, through);
+            return { stream, mark: through ?? null, settled: progress.settled };
+          }),
+        );
+        const settled = partitions.every((p) => p.settled);
+        if (partitions.length === 1) return { ...base, mark: partitions[0]!.mark, settled };
+        return { ...base, mark: null, settled, partitionMarks: partitions };
       }
       const state = (await eventStoreOf(this.domain).subscriptions.states()).find((s) => s.subscription === entry.group);
       const cursor = state?.cursor ?? { transactionId: 0, globalPosition: 0 };
@@ -147,7 +179,12 @@ export class DrainWatch {
     } catch (err) {
       return {
         ...base,
-        mark: mark.kind === 'stream' ? (mark.through ?? null) : `${mark.head.transactionId}/${mark.head.globalPosition}`,
+        mark:
+          mark.kind === 'event_store'
+            ? `${mark.head.transactionId}/${mark.head.globalPosition}`
+            : mark.streams.length === 1
+              ? (mark.streams[0]!.through ?? null)
+              : null,
         settled: false,
         error: problem(err),
       };
@@ -161,7 +198,12 @@ function describeOutbox(o: OutboxDrain): string {
 }
 
 function describeSubscription(s: SubscriptionDrain): string {
-  const where = s.source === 'stream' ? `stream "${s.stream}"` : `event-store category "${s.stream}"`;
+  const where =
+    s.source === 'stream' ? `stream "${s.stream}"${s.partitions !== undefined ? `, ${s.partitions} partitions` : ''}` : `event-store category "${s.stream}"`;
   if (s.error !== undefined) return `subscription ${s.subscription} (${where}): ${s.error}`;
+  if (s.partitionMarks) {
+    const left = s.partitionMarks.filter((p) => !p.settled).map((p) => `${p.mark ?? 'the end of its stream'} on ${p.stream}`);
+    return `subscription ${s.subscription} (${where}): not handled up to ${left.join(', ')} yet`;
+  }
   return `subscription ${s.subscription} (${where}): not handled up to ${s.mark ?? 'the end of its stream'} yet`;
 }

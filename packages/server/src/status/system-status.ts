@@ -63,7 +63,13 @@ export interface StreamSubscriptionBacklog extends BacklogBase {
   source: 'stream';
   broker: string;
   stream: string;
-  /** False while the group does not exist yet (no server has started it). */
+  /**
+   * Present when the stream is split into partitions (`outbox.partitions` > 1 on the outbox
+   * broker): how many. `stream` and `stream#1`… each have their own group and dead letters; the
+   * numbers below are their sums.
+   */
+  partitions?: number;
+  /** False while the group does not exist yet (no server has started it); partitioned: on some partition. */
   exists: boolean;
   /** Messages in the stream not yet delivered to the group; null when the broker cannot tell. */
   lag: number | null;
@@ -75,7 +81,7 @@ export interface StreamSubscriptionBacklog extends BacklogBase {
    * true count is unknown.
    */
   pendingLocalOnly?: true;
-  /** Consumers registered in the group; null when the broker cannot tell. */
+  /** Consumers registered in the group (partitioned: a worker counts once per partition it reads); null when the broker cannot tell. */
   consumers: number | null;
   /** The group's dead letters; null when the broker keeps none. */
   deadLetters: number | null;
