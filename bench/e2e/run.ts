@@ -10,7 +10,9 @@
  *   npm run bench:e2e [-- --broker nats|rabbitmq]
  *   env: BENCH_ORDERS (2000, per fast phase), BENCH_WORKERS (1,2,4), BENCH_ROUNDS (1),
  *        BENCH_RATE (10 orders/s), BENCH_RATE_SECONDS (30, length of the fixed-rate phase),
- *        BENCH_CONCURRENCY (32), BENCH_PAYMENT_TIMEOUT (1h: SHOP_PAYMENT_TIMEOUT of every round)
+ *        BENCH_CONCURRENCY (32), BENCH_PAYMENT_TIMEOUT (1h: SHOP_PAYMENT_TIMEOUT of every round),
+ *        BENCH_PARTITIONS (`workers`: outbox.partitions equal to the round's worker count; or a
+ *        number for every round, 1 for no partitions)
  *
  * Beside orders/s and latency, each phase's cost: messages handled per second and per order,
  * handling CPU per handled message (server rounds: the server process and its workers from
@@ -46,6 +48,9 @@ const SETTLE_TIMEOUT_MS = 900_000;
 // default). Orders queue here for minutes, so the timeout outlasts any phase: an order cancelled
 // all the same is a fault, and requireAllPaid stops the run on it.
 const PAYMENT_TIMEOUT = process.env.BENCH_PAYMENT_TIMEOUT ?? '1h';
+// Key affinity: by default as many partitions as the round has workers, each worker reading one.
+const PARTITIONS = process.env.BENCH_PARTITIONS ?? 'workers';
+const partitionsFor = (workers: number) => (PARTITIONS === 'workers' ? workers : Number(PARTITIONS));
 // One line per order, SKUs spread so that orders in flight together rarely share one: the
 // figures measure the framework, not stock contention.
 const SKUS = plentifulSkus(500);
@@ -85,7 +90,7 @@ async function main(): Promise<void> {
   // Read where the manager runs: here for the baseline, and by the server's processes, which inherit this environment.
   process.env.SHOP_PAYMENT_TIMEOUT = PAYMENT_TIMEOUT;
   console.log(
-    `bench/e2e: broker ${broker}; ${ORDERS} orders as fast as possible (client concurrency ${CONCURRENCY}), then ${RATE * RATE_SECONDS} at ${RATE}/s; workers ${WORKERS.join(', ')}; ${ROUNDS} round(s); payment timeout ${PAYMENT_TIMEOUT}`,
+    `bench/e2e: broker ${broker}; ${ORDERS} orders as fast as possible (client concurrency ${CONCURRENCY}), then ${RATE * RATE_SECONDS} at ${RATE}/s; workers ${WORKERS.join(', ')}; ${ROUNDS} round(s); payment timeout ${PAYMENT_TIMEOUT}; partitions ${PARTITIONS}`,
   );
 
   const baseline = await syncBaseline(ORDERS, SKUS, CONCURRENCY, SETTLE_TIMEOUT_MS);
@@ -96,6 +101,7 @@ async function main(): Promise<void> {
     for (const workers of WORKERS) {
       const result = await serverRound({
         workers,
+        partitions: partitionsFor(workers),
         orders: ORDERS,
         rateOrders: RATE * RATE_SECONDS,
         skus: SKUS,

@@ -17,6 +17,8 @@ import { processTreeCpuMs } from './process-tree-cpu.js';
 
 export interface RoundOptions {
   workers: number;
+  /** `outbox.partitions` of the round (SHOP_PARTITIONS). */
+  partitions: number;
   /** Orders of the as-fast-as-possible phase. */
   orders: number;
   /** Orders of the fixed-rate phase. */
@@ -43,7 +45,7 @@ export async function serverRound(options: RoundOptions): Promise<RoundResult> {
   const shop = await createProductionShop();
   try {
     await seedCatalogue(options.skus);
-    const server = await startShopServer(options.workers, shop.env);
+    const server = await startShopServer(options.workers, { ...shop.env, SHOP_PARTITIONS: String(options.partitions) });
     try {
       const url = metricsUrl(server);
       const probe: HandlingProbe = { handled: () => handledMessages(url), cpuMs: () => processTreeCpuMs(server.child.pid!) };

@@ -128,6 +128,8 @@ export interface ServerProjectOptions {
   server?: string[];
   /** Root keys (before any table), e.g. `enable_outbox = false`. */
   root?: string[];
+  /** Further lines of `[outbox]`, e.g. `partitions = 3`. */
+  outbox?: string[];
 }
 
 export async function serverProject(options: ServerProjectOptions = {}): Promise<ServerProject> {
@@ -177,6 +179,7 @@ export async function serverProject(options: ServerProjectOptions = {}): Promise
     '',
     '[outbox]',
     'tick_interval = 0.2',
+    ...(options.outbox ?? []),
     '',
     options.toml ?? '',
   ].join('\n');

@@ -157,6 +157,15 @@ export class RabbitMQBroker extends BaseBroker {
     await this.topology.ensureGroup(stream, group);
   }
 
+  /** The group queue's consumer goes: RabbitMQ puts what it prefetched and no read took back in the queue. */
+  protected override async doReleaseGroup(stream: string, group: string): Promise<void> {
+    const queue = this.names.groupQueue(stream, group);
+    const queueConsumer = this.queueConsumers.get(queue);
+    if (!queueConsumer) return;
+    this.queueConsumers.delete(queue);
+    await queueConsumer.close();
+  }
+
   protected override async doRead(stream: string, group: string, consumer: string, options: ReadOptions): Promise<ReceivedMessage[]> {
     await this.topology.ensureGroup(stream, group);
     const queue = this.names.groupQueue(stream, group);

@@ -5,6 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { expect } from 'vitest';
+import { partitionStreams } from '@protean-ts/core';
 import { createRabbitmqVhost, deleteRabbitmqVhost, NATS, RABBITMQ, REDIS, rabbitmqUri } from '@protean-ts/core/testing';
 import { NatsBroker } from '@protean-ts/nats';
 import { RabbitMQBroker } from '@protean-ts/rabbitmq';
@@ -36,22 +37,33 @@ export interface BrokerSide {
   close(project: ServerProject | undefined): Promise<void>;
 }
 
-export function brokerSide(broker: GuaranteesBroker): BrokerSide {
-  if (broker === 'redis') return redisSide();
-  if (broker === 'nats') return natsSide();
-  return rabbitmqSide();
+/** `partitions`: the project's `outbox.partitions`; every check looks at each partition's stream. */
+export function brokerSide(broker: GuaranteesBroker, partitions = 1): BrokerSide {
+  const streams = partitionStreams(STREAM, partitions);
+  if (broker === 'redis') return redisSide(streams);
+  if (broker === 'nats') return natsSide(streams);
+  return rabbitmqSide(streams);
 }
 
-function redisSide(): BrokerSide {
+async function sumOver(streams: readonly string[], count: (stream: string) => Promise<number> | number): Promise<number> {
+  let total = 0;
+  for (const stream of streams) total += await count(stream);
+  return total;
+}
+
+function redisSide(streams: readonly string[]): BrokerSide {
   const pending = (project: ServerProject) =>
-    Number(execFileSync('redis-cli', ['XPENDING', `${project.streamPrefix}${STREAM}`, TALLY_GROUP], { encoding: 'utf8' }).split('\n')[0]);
+    sumOver(streams, (stream) =>
+      Number(execFileSync('redis-cli', ['XPENDING', `${project.streamPrefix}${stream}`, TALLY_GROUP], { encoding: 'utf8' }).split('\n')[0] || 0),
+    );
   return {
     service: REDIS,
     projectOptions: async () => ({ domain: tallyDomain(TALLY_REDIS), link: ['redis'], brokerProvider: TALLY_REDIS.provider }),
     connect: async () => {},
-    drained: async (project) => pending(project) === 0,
-    describeGroup: async (project) => `${pending(project)} pending`,
-    deadLetters: async (project) => Number(execFileSync('redis-cli', ['XLEN', `${project.streamPrefix}${STREAM}:dlq`], { encoding: 'utf8' }).trim()),
+    drained: async (project) => (await pending(project)) === 0,
+    describeGroup: async (project) => `${await pending(project)} pending`,
+    deadLetters: async (project) =>
+      sumOver(streams, (stream) => Number(execFileSync('redis-cli', ['XLEN', `${project.streamPrefix}${stream}:dlq`], { encoding: 'utf8' }).trim())),
     losesAcks: true,
     logsTakeover: true,
     afterStop: async () => {},
@@ -59,7 +71,7 @@ function redisSide(): BrokerSide {
   };
 }
 
-function natsSide(): BrokerSide {
+function natsSide(streams: readonly string[]): BrokerSide {
   let broker: NatsBroker | undefined;
   return {
     service: NATS,
@@ -68,11 +80,14 @@ function natsSide(): BrokerSide {
       broker = new NatsBroker('check', { provider: 'nats', uri: 'nats://127.0.0.1:4222', stream_prefix: project.streamPrefix });
     },
     drained: async () => {
-      const status = await broker!.groupStatus(STREAM, TALLY_GROUP);
-      return status.pending === 0 && status.lag === 0;
+      for (const stream of streams) {
+        const status = await broker!.groupStatus(stream, TALLY_GROUP);
+        if (status.pending !== 0 || status.lag !== 0) return false;
+      }
+      return true;
     },
-    describeGroup: async () => JSON.stringify(await broker!.groupStatus(STREAM, TALLY_GROUP)),
-    deadLetters: async () => (await broker!.listDeadLetters(STREAM)).length,
+    describeGroup: async () => JSON.stringify(await Promise.all(streams.map((stream) => broker!.groupStatus(stream, TALLY_GROUP)))),
+    deadLetters: async () => sumOver(streams, async (stream) => (await broker!.listDeadLetters(stream)).length),
     losesAcks: true,
     logsTakeover: false,
     afterStop: async () => {},
@@ -84,7 +99,7 @@ function natsSide(): BrokerSide {
 }
 
 /** Plain RabbitMQ in a virtual host of its own: it hands a dead worker's unacked deliveries back to the group queue. */
-function rabbitmqSide(): BrokerSide {
+function rabbitmqSide(streams: readonly string[]): BrokerSide {
   let vhost: string | undefined;
   let observer: RabbitMQBroker | undefined;
   return {
@@ -97,14 +112,15 @@ function rabbitmqSide(): BrokerSide {
       observer = new RabbitMQBroker('observer', { provider: 'rabbitmq', uri: rabbitmqUri(vhost!) });
     },
     // The observer holds no deliveries (its pending is local only): ready messages are what is left.
-    drained: async () => (await observer!.groupStatus(STREAM, TALLY_GROUP)).lag === 0,
-    describeGroup: async () => JSON.stringify(await observer!.groupStatus(STREAM, TALLY_GROUP)),
-    deadLetters: async () => (await observer!.listDeadLetters(STREAM)).length,
+    drained: async () => (await sumOver(streams, async (stream) => (await observer!.groupStatus(stream, TALLY_GROUP)).lag ?? 1)) === 0,
+    describeGroup: async () => JSON.stringify(await Promise.all(streams.map((stream) => observer!.groupStatus(stream, TALLY_GROUP)))),
+    deadLetters: async () => sumOver(streams, async (stream) => (await observer!.listDeadLetters(stream)).length),
     losesAcks: false,
     logsTakeover: false,
     afterStop: async () => {
       // Nothing left unacked once every worker stopped: all of it is back in (or gone from) the queue.
-      expect(await observer!.groupStatus(STREAM, TALLY_GROUP)).toEqual({ pending: 0, lag: 0, exists: true, pendingLocalOnly: true });
+      for (const stream of streams)
+        expect(await observer!.groupStatus(stream, TALLY_GROUP)).toEqual({ pending: 0, lag: 0, exists: true, pendingLocalOnly: true });
     },
     close: async () => {
       await observer?.close();

@@ -16,6 +16,7 @@ import { runCli, startCli } from '../run-cli.js';
 import { serverProject, type ServerProject } from '../server-project.js';
 import { TALLY_GROUP, TALLY_SEED } from '../tally-project.js';
 import { StallGuard } from '../stall-guard.js';
+import { eventually } from '../eventually.js';
 import { brokerSide } from './consumer-guarantees-brokers.js';
 import { guaranteesSize, PER_COMMIT, type GuaranteesBroker, type Tier } from './consumer-guarantees-size.js';
 
@@ -31,13 +32,18 @@ interface TallyRow extends Record<string, unknown> {
   seen: number[];
 }
 
-export async function describeConsumerGuarantees(broker: GuaranteesBroker, tier: Tier): Promise<void> {
+/**
+ * `partitions` > 1 runs it with key affinity (`outbox.partitions`, leases of 3 s): the killed
+ * worker's partitions move to the others while it is down and come back when it has restarted,
+ * so partitions move twice mid-run, with messages in flight.
+ */
+export async function describeConsumerGuarantees(broker: GuaranteesBroker, tier: Tier, partitions = 1): Promise<void> {
   const { keys: KEYS, perKey: PER_KEY } = guaranteesSize(tier, broker);
-  const side = brokerSide(broker);
+  const side = brokerSide(broker, partitions);
   const up = await servicesUp(POSTGRES, side.service);
-  const label = `${broker} consumer guarantees e2e`;
+  const label = `${broker}${partitions > 1 ? `, ${partitions} partitions,` : ''} consumer guarantees e2e`;
 
-  describe.skipIf(!up)(`consumer guarantees on ${WORKERS} workers (${broker})`, () => {
+  describe.skipIf(!up)(`consumer guarantees on ${WORKERS} workers (${broker}${partitions > 1 ? `, ${partitions} partitions` : ''})`, () => {
     let project: ServerProject;
     beforeAll(async () => {
       project = await serverProject({
@@ -45,6 +51,7 @@ export async function describeConsumerGuarantees(broker: GuaranteesBroker, tier:
         seed: TALLY_SEED,
         // The test asserts on order, so a gap must never be passed on time alone here.
         streamSubscription: ['gap_timeout_seconds = 120'],
+        ...(partitions > 1 ? { outbox: [`partitions = ${partitions}`], server: ['partition_lease_seconds = 3'] } : {}),
       });
       await side.connect(project);
       const setup = await runCli(['db', 'setup'], { cwd: project.cwd });
@@ -101,6 +108,16 @@ export async function describeConsumerGuarantees(broker: GuaranteesBroker, tier:
         // The victim came back.
         expect(logs.find((r) => r.msg === 'worker crashed; restarting' && r.workerId === KILLED)).toMatchObject({ exit: 'signal SIGKILL' });
         await logs.waitFor((r) => r.msg === 'worker ready' && r.workerId === KILLED && r.pid !== victim, 60_000, `worker ${KILLED} restarted`);
+        if (partitions > 1) {
+          // Its partitions moved (to the others while it was down, or to its restarted self once its
+          // old lease ran out), and the restarted worker reads a share.
+          const crashedAt = logs.records.findIndex((r) => r.msg === 'worker crashed; restarting' && r.workerId === KILLED);
+          const sharesAfter = (predicate: (r: LogLine) => boolean) =>
+            logs.records.slice(crashedAt).some((r) => r.msg === 'stream partitions of this worker' && predicate(r));
+          expect(sharesAfter((r) => (r.gained as string[]).length > 0)).toBe(true);
+          const back = async () => sharesAfter((r) => r.workerId === KILLED && (r.partitions as number[]).length > 0);
+          await eventually(back, 30_000);
+        }
         if (side.logsTakeover) {
           // What it held was taken over once its heartbeat stopped, or once claim_idle_ms passed, whichever came first.
           const takeovers = ['took over messages of a consumer that stopped reporting alive', 'took over messages left pending by a stopped consumer'];

@@ -251,6 +251,14 @@ export abstract class BaseBroker implements Broker {
     return [...removed].sort();
   }
 
+  async releaseGroup(stream: string, group: string): Promise<void> {
+    this.check.name('releaseGroup', 'stream', stream);
+    this.check.name('releaseGroup', 'group', group);
+    // Closing gives everything back anyway.
+    if (this.currentState === 'closed') return;
+    await this.guard(`release group "${group}" on stream "${stream}"`, () => this.doReleaseGroup(stream, group));
+  }
+
   async groupStatus(stream: string, group: string): Promise<GroupStatus> {
     this.check.name('groupStatus', 'stream', stream);
     this.check.name('groupStatus', 'group', group);
@@ -316,6 +324,9 @@ export abstract class BaseBroker implements Broker {
   protected abstract doPing(): Promise<boolean>;
   protected abstract doInfo(): Promise<Record<string, unknown>>;
   protected abstract doClose(): Promise<void>;
+
+  /** Adapters that take deliveries in ahead of reads give them back here; nothing to do otherwise. */
+  protected async doReleaseGroup(_stream: string, _group: string): Promise<void> {}
 
   /** One message after another; adapters that can batch in one round trip override it. */
   protected async doPublishBatch(messages: readonly OutgoingMessage[]): Promise<string[]> {

@@ -195,6 +195,13 @@ export interface Broker {
    * A removed consumer that reads again simply comes back. [] when the stream or group is missing.
    */
   removeIdleConsumers(stream: string, group: string, idleMs: number): Promise<string[]>;
+  /**
+   * This process stops reading `group` on `stream` for now (a stream partition moved to another
+   * worker): deliveries the adapter took in ahead of a read and no read returned yet go back to
+   * the group at once (RabbitMQ's consumer prefetch). Messages a read returned are not touched:
+   * ack or nack them first. A no-op where reads hold nothing between calls; the next read resumes.
+   */
+  releaseGroup(stream: string, group: string): Promise<void>;
   /** Pending and undelivered counts of a group (test mode's drain check, status commands). */
   groupStatus(stream: string, group: string): Promise<GroupStatus>;
   /** The group's position against the stream's head; `through` (an entry id, e.g. an earlier `head`) is what `settled` answers about. */

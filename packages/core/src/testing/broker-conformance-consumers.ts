@@ -60,6 +60,46 @@ export function consumersConformance(ctx: ConformanceContext): void {
     });
   });
 
+  describe.runIf(ctx.claims('CONSUMER_GROUPS') && ctx.claims('ACK_NACK') && ctx.claims('DISTRIBUTED') && ctx.claims('BLOCKING_READ'))(
+    'releasing a group',
+    () => {
+      afterEach(() => ctx.closeAll());
+
+      it('hands what an instance took in ahead of its reads to another instance at once after releaseGroup, and reads again afterwards', async () => {
+        const first = await ctx.open();
+        const second = await ctx.open();
+        const stream = ctx.stream();
+        await first.ensureGroup(stream, 'g');
+        for (let i = 0; i < 4; i += 1) await first.publish({ stream, envelope: sampleBrokerEnvelope(stream) });
+        // Two read and acked: a broker that takes deliveries in ahead (a prefetch) now holds the other two.
+        const read = await first.read(stream, 'g', 'first', { count: 2, blockMs: 2_000 });
+        expect(read).toHaveLength(2);
+        expect(
+          await first.ack(
+            stream,
+            'g',
+            read.map((m) => m.id),
+          ),
+        ).toBe(2);
+        await sleep(300);
+        await first.releaseGroup(stream, 'g');
+        const rest = await second.read(stream, 'g', 'second', { count: 10, blockMs: 2_000 });
+        const more = rest.length < 2 ? await second.read(stream, 'g', 'second', { count: 10, blockMs: 2_000 }) : [];
+        expect(rest.length + more.length).toBe(2);
+        await second.ack(
+          stream,
+          'g',
+          [...rest, ...more].map((m) => m.id),
+        );
+        // The released instance reads the group again.
+        await first.publish({ stream, envelope: sampleBrokerEnvelope(stream) });
+        const again = await first.read(stream, 'g', 'first', { count: 10, blockMs: 2_000 });
+        expect(again.length + (await second.read(stream, 'g', 'second', { count: 10, blockMs: 0 })).length).toBe(1);
+        await first.releaseGroup(ctx.stream(), 'never-read');
+      });
+    },
+  );
+
   describe.runIf(ctx.claims('CONSUMER_GROUPS') && ctx.claims('RECLAIM_PENDING'))('idle consumers and reclaim', () => {
     afterEach(() => ctx.closeAll());
 

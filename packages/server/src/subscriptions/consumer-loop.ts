@@ -123,6 +123,13 @@ export class ConsumerLoop extends SubscriptionLifecycle implements Subscription 
     const left = await this.scheduler.stop();
     await this.acks.drain();
     await this.giveBack(left);
+    // What the adapter took in ahead of our reads goes back too (a partition moving to another worker).
+    const { broker, stream, group } = this.options;
+    await broker
+      .releaseGroup(stream, group)
+      .catch((error: unknown) =>
+        this.log.warn('could not give back the deliveries taken in ahead of reads; the broker redelivers them when this process stops', { error }),
+      );
   }
 
   protected async run(): Promise<void> {

@@ -1,0 +1,7 @@
+// The consumer guarantees with key affinity (outbox.partitions = 3, one per worker) at the smoke
+// size: the SIGKILLed worker's partitions move to the other two while it is down and a share comes
+// back to it after its restart, with messages in flight each time. scenarios/consumer-guarantees.ts
+// says what is checked; every key's effects must still come out exactly once each, in order.
+import { describeConsumerGuarantees, guaranteesBrokers } from './scenarios/consumer-guarantees.js';
+
+for (const broker of guaranteesBrokers()) await describeConsumerGuarantees(broker, 'fast', 3);
