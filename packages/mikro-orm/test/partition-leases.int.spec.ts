@@ -34,4 +34,17 @@ describe.skipIf(!up)('PostgreSQL partition leases', () => {
     await queryDatabase(db.uri, `UPDATE protean_partition_leases SET expires_at = now() - interval '1 second' WHERE scope = 'clock'`);
     expect(await provider.partitionLeases.claim('clock', 'b', [0, 0], 60_000)).toEqual({ members: ['a', 'b'], held: [{ partition: 0, epoch: 2 }] });
   });
+
+  it('names db setup when the tables are missing (a database set up before partitions existed)', async () => {
+    const bare = await createTempDatabase('partition_leases_bare');
+    const old = new PostgresProvider('default', { provider: 'postgresql', database_uri: bare.uri, managed: true, pool_size: 2 });
+    try {
+      await old.connect();
+      await expect(old.partitionLeases.claim('s', 'a', [0], 10_000)).rejects.toThrow(/partition lease tables .* missing .*run protean-ts db setup/);
+      await expect(old.partitionLeases.leases('s')).rejects.toThrow(/run protean-ts db setup/);
+    } finally {
+      await old.close();
+      await bare.drop();
+    }
+  });
 });

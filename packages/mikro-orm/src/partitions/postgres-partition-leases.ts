@@ -37,6 +37,10 @@ export class PostgresPartitionLeases implements PartitionLeaseStore {
   }
 
   claim(scope: string, member: string, wanted: readonly number[], ttlMs: number): Promise<PartitionClaim> {
+    return this.explainMissingTables(() => this.claimRound(scope, member, wanted, ttlMs));
+  }
+
+  private claimRound(scope: string, member: string, wanted: readonly number[], ttlMs: number): Promise<PartitionClaim> {
     return this.transactions.inTransaction(async (tx) => {
       await run(tx, lockScopeSql(scope));
       await run(tx, recordMemberSql(this.tables, scope, member, ttlMs));
@@ -51,15 +55,30 @@ export class PostgresPartitionLeases implements PartitionLeaseStore {
   }
 
   async leave(scope: string, member: string): Promise<void> {
-    await this.transactions.inTransaction(async (tx) => {
-      await run(tx, lockScopeSql(scope));
-      await run(tx, forgetMemberSql(this.tables, scope, member));
-      await run(tx, releaseSql(this.tables, scope, member, []));
-    });
+    await this.explainMissingTables(() =>
+      this.transactions.inTransaction(async (tx) => {
+        await run(tx, lockScopeSql(scope));
+        await run(tx, forgetMemberSql(this.tables, scope, member));
+        await run(tx, releaseSql(this.tables, scope, member, []));
+      }),
+    );
+  }
+
+  /** A database set up before partitions existed lacks the tables: say how to add them. */
+  private async explainMissingTables<R>(work: () => Promise<R>): Promise<R> {
+    try {
+      return await work();
+    } catch (error) {
+      if ((error as { code?: unknown })?.code !== '42P01') throw error;
+      throw new Error(
+        `the partition lease tables (outbox.partitions > 1) are missing in PostgreSQL database "${this.db.providerName}"; run protean-ts db setup (or db setup-outbox) to create them`,
+        { cause: error },
+      );
+    }
   }
 
   async leases(scope: string): Promise<PartitionLease[]> {
-    const rows = await run<LeaseRow>(this.db, leasesSql(this.tables, scope));
+    const rows = await this.explainMissingTables(() => run<LeaseRow>(this.db, leasesSql(this.tables, scope)));
     return rows.map((row) => ({
       partition: row.partition,
       owner: row.owner,
