@@ -22,6 +22,7 @@ import {
 import { CliError, ExitCode } from '../cli-error.js';
 import type { CliContext } from '../cli-context.js';
 import type { CommandGroup } from './command-group.js';
+import { partitionShares } from './partition-shares.js';
 
 export interface ServerOptions {
   workers: number;
@@ -102,6 +103,8 @@ async function supervise(context: CliContext, options: ServerOptions): Promise<n
     for (const budget of connectionBudgets(options.workers, domain.config.databases)) {
       logger.info('database connections of all workers together, at most', { ...budget });
     }
+    const shares = partitionShares(options.workers, domain.config.outbox.partitions);
+    if (shares) logger[shares.level](shares.msg, shares.fields);
     const { host, port, metrics, metrics_path: path } = domain.config.server.health;
     health = { host, port };
     metricsPath = metrics ? path : null;
