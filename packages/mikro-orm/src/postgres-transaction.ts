@@ -7,6 +7,10 @@
  * (a handler's `Promise.all` of finds), and COMMIT or ROLLBACK only goes out once every statement
  * before it has finished.
  *
+ * BEGIN is deferred: `begin` only takes a connection, and BEGIN goes out with the first statement,
+ * in the same round trip (pipelined-begin.ts). A transaction that never ran a statement has
+ * nothing to commit or roll back and sends nothing.
+ *
  * The fork is made on demand because forking and MikroORM's transaction bookkeeping cost more
  * than the inserts of a typical commit (measured in bench/persistence); most units of work never
  * need it.
@@ -29,6 +33,8 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
   /** Set when a statement failed: PostgreSQL has aborted the transaction and COMMIT would roll back. */
   private failure: Error | undefined;
   private released = false;
+  /** Set once BEGIN has been sent (with the first statement, or by knex for the EntityManager). */
+  private begun = false;
   private fork: { em: SqlEntityManager; trx: Knex.Transaction } | undefined;
   private readonly turns = new ConnectionTurns();
   private readonly committedCallbacks = new Set<() => void>();
@@ -43,12 +49,6 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
 
   static async begin(providerName: string, schemaName: string, pool: ConnectionPool, runner: StatementRunner): Promise<PostgresTransaction> {
     const connection = await pool.acquire();
-    try {
-      await runner.run(connection, 'BEGIN');
-    } catch (error) {
-      await pool.release(connection);
-      throw error;
-    }
     return new PostgresTransaction(providerName, schemaName, pool, runner, connection);
   }
 
@@ -59,7 +59,14 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
   async execute<R = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: ExecuteOptions): Promise<SqlResult<R>> {
     this.assertActive('run a statement');
     try {
-      return await this.turns.run(() => this.runner.run<R>(this.connection, sql, params, options));
+      return await this.turns.run(() => {
+        if (this.begun) return this.runner.run<R>(this.connection, sql, params, options);
+        // Set before the answer: if the statement fails, BEGIN has (practically always) run and the
+        // transaction is aborted, so ROLLBACK must go out. If the error came before BEGIN ran (a
+        // named statement's Parse goes first), that ROLLBACK only draws a warning.
+        this.begun = true;
+        return this.runner.runWithBegin<R>(this.connection, sql, params, options);
+      });
     } catch (error) {
       this.failure ??= error as Error;
       throw error;
@@ -88,9 +95,12 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
     this.assertActive('open an EntityManager');
     if (!this.fork) {
       const em = this.pool.orm.em.fork({ clear: true });
-      // knex adopts this connection; the BEGIN it sends meets our open transaction, which
-      // PostgreSQL answers with a warning only. COMMIT/ROLLBACK then go through knex.
-      const trx = await this.turns.run(() => em.getKnex().transaction(undefined, { connection: this.connection } as Knex.TransactionConfig));
+      // knex adopts this connection and sends a BEGIN of its own (answered with a warning only
+      // when statements have already begun the transaction). COMMIT/ROLLBACK then go through knex.
+      const trx = await this.turns.run(() => {
+        this.begun = true;
+        return em.getKnex().transaction(undefined, { connection: this.connection } as Knex.TransactionConfig);
+      });
       em.setTransactionContext(trx);
       this.fork = { em, trx };
     }
@@ -115,7 +125,7 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
           await fork.em.flush();
           await fork.trx.commit();
         });
-      } else {
+      } else if (this.begun) {
         await this.turns.run(() => this.runner.run(this.connection, 'COMMIT'));
       }
       this.state = 'committed';
@@ -144,7 +154,7 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
     const fork = this.fork;
     // In turn: a ROLLBACK sent while a statement is still running would queue inside the driver.
     if (fork) await this.turns.run(() => fork.trx.rollback()).catch(() => undefined);
-    else await this.turns.run(() => this.runner.run(this.connection, 'ROLLBACK')).catch(() => undefined);
+    else if (this.begun) await this.turns.run(() => this.runner.run(this.connection, 'ROLLBACK')).catch(() => undefined);
   }
 
   private async finish(): Promise<void> {
