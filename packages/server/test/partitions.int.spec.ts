@@ -35,7 +35,7 @@ describe.skipIf(!up)('stream partitions: key affinity across engines (PostgreSQL
     const probe: NotesProbe & { seen: string[] } = { ...newProbe(), seen: [] };
     probe.onNoted = (n, noteId) => void probe.seen.push(`${noteId}:${n}`);
     const config = notesConfig(db, { uri: REDIS_URI, stream_prefix: prefix, ...broker }, { outbox: { partitions: PARTITIONS } });
-    const app = makeNotes('Notes', { ...config, server: { ...(config.server as object), partition_lease_seconds: 2 } }, probe);
+    const app = makeNotes('Notes', { ...config, server: { ...(config.server as object), partition_lease_seconds: 3 } }, probe);
     await setupTables(app.domain);
     const engine = new Engine(app.domain, { health: false, workerId });
     engines.push(engine);
@@ -50,7 +50,7 @@ describe.skipIf(!up)('stream partitions: key affinity across engines (PostgreSQL
     const one = await worker(1);
     const two = await worker(2);
     // Shares settle: each engine reads two partitions, together all four.
-    await eventually(() => readBy(one.engine).length === 2 && readBy(two.engine).length === 2, 15_000);
+    await eventually(() => readBy(one.engine).length === 2 && readBy(two.engine).length === 2, 30_000);
     expect([...readBy(one.engine), ...readBy(two.engine)].sort()).toEqual([0, 1, 2, 3]);
 
     const notes: { id: string }[] = [];
@@ -76,18 +76,18 @@ describe.skipIf(!up)('stream partitions: key affinity across engines (PostgreSQL
 
     // Engine two stops: it releases its partitions, engine one takes all four within seconds.
     await two.engine.stop();
-    await eventually(() => readBy(one.engine).length === PARTITIONS, 10_000);
+    await eventually(() => readBy(one.engine).length === PARTITIONS, 30_000);
     const later: { id: string }[] = [];
     for (let i = 0; i < 8; i += 1) later.push(await one.app.commit(null, [1, 2]));
     await eventually(() => one.probe.seen.length + two.probe.seen.length === 72 + 16, 20_000);
     for (const note of later) expect(one.probe.seen.filter((s) => s.startsWith(`${note.id}:`))).toEqual([`${note.id}:1`, `${note.id}:2`]);
     expect(effects(one.engine).duplicates).toBe(0);
-  });
+  }, 90_000);
 
   it("takes over a dead engine's partitions once its lease runs out, and handles what it left unfinished once", async () => {
     const one = await worker(1, { claim_idle_ms: 1_000 });
     const two = await worker(2, { claim_idle_ms: 1_000 });
-    await eventually(() => readBy(one.engine).length === 2 && readBy(two.engine).length === 2, 15_000);
+    await eventually(() => readBy(one.engine).length === 2 && readBy(two.engine).length === 2, 30_000);
     // Engine two's handler is slow from now on: it will die with messages read and not handled.
     two.probe.onNoted = async (n, noteId) => {
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -105,9 +105,9 @@ describe.skipIf(!up)('stream partitions: key affinity across engines (PostgreSQL
     ownership.abort.abort();
     await two.app.domain.brokers.get('default')!.close();
     const handled = (note: { id: string }) => [...two.probe.seen, ...one.probe.seen].filter((s) => s.startsWith(`${note.id}:`));
-    await eventually(() => readBy(one.engine).length === PARTITIONS, 15_000);
+    await eventually(() => readBy(one.engine).length === PARTITIONS, 30_000);
     // Engine one takes the dead engine's unacked messages over and handles each key once, in order.
     await eventually(() => notes.every((note) => handled(note).length >= 2), 30_000);
     for (const note of notes) expect(handled(note)).toEqual([`${note.id}:1`, `${note.id}:2`]);
-  }, 60_000);
+  }, 90_000);
 });

@@ -38,7 +38,10 @@ const EXPIRY_MARGIN_MS = 500;
 
 export class PartitionOwnership {
   private readonly listeners: PartitionListener[] = [];
+  /** Partitions held, with their epochs; a partition being stopped stays here until it has. */
   private readonly held = new Map<number, number>();
+  /** Partitions whose loops are stopping, until they have. */
+  private readonly stopping = new Map<number, Promise<void>>();
   private members: string[] = [];
   private heldUntil = 0;
   private readonly abort = new AbortController();
@@ -70,7 +73,7 @@ export class PartitionOwnership {
   async stop(): Promise<void> {
     this.abort.abort();
     await this.loop;
-    await this.lose([...this.held.keys()]);
+    await this.stopReadingAll();
     try {
       await this.options.store.leave(this.options.scope, this.options.member);
     } catch (error) {
@@ -94,18 +97,22 @@ export class PartitionOwnership {
     const { store, scope, member, partitions, leaseMs, logger } = this.options;
     const started = Date.now();
     try {
-      // First stop reading what is no longer ours, so the claim below can release it.
+      // Partitions no longer ours stop in the background (their handlers finish first) and stay
+      // claimed until they have, so renewing the others never waits for a slow handler.
       const share = this.members.length ? assignedPartitions(this.members, member, partitions) : [];
-      await this.lose([...this.held.keys()].filter((p) => !share.includes(p)));
-      const claim = await store.claim(scope, member, share, leaseMs);
+      for (const partition of this.held.keys()) if (!share.includes(partition)) this.stopReading(partition);
+      const claim = await store.claim(scope, member, [...new Set([...share, ...this.stopping.keys()])], leaseMs);
       if (this.failures > 0) logger.info('the partition leases answer again', { afterFailures: this.failures });
       this.failures = 0;
       this.heldUntil = started + leaseMs - EXPIRY_MARGIN_MS;
       const now = new Map(claim.held.map((lease) => [lease.partition, lease.epoch]));
       const membersChanged = claim.members.join('\u0000') !== this.members.join('\u0000');
       this.members = claim.members;
-      await this.lose([...this.held.keys()].filter((p) => !now.has(p)));
-      const gained = [...now].filter(([p]) => !this.held.has(p));
+      // Taken by another member meanwhile (our lease ran out while we could not renew): stop now.
+      for (const partition of this.held.keys()) if (!now.has(partition)) this.stopReading(partition);
+      // Only our share: a partition that finished stopping during the claim is still in `now`, and goes with the next one.
+      const wanted = assignedPartitions(claim.members, member, partitions);
+      const gained = [...now].filter(([p]) => wanted.includes(p) && !this.held.has(p) && !this.stopping.has(p));
       for (const [partition, epoch] of gained) {
         this.held.set(partition, epoch);
         for (const listener of this.listeners) listener.gained(partition);
@@ -117,8 +124,7 @@ export class PartitionOwnership {
           members: claim.members.length,
         });
       }
-      const wanted = assignedPartitions(claim.members, member, partitions);
-      return !membersChanged && wanted.length === this.held.size && wanted.every((p) => this.held.has(p));
+      return !membersChanged && this.stopping.size === 0 && wanted.length === this.held.size && wanted.every((p) => this.held.has(p));
     } catch (error) {
       this.failures += 1;
       if (this.failures === 1 || this.failures % 10 === 0) {
@@ -132,15 +138,30 @@ export class PartitionOwnership {
         logger.warn('the partition leases ran out while the lease store was unreachable: this worker stops reading its partitions', {
           partitions: this.partitions,
         });
-        await this.lose([...this.held.keys()]);
+        await this.stopReadingAll();
       }
       return false;
     }
   }
 
-  private async lose(partitions: readonly number[]): Promise<void> {
-    if (partitions.length === 0) return;
-    for (const partition of partitions) this.held.delete(partition);
-    await Promise.all(partitions.flatMap((partition) => this.listeners.map((listener) => listener.lost(partition))));
+  /** Starts stopping the partition's loops; it leaves `held` (and is released) once they have stopped. */
+  private stopReading(partition: number): void {
+    if (this.stopping.has(partition)) return;
+    const stopped = Promise.all(this.listeners.map((listener) => listener.lost(partition))).then(
+      () => undefined,
+      (error: unknown) => this.options.logger.error('stopping a partition failed', { partition, error }),
+    );
+    this.stopping.set(
+      partition,
+      stopped.finally(() => {
+        this.held.delete(partition);
+        this.stopping.delete(partition);
+      }),
+    );
+  }
+
+  private async stopReadingAll(): Promise<void> {
+    for (const partition of this.held.keys()) this.stopReading(partition);
+    await Promise.all(this.stopping.values());
   }
 }
