@@ -12,7 +12,8 @@
  *        BENCH_RATE (10 orders/s), BENCH_RATE_SECONDS (30, length of the fixed-rate phase),
  *        BENCH_CONCURRENCY (32), BENCH_PAYMENT_TIMEOUT (1h: SHOP_PAYMENT_TIMEOUT of every round),
  *        BENCH_PARTITIONS (`workers`: outbox.partitions equal to the round's worker count; or a
- *        number for every round, 1 for no partitions)
+ *        number for every round, 1 for no partitions), BENCH_BATCH (1: the subscriptions'
+ *        batch_size, SHOP_BATCH_SIZE, in the baseline and the servers)
  *
  * Beside orders/s and latency, each phase's cost: messages handled per second and per order,
  * handling CPU per handled message (server rounds: the server process and its workers from
@@ -50,6 +51,8 @@ const SETTLE_TIMEOUT_MS = 900_000;
 const PAYMENT_TIMEOUT = process.env.BENCH_PAYMENT_TIMEOUT ?? '1h';
 // Key affinity: by default as many partitions as the round has workers, each worker reading one.
 const PARTITIONS = process.env.BENCH_PARTITIONS ?? 'workers';
+// Batched transactions (server.stream_subscription.batch_size); 1 commits each message alone.
+const BATCH = process.env.BENCH_BATCH ?? '1';
 const partitionsFor = (workers: number) => (PARTITIONS === 'workers' ? workers : Number(PARTITIONS));
 // One line per order, SKUs spread so that orders in flight together rarely share one: the
 // figures measure the framework, not stock contention.
@@ -89,8 +92,9 @@ async function main(): Promise<void> {
   process.env.SHOP_BROKER = broker;
   // Read where the manager runs: here for the baseline, and by the server's processes, which inherit this environment.
   process.env.SHOP_PAYMENT_TIMEOUT = PAYMENT_TIMEOUT;
+  process.env.SHOP_BATCH_SIZE = BATCH;
   console.log(
-    `bench/e2e: broker ${broker}; ${ORDERS} orders as fast as possible (client concurrency ${CONCURRENCY}), then ${RATE * RATE_SECONDS} at ${RATE}/s; workers ${WORKERS.join(', ')}; ${ROUNDS} round(s); payment timeout ${PAYMENT_TIMEOUT}; partitions ${PARTITIONS}`,
+    `bench/e2e: broker ${broker}; ${ORDERS} orders as fast as possible (client concurrency ${CONCURRENCY}), then ${RATE * RATE_SECONDS} at ${RATE}/s; workers ${WORKERS.join(', ')}; ${ROUNDS} round(s); payment timeout ${PAYMENT_TIMEOUT}; partitions ${PARTITIONS}; batch_size ${BATCH}`,
   );
 
   const baseline = await syncBaseline(ORDERS, SKUS, CONCURRENCY, SETTLE_TIMEOUT_MS);

@@ -118,6 +118,7 @@ export { MessageWithoutMetadataError } from './errors/message-without-metadata.e
 export { AsyncCommandsNeedOutboxError } from './errors/async-commands-need-outbox.error.js';
 export * from './messages/index.js';
 export { currentUnitOfWork } from './uow/uow-storage.js';
+export { runInBatch, claimBatch, type BatchClaim, type BatchMembership } from './uow/batch-scope.js';
 export { UnitOfWork, type UnitOfWorkHost, type TrackedAggregate } from './uow/unit-of-work.js';
 export { outboxRowsForEvents, type AggregateEvents } from './uow/outbox-rows.js';
 export { Repository, type RepositoryHost, type AsOfOptions } from './repository/repository.js';

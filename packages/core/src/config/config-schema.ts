@@ -104,6 +104,8 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
             concurrency: count(1, 10_000),
             gap_timeout_seconds: seconds,
             accept_unsigned_envelopes: { kind: 'boolean' },
+            batch_size: count(1, 64),
+            batch_max_wait_ms: { kind: 'integer', min: 0, max: 60_000 },
           },
         },
         event_store_subscription: {

@@ -29,6 +29,10 @@ export interface StreamSubscriptionConfig {
   gap_timeout_seconds: number;
   /** Handle envelopes without a checksum (another producer's); by default they are dead-lettered. */
   accept_unsigned_envelopes: boolean;
+  /** Messages of different keys handled in one database transaction (a savepoint each); 1 = each commits alone. */
+  batch_size: number;
+  /** How long a batch takes in messages, from its first; it commits once its messages are done. */
+  batch_max_wait_ms: number;
 }
 
 /** The inbox: what subscriptions record, in the handler's transaction, to skip redeliveries. */

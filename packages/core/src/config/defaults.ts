@@ -30,6 +30,8 @@ const DEFAULTS: DomainConfig = {
       concurrency: 32,
       gap_timeout_seconds: 60,
       accept_unsigned_envelopes: false,
+      batch_size: 1,
+      batch_max_wait_ms: 20,
     },
     event_store_subscription: { lease_seconds: 10, poll_interval_ms: 100 },
     health: { host: '127.0.0.1', port: 8080, metrics: true, metrics_path: '/metrics' },

@@ -105,6 +105,9 @@ export function resolveRecord<K extends ElementKind>(kind: K, cls: ClassRef, giv
       if (kind === 'commandHandler' && subscriptionType === 'event_store') {
         throw new RegistrationError(`${name}: a command handler cannot read the event store (commands are not stored there); leave subscriptionType out`);
       }
+      if (h.ownTransaction !== undefined && typeof h.ownTransaction !== 'boolean') {
+        throw new RegistrationError(`${name}: ownTransaction must be true or false, got ${JSON.stringify(h.ownTransaction)}`);
+      }
       return {
         kind,
         cls,
@@ -114,6 +117,7 @@ export function resolveRecord<K extends ElementKind>(kind: K, cls: ClassRef, giv
           streamCategory: category,
           subscriptionName: nonEmpty(h.subscriptionName, 'subscriptionName', cls) ?? name,
           subscriptionType,
+          ownTransaction: h.ownTransaction === true,
         },
       };
     }
@@ -155,6 +159,7 @@ export function resolveRecord<K extends ElementKind>(kind: K, cls: ClassRef, giv
           streamCategory: undefined,
           subscriptionName: nonEmpty(p.subscriptionName, 'subscriptionName', cls) ?? name,
           subscriptionType: undefined,
+          ownTransaction: false,
           aggregates: [...aggregates],
           streamCategories: [...categories],
           stateCategory: nonEmpty(p.streamCategory, 'streamCategory', cls) ?? defaultStreamCategory(domainName, name),

@@ -37,6 +37,8 @@ export type HandlerRecordOptions = {
   subscriptionName: string;
   /** As declared; undefined follows `server.default_subscription_type`. */
   subscriptionType: 'stream' | 'event_store' | undefined;
+  /** Each message in a transaction of its own, even in a subscription that batches. */
+  ownTransaction: boolean;
 };
 export type CommandHandlerRecord = RecordOf<'commandHandler', HandlerRecordOptions>;
 export type EventHandlerRecord = RecordOf<'eventHandler', HandlerRecordOptions>;

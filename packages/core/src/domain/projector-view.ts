@@ -21,6 +21,7 @@ export function eventHandlerViewOf(record: ProjectorRecord): EventHandlerRecord 
         streamCategory: undefined,
         subscriptionName: record.name,
         subscriptionType: record.options.subscriptionType,
+        ownTransaction: false,
       }),
     });
     views.set(record, view);

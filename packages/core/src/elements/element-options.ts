@@ -59,6 +59,12 @@ export interface HandlerOptions {
    * `server.default_subscription_type`.
    */
   subscriptionType?: 'stream' | 'event_store';
+  /**
+   * Handle each message in a transaction of its own even when the subscription batches
+   * (`[server.stream_subscription] batch_size` > 1): for a handler that calls out (an HTTP
+   * API, a mailer) while its transaction is open, or uses MikroORM's EntityManager.
+   */
+  ownTransaction?: boolean;
 }
 
 export interface SubscriberOptions {

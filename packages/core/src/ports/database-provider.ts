@@ -18,6 +18,25 @@ export interface ProviderTransaction {
   rollback(): Promise<void>;
 }
 
+/**
+ * One database transaction that several units of work share, each inside a savepoint of its own
+ * (batched handling: many messages, one commit). Savepoints take turns: `savepoint()` resolves
+ * once the previous savepoint was released or rolled back, so one unit's statements never
+ * interleave with another's.
+ */
+export interface BatchTransaction {
+  readonly providerName: string;
+  /**
+   * Opens the next savepoint as a transaction of its own: its `commit` releases the savepoint (its
+   * after-commit callbacks wait for the batch's commit), its `rollback` undoes only its own work.
+   */
+  savepoint(): Promise<ProviderTransaction>;
+  /** Commits everything released so far; refuses while a savepoint is open. */
+  commit(): Promise<void>;
+  /** Rolls the whole batch back; idempotent. */
+  rollback(): Promise<void>;
+}
+
 export interface SchemaReport {
   /** Tables (or collections) created or already present, for the command's progress output. */
   created: string[];
@@ -52,6 +71,11 @@ export interface DatabaseProvider {
   connect(): Promise<void>;
   /** Starts a transaction. */
   begin(): Promise<ProviderTransaction>;
+  /**
+   * Starts a transaction that units of work share through savepoints (see BatchTransaction);
+   * absent where the database has no savepoints (memory): those units then commit one by one.
+   */
+  beginBatch?(): Promise<BatchTransaction>;
   /** A data-access object for one aggregate, working inside `tx` (or auto-commit when absent). */
   dao<T extends object>(schema: AggregateSchema<T>, tx?: ProviderTransaction): AggregateDao<T>;
 

@@ -36,8 +36,14 @@ export async function runInUnitOfWork<R>(host: UnitOfWorkHost, work: () => Promi
     await uow.rollback();
     throw error;
   }
-  // Sync handlers run after the commit and outside this unit, each in a unit of its own.
-  if (run.afterCommit && events.length) await unitOfWorkStorage.exit(() => run.afterCommit!(events));
+  // Sync handlers run after the commit and outside this unit, each in a unit of its own. A unit
+  // inside a batch has only released its savepoint: that waits for the batch's commit.
+  if (run.afterCommit && events.length) {
+    const afterCommit = () => unitOfWorkStorage.exit(() => run.afterCommit!(events));
+    const batch = uow.batchClaim;
+    if (batch) batch.afterBatchCommit(afterCommit);
+    else await afterCommit();
+  }
   return result;
 }
 

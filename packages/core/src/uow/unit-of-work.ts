@@ -15,6 +15,7 @@ import { getLogger } from '../logging/logger.js';
 import type { AggregateSchema } from '../ports/aggregate-dao.js';
 import type { DatabaseProvider, ProviderTransaction } from '../ports/database-provider.js';
 import type { NewOutboxRow } from '../ports/outbox-store.js';
+import { claimBatch, type BatchClaim } from './batch-scope.js';
 import { mergeInRaiseOrder } from './raise-order.js';
 
 /** What a unit of work needs from the domain runtime that created it. */
@@ -44,6 +45,10 @@ export class UnitOfWork {
   private readonly opening = new Map<string, Promise<ProviderTransaction>>();
   private readonly tracked = new Map<BaseAggregate, TrackedAggregate>();
   private state: UnitState = 'active';
+  /** The batch this unit takes savepoints in (a batching subscription's message), if any. */
+  private readonly batch: BatchClaim | undefined = claimBatch();
+  /** True once a transaction of this unit is a savepoint of a batch: its commit is final only with the batch's. */
+  private inBatch = false;
 
   constructor(
     readonly host: UnitOfWorkHost,
@@ -65,6 +70,14 @@ export class UnitOfWork {
     return this.state;
   }
 
+  /**
+   * The batch whose commit makes this unit's commit final, when one of its transactions is a
+   * savepoint of a batch (runInUnitOfWork defers after-commit work to it).
+   */
+  get batchClaim(): BatchClaim | undefined {
+    return this.inBatch ? this.batch : undefined;
+  }
+
   /** The open transactions by provider name, for adapters and the outbox to write in. */
   get transactionsByProvider(): ReadonlyMap<string, ProviderTransaction> {
     return this.transactions;
@@ -78,7 +91,10 @@ export class UnitOfWork {
     // Concurrent callers in one unit (Promise.all) must share one transaction, not begin two.
     let pending = this.opening.get(providerName);
     if (!pending) {
-      pending = this.host.provider(providerName).begin();
+      const provider = this.host.provider(providerName);
+      const savepoint = this.batch?.savepointFor(provider);
+      if (savepoint) this.inBatch = true;
+      pending = savepoint ?? provider.begin();
       this.opening.set(providerName, pending);
     }
     try {
@@ -124,6 +140,7 @@ export class UnitOfWork {
       throw error;
     }
     this.state = 'committed';
+    this.batch?.release();
     for (const { aggregate } of this.tracked.values()) aggregate.clearPendingEvents();
     return mergeInRaiseOrder(perAggregate);
   }
@@ -142,6 +159,7 @@ export class UnitOfWork {
         log.error('rollback failed', { provider: providerName, unitOfWork: this.id, error });
       }
     }
+    this.batch?.release();
     for (const { aggregate, versionBefore } of this.tracked.values()) {
       // An event-sourced aggregate's fields and version come from its events: it keeps them
       // pending, so adding it again appends them again (and conflicts if its stream moved on).

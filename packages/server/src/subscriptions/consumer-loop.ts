@@ -23,6 +23,7 @@ import { DEAD_CONSUMER_CHECK_MS, Liveness } from './liveness.js';
 import { errorText, MessageRunner, type HandleRequest } from './message-runner.js';
 import { PassBatcher } from './pass-batcher.js';
 import { SubscriptionLifecycle } from './subscription-lifecycle.js';
+import { TransactionBatcher } from './transaction-batcher.js';
 import type { Subscription, SubscriptionStatus } from './subscription-status.js';
 
 export { errorText } from './message-runner.js';
@@ -53,6 +54,11 @@ export interface ConsumerLoopOptions {
   isPermanent?: (error: unknown) => boolean;
   /** Called with the last error when a message is given up (see MessageRunnerOptions). */
   onGivingUp?: (message: ReceivedMessage, error: unknown) => Promise<void>;
+  /**
+   * Handle messages of different keys that run at the same time in one transaction, a savepoint
+   * each (`batch_size` > 1); absent or size 1: each message commits alone.
+   */
+  batching?: { size: number; maxWaitMs: number };
   logger: Logger;
 }
 
@@ -83,7 +89,7 @@ export class ConsumerLoop extends SubscriptionLifecycle implements Subscription 
       stream,
       group,
       settings: options.settings,
-      handle: options.handle,
+      handle: this.batchedHandle(),
       jumpOver: options.jumpOver,
       ...(options.isPermanent ? { isPermanent: options.isPermanent } : {}),
       ...(options.onGivingUp ? { onGivingUp: options.onGivingUp } : {}),
@@ -100,6 +106,14 @@ export class ConsumerLoop extends SubscriptionLifecycle implements Subscription 
       if (result.done) this.reclaimedIds.delete(item.message.id);
       return result;
     });
+  }
+
+  /** The handler as the runner calls it: first tries join a batch when batching is on; retries run alone. */
+  private batchedHandle(): ConsumerLoopOptions['handle'] {
+    const { handle, batching } = this.options;
+    if (!batching || batching.size <= 1) return handle;
+    const batcher = new TransactionBatcher(batching.size, batching.maxWaitMs, this.counters, this.log);
+    return (message, request) => (request.attempt === 1 ? batcher.run(() => handle(message, request)) : handle(message, request));
   }
 
   status(): SubscriptionStatus {

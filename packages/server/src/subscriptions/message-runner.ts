@@ -26,6 +26,8 @@ export interface HandleRequest {
   jumpGap: boolean;
   /** Aborts when the subscription stops: a handler waiting (for a projection rebuild) gives up. */
   signal?: AbortSignal;
+  /** 1 for the first try of this delivery; retries after a failure run alone, never in a batch. */
+  attempt: number;
 }
 
 /** Where a subscription moves the messages it gives up on (a broker's dead-letter stream, the event store's dead letters). */
@@ -113,7 +115,7 @@ export class MessageRunner {
       let outcome: HandleOutcome;
       const startedAt = performance.now();
       try {
-        outcome = await this.options.handle(message, { jumpGap, signal: this.options.signal });
+        outcome = await this.options.handle(message, { jumpGap, signal: this.options.signal, attempt });
         // Only attempts that ran the handler: a skipped type, a duplicate or an early message did not.
         if (outcome === 'handled' || outcome === 'handled-late') this.duration.record(startedAt);
         if (outcome === 'skipped' && item.sequence > 0 && this.options.inbox) outcome = await this.passSkipped(item, jumpGap);

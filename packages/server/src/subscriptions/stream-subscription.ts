@@ -5,7 +5,7 @@
  * records the message in the inbox, so events the handler raises go through the outbox too and
  * a redelivery is skipped.
  */
-import { ChecksumMismatchError, MalformedEnvelopeError, UnknownMessageTypeError, type ClassRef } from '@protean-ts/core';
+import { ChecksumMismatchError, MalformedEnvelopeError, UnknownMessageTypeError, type ClassRef, type Domain } from '@protean-ts/core';
 import { ConsumerLoop } from './consumer-loop.js';
 import { handledTypes } from './handled-types.js';
 import { waitingOutRebuilds } from './projection-rebuild-wait.js';
@@ -20,6 +20,12 @@ export function isPermanentMessageError(error: unknown): boolean {
   return error instanceof MalformedEnvelopeError || error instanceof ChecksumMismatchError || error instanceof UnknownMessageTypeError;
 }
 
+/** A handler that asked for a transaction of its own (`ownTransaction: true`) is never batched. */
+function ownsTransaction(domain: Domain, handler: ClassRef): boolean {
+  const record = domain.registry.recordOf(handler);
+  return record !== undefined && 'ownTransaction' in record.options && record.options.ownTransaction === true;
+}
+
 export function createStreamSubscription(options: StreamSubscriptionOptions): ConsumerLoop {
   const { domain, handler } = options;
   const handles = handledTypes(domain, handler);
@@ -29,6 +35,7 @@ export function createStreamSubscription(options: StreamSubscriptionOptions): Co
     isPermanent: isPermanentMessageError,
     // A command whose sender awaits its outcome learns that it failed for good.
     onGivingUp: (message, error) => domain.runtime.recordGivenUpCommand(message.envelope, error),
+    ...(ownsTransaction(domain, handler) ? {} : { batching: { size: options.settings.batch_size, maxWaitMs: options.settings.batch_max_wait_ms } }),
     handle: async (message, { jumpGap, signal }) => {
       if (!handles(message.envelope?.metadata?.headers?.type)) return 'skipped';
       return waitingOutRebuilds(

@@ -19,6 +19,8 @@ export function newCounters(): SubscriptionCounters {
     gapsPassed: 0,
     passedAbandoned: 0,
     dropped: 0,
+    batches: 0,
+    batchedMessages: 0,
   };
 }
 
