@@ -29,6 +29,7 @@ import { inboxDdl, INBOX_CHECKPOINTS_TABLE, INBOX_MESSAGES_TABLE, INBOX_PASSED_T
 import { OUTBOX_POSITIONS_TABLE, OUTBOX_TABLE, PostgresOutboxStore, setupOutboxTable } from './outbox/index.js';
 import { partitionLeaseDdl, partitionLeaseTableNames, PARTITION_LEASE_TABLES, PostgresPartitionLeases } from './partitions/index.js';
 import { PostgresProjectionStatus, PROJECTIONS_TABLE, projectionsDdl } from './projections/postgres-projection-status.js';
+import { PostgresBatchTransaction } from './batch/postgres-batch-transaction.js';
 import { PostgresTransaction } from './postgres-transaction.js';
 import { readPostgresSettings, type PostgresSettings } from './postgres-settings.js';
 import { qualifiedName } from './schema/column-naming.js';
@@ -37,6 +38,7 @@ import { SchemaManager } from './schema/schema-manager.js';
 import { buildTableModel } from './schema/table-model-builder.js';
 import { tablesOf } from './schema/table-model.js';
 import type { ExecuteOptions, NotificationListener, SqlDatabase, SqlResult, SqlTransaction } from './sql-executor.js';
+import { isPostgresUnitTransaction, type PostgresUnitTransaction } from './sql-transaction-of.js';
 
 export class PostgresProvider implements DatabaseProvider, SqlDatabase {
   readonly kind = 'postgresql';
@@ -121,6 +123,12 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
   async begin(): Promise<PostgresTransaction> {
     const pool = await this.connection();
     return PostgresTransaction.begin(this.name, this.settings.schema, pool, this.runner);
+  }
+
+  /** One transaction for several units of work, each in a savepoint of its own (batched subscriptions). */
+  async beginBatch(): Promise<PostgresBatchTransaction> {
+    const pool = await this.connection();
+    return PostgresBatchTransaction.begin(this.name, this.settings.schema, pool, this.runner);
   }
 
   dao<T extends object>(schema: AggregateSchema<T>, tx?: ProviderTransaction): AggregateDao<T> {
@@ -300,8 +308,8 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
     return this.opening;
   }
 
-  private own(tx: ProviderTransaction): PostgresTransaction {
-    if (!(tx instanceof PostgresTransaction) || tx.providerName !== this.name) {
+  private own(tx: ProviderTransaction): PostgresUnitTransaction {
+    if (!isPostgresUnitTransaction(tx) || tx.providerName !== this.name) {
       throw new TransactionStateError(
         `PostgreSQL database "${this.name}" was given a transaction of "${tx?.providerName ?? 'unknown'}"; use a transaction opened by this provider`,
       );

@@ -8,8 +8,8 @@
  * before it has finished.
  *
  * BEGIN is deferred: `begin` only takes a connection, and BEGIN goes out with the first statement,
- * in the same round trip (pipelined-begin.ts). A transaction that never ran a statement has
- * nothing to commit or roll back and sends nothing.
+ * in the same round trip (connection/pipelined-prefix.ts). A transaction that never ran a
+ * statement has nothing to commit or roll back and sends nothing.
  *
  * The fork is made on demand because forking and MikroORM's transaction bookkeeping cost more
  * than the inserts of a typical commit (measured in bench/persistence); most units of work never

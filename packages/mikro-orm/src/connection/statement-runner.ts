@@ -1,14 +1,17 @@
 /**
  * Runs one statement on one connection: converts placeholders, binds parameters, prepares it
- * when asked, sends a transaction's BEGIN along with it when asked, and, when the provider has
- * `debug = true`, logs the statement, its parameters and its duration.
+ * when asked, sends a transaction's BEGIN (or a savepoint's SAVEPOINT) along with it when asked,
+ * and, when the provider has `debug = true`, logs the statement, its parameters and its duration.
  */
 import { getLogger, type Logger } from '@protean-ts/core';
 import type { ExecuteOptions, SqlResult } from '../sql-executor.js';
 import type { PgConnection, PgQueryResult } from './pg-connection.js';
-import { queryWithBegin } from './pipelined-begin.js';
+import { queryWithPrefix } from './pipelined-prefix.js';
 import { toPositional } from './placeholders.js';
 import { preparedName } from './prepared-statements.js';
+
+const NO_PREFIX: readonly string[] = [];
+const BEGIN_ONLY: readonly string[] = ['BEGIN'];
 
 export class StatementRunner {
   private readonly log: Logger;
@@ -21,32 +24,46 @@ export class StatementRunner {
   }
 
   run<R>(connection: PgConnection, sql: string, params: readonly unknown[] = [], options?: ExecuteOptions): Promise<SqlResult<R>> {
-    return this.send(connection, sql, params, options, false);
+    return this.send(connection, NO_PREFIX, sql, params, options);
   }
 
   /** Runs a transaction's first statement with the transaction's BEGIN in the same round trip. */
   runWithBegin<R>(connection: PgConnection, sql: string, params: readonly unknown[] = [], options?: ExecuteOptions): Promise<SqlResult<R>> {
-    return this.send(connection, sql, params, options, true);
+    return this.send(connection, BEGIN_ONLY, sql, params, options);
+  }
+
+  /**
+   * Runs `prefix` (fixed statements without parameters, such as `['BEGIN', 'SAVEPOINT s1']`) and
+   * then the statement, in one round trip; resolves to the statement's result.
+   */
+  runAfter<R>(
+    connection: PgConnection,
+    prefix: readonly string[],
+    sql: string,
+    params: readonly unknown[] = [],
+    options?: ExecuteOptions,
+  ): Promise<SqlResult<R>> {
+    return this.send(connection, prefix, sql, params, options);
   }
 
   private async send<R>(
     connection: PgConnection,
+    prefix: readonly string[],
     sql: string,
     params: readonly unknown[],
     options: ExecuteOptions | undefined,
-    begin: boolean,
   ): Promise<SqlResult<R>> {
     const text = toPositional(sql);
     const values = params as unknown[];
     const name = options?.prepare === true ? preparedName(text) : undefined;
     if (!this.debug) {
-      const result = await query(connection, text, values, name, begin);
+      const result = await query(connection, prefix, text, values, name);
       return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
     }
     const started = performance.now();
-    const carried = begin ? { withBegin: true } : {};
+    const carried = prefixFields(prefix);
     try {
-      const result = await query(connection, text, values, name, begin);
+      const result = await query(connection, prefix, text, values, name);
       this.log.debug('sql', { sql: text, params: values, ...carried, rows: result.rowCount ?? 0, ms: round(performance.now() - started) });
       return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
     } catch (error) {
@@ -56,9 +73,16 @@ export class StatementRunner {
   }
 }
 
-function query(connection: PgConnection, text: string, values: unknown[], name: string | undefined, begin: boolean): Promise<PgQueryResult> {
-  if (begin) return queryWithBegin(connection, text, values, name);
+function query(connection: PgConnection, prefix: readonly string[], text: string, values: unknown[], name: string | undefined): Promise<PgQueryResult> {
+  if (prefix.length > 0) return queryWithPrefix(connection, prefix, text, values, name);
   return name ? connection.query({ name, text, values }) : connection.query(text, values);
+}
+
+/** What a debug record says was sent ahead of the statement: `withBegin` as it always has for a transaction's BEGIN alone. */
+function prefixFields(prefix: readonly string[]): Record<string, unknown> {
+  if (prefix.length === 0) return {};
+  if (prefix.length === 1 && prefix[0] === 'BEGIN') return { withBegin: true };
+  return { after: prefix };
 }
 
 function round(ms: number): number {
