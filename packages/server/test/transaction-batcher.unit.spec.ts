@@ -41,7 +41,7 @@ function recordingProvider() {
 }
 
 /** What a unit of work does with the batch: claim it, take a savepoint, run, release. */
-async function unit(provider: DatabaseProvider, work: () => Promise<void> = async () => {}, fail = false): Promise<void> {
+async function unit(provider: DatabaseProvider, work: () => Promise<unknown> = async () => {}, fail = false): Promise<void> {
   const claim = claimBatch();
   const tx = await claim!.savepointFor(provider)!;
   await work();

@@ -35,22 +35,25 @@ interface TallyRow extends Record<string, unknown> {
 /**
  * `partitions` > 1 runs it with key affinity (`outbox.partitions`, leases of 3 s): the killed
  * worker's partitions move to the others while it is down and come back when it has restarted,
- * so partitions move twice mid-run, with messages in flight.
+ * so partitions move twice mid-run, with messages in flight. `batchSize` > 1 handles the messages
+ * in batched transactions (`batch_size`): the kill then lands mid-batch, and the batch's messages,
+ * committed or not, must still come out once each.
  */
-export async function describeConsumerGuarantees(broker: GuaranteesBroker, tier: Tier, partitions = 1): Promise<void> {
+export async function describeConsumerGuarantees(broker: GuaranteesBroker, tier: Tier, partitions = 1, batchSize = 1): Promise<void> {
   const { keys: KEYS, perKey: PER_KEY } = guaranteesSize(tier, broker);
   const side = brokerSide(broker, partitions);
   const up = await servicesUp(POSTGRES, side.service);
-  const label = `${broker}${partitions > 1 ? `, ${partitions} partitions,` : ''} consumer guarantees e2e`;
+  const shape = `${partitions > 1 ? `, ${partitions} partitions` : ''}${batchSize > 1 ? `, batches of ${batchSize}` : ''}`;
+  const label = `${broker}${shape} consumer guarantees e2e`;
 
-  describe.skipIf(!up)(`consumer guarantees on ${WORKERS} workers (${broker}${partitions > 1 ? `, ${partitions} partitions` : ''})`, () => {
+  describe.skipIf(!up)(`consumer guarantees on ${WORKERS} workers (${broker}${shape})`, () => {
     let project: ServerProject;
     beforeAll(async () => {
       project = await serverProject({
         ...(await side.projectOptions()),
         seed: TALLY_SEED,
         // The test asserts on order, so a gap must never be passed on time alone here.
-        streamSubscription: ['gap_timeout_seconds = 120'],
+        streamSubscription: ['gap_timeout_seconds = 120', `batch_size = ${batchSize}`],
         ...(partitions > 1 ? { outbox: [`partitions = ${partitions}`], server: ['partition_lease_seconds = 3'] } : {}),
       });
       await side.connect(project);
