@@ -9,7 +9,8 @@
  *
  *   npm run bench:hop   (env: BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_MESSAGES (20000),
  *                        BENCH_KEYS (1,8,64), BENCH_ROUNDS (3), BENCH_SIDES (raw,framework),
- *                        BENCH_PROFILE (a directory: a CPU profile of each timed round))
+ *                        BENCH_PROFILE (a directory: a CPU profile of each timed round),
+ *                        BENCH_BATCH (1: the framework side's batch_size))
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -139,14 +140,19 @@ async function main(): Promise<void> {
   const stopping: Promise<void>[] = [];
   let pool: pg.Pool | undefined;
   try {
-    Object.assign(process.env, { PT_BENCH_HOP_DATABASE_URI: uri, PT_BENCH_HOP_REDIS_URI: REDIS_URI, PT_BENCH_HOP_PREFIX: prefix });
+    Object.assign(process.env, {
+      PT_BENCH_HOP_DATABASE_URI: uri,
+      PT_BENCH_HOP_REDIS_URI: REDIS_URI,
+      PT_BENCH_HOP_PREFIX: prefix,
+      PT_BENCH_HOP_BATCH: process.env.BENCH_BATCH ?? '1',
+    });
     await hopDomain.init();
     const { server, databases } = hopDomain.config;
     const { concurrency } = server.stream_subscription;
     const batch = server.messages_per_tick;
     const poolSize = databases.default!.pool_size;
     console.log(
-      `bench/hop: database ${database}, Redis prefix ${prefix}; ${MESSAGES} messages per stream, keys ${KEY_COUNTS.join(', ')}, ${ROUNDS} rounds; both sides: concurrency ${concurrency} keys, reads of ${batch}, pool ${poolSize}; inbox ${hopDomain.config.inbox.enabled ? 'on' : 'off'}`,
+      `bench/hop: database ${database}, Redis prefix ${prefix}; ${MESSAGES} messages per stream, keys ${KEY_COUNTS.join(', ')}, ${ROUNDS} rounds; both sides: concurrency ${concurrency} keys, reads of ${batch}, pool ${poolSize}; inbox ${hopDomain.config.inbox.enabled ? 'on' : 'off'}; framework batch_size ${server.stream_subscription.batch_size} (the raw hop commits each message)`,
     );
     await hopDomain.providers.get('default')!.setupSchema([hopDomain.aggregateSchemaFor(Source), hopDomain.aggregateSchemaFor(Counter)], { outbox: true });
     // Connections held for the whole run: on a shared server, reconnecting between rounds can

@@ -83,7 +83,8 @@ function makeTallies(db: TempDatabase, prefix: string, streamSubscription: Recor
       tally.last = event.n;
       tally.raise(Tallied.create({ tallyId: tally.id, n: event.n }));
       await tallies.add(tally);
-      if (firstRun && probe.failKeys.has(probe.keyOrder.get(event.noteId)!)) throw new Error(`${tag} fails on its first run (after writing, so its savepoint has something to undo)`);
+      if (firstRun && probe.failKeys.has(probe.keyOrder.get(event.noteId)!))
+        throw new Error(`${tag} fails on its first run (after writing, so its savepoint has something to undo)`);
       probe.handled.push(tag);
     }
   }

@@ -24,7 +24,11 @@ function recordingProvider() {
         savepoint: async (): Promise<ProviderTransaction> => {
           const sp = ++savepoints;
           log.push(`b${id} savepoint ${sp}`);
-          return { providerName: 'default', commit: async () => void log.push(`b${id} release ${sp}`), rollback: async () => void log.push(`b${id} rollback ${sp}`) };
+          return {
+            providerName: 'default',
+            commit: async () => void log.push(`b${id} release ${sp}`),
+            rollback: async () => void log.push(`b${id} rollback ${sp}`),
+          };
         },
         commit: async () => {
           if (state.failCommit) {

@@ -149,6 +149,8 @@ export async function describeConsumerGuarantees(broker: GuaranteesBroker, tier:
         const counters = sumCounters(logs.filter((r) => r.msg === 'subscription stopped' && r.subscription === TALLY_GROUP));
         console.log(`${label}: ${lostAcks.length} lost ack batches; ${TALLY_GROUP} counters of the workers that stopped cleanly: ${JSON.stringify(counters)}`);
         expect(counters.gapsPassed).toBe(0);
+        // Batching really happened: the workers that stopped cleanly committed messages together.
+        if (batchSize > 1) expect(counters.batchedMessages).toBeGreaterThan(counters.batches);
       } finally {
         // CONSUMER_E2E_LOG=<file>: every log record of the run, for a failure's post-mortem.
         if (process.env.CONSUMER_E2E_LOG)
@@ -169,7 +171,7 @@ function describeWrong(key: string, seen: number[], perKey: number): string {
 function sumCounters(records: LogLine[]): Record<string, number> {
   const sums: Record<string, number> = {};
   for (const record of records) {
-    for (const name of ['handled', 'duplicates', 'waits', 'late', 'gapsPassed', 'retried', 'deadLettered']) {
+    for (const name of ['handled', 'duplicates', 'waits', 'late', 'gapsPassed', 'retried', 'deadLettered', 'batches', 'batchedMessages']) {
       sums[name] = (sums[name] ?? 0) + Number(record[name] ?? 0);
     }
   }

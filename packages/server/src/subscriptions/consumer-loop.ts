@@ -166,6 +166,7 @@ export class ConsumerLoop extends SubscriptionLifecycle implements Subscription 
             consumer,
             broker: broker.name,
             concurrency: settings.concurrency,
+            batchSize: this.options.batching?.size ?? 1,
             inbox: this.options.inbox !== null,
             liveness: this.liveness.supported,
           });

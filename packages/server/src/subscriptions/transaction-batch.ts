@@ -10,7 +10,10 @@ import type { BatchClaim, BatchMembership, BatchTransaction, DatabaseProvider, P
 export class BatchCommitError extends Error {
   override readonly name = 'BatchCommitError';
   constructor(messages: number, cause: unknown) {
-    super(`the transaction shared by ${messages} message(s) did not commit (${(cause as Error)?.message ?? String(cause)}); each of them is tried again in a transaction of its own`, { cause });
+    super(
+      `the transaction shared by ${messages} message(s) did not commit (${(cause as Error)?.message ?? String(cause)}); each of them is tried again in a transaction of its own`,
+      { cause },
+    );
   }
 }
 
