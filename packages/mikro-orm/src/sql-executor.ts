@@ -57,4 +57,14 @@ export interface SqlTransaction extends SqlExecutor {
    * registered twice runs once. It must not throw: the commit has already happened.
    */
   afterCommit(callback: () => void): void;
+  /**
+   * Batched transactions only (a PostgresSavepoint): keeps `items` for one statement the batch
+   * runs just before its COMMIT, `flush` receiving every released savepoint's items under `key`
+   * together, in savepoint order (a rolled-back savepoint's are dropped). Returns false where there
+   * is no batch, and the caller runs its statement itself. A failing flush rolls the batch back.
+   */
+  deferUntilCommit?<T>(key: object, items: readonly T[], flush: DeferredFlush<T>): boolean;
 }
+
+/** Runs the statement for items deferred until a batch's commit, inside the batch's transaction. */
+export type DeferredFlush<T> = (executor: SqlExecutor, items: readonly T[]) => Promise<void>;

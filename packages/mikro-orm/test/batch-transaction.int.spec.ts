@@ -269,6 +269,64 @@ describe.skipIf(!up)('batched transaction', () => {
     expect(await provider.dao(shop.aggregateSchemaFor(Customer)).count()).toBe(2);
   });
 
+  it("appends every released savepoint's outbox rows in one statement just before COMMIT, and none of a rolled-back savepoint", async () => {
+    await fixture.fresh([]);
+    const rows = new RowFactory();
+    const batch = await provider.beginBatch();
+    // The provider's debug log names every statement, prepared ones too (a Parse goes out only once per connection).
+    const outboxAppends = () => logLines.filter((line) => line.includes('"msg":"sql"') && /INSERT INTO [^ ]*protean_outbox\b/.test(line)).length;
+    const appendsBefore = outboxAppends();
+    const wire = watch(batch);
+    try {
+      for (const [sequence, keep] of [
+        [1, true],
+        [2, false],
+        [3, true],
+      ] as const) {
+        const savepoint = await batch.savepoint();
+        await savepoint.execute(insert(), [`note ${sequence}`]);
+        await provider.outbox.append(savepoint, [rows.row(`k${sequence}`, 1), rows.row(`k${sequence}`, 2)]);
+        if (keep) await savepoint.commit();
+        else await savepoint.rollback();
+      }
+      // Nothing of the outbox went out yet: the appends wait for the commit.
+      expect(outboxAppends()).toBe(appendsBefore);
+      const roundTrips = wire.roundTrips;
+      await batch.commit();
+      expect(outboxAppends()).toBe(appendsBefore + 1);
+      // The append and the COMMIT: two round trips for the whole batch.
+      expect(wire.roundTrips - roundTrips).toBe(2);
+    } finally {
+      wire.stop();
+    }
+    const written = await provider.execute<{ partition_key: string; sequence: string }>(
+      `SELECT partition_key, sequence FROM ${provider.qualify('protean_outbox')} ORDER BY partition_key, sequence`,
+    );
+    expect(written.rows.map((row) => `${row.partition_key}:${row.sequence}`)).toEqual([
+      `${rows.key('k1')}:1`,
+      `${rows.key('k1')}:2`,
+      `${rows.key('k3')}:1`,
+      `${rows.key('k3')}:2`,
+    ]);
+    expect(await bodies()).toEqual(['note 1', 'note 3']);
+  });
+
+  it('rolls the whole batch back, and says why, when the merged outbox append fails (a message id twice)', async () => {
+    await fixture.fresh([]);
+    const rows = new RowFactory();
+    const row = rows.row('dup', 1);
+    const batch = await provider.beginBatch();
+    for (const text of ['first', 'second']) {
+      const savepoint = await batch.savepoint();
+      await savepoint.execute(insert(), [text]);
+      await provider.outbox.append(savepoint, [row]);
+      await savepoint.commit();
+    }
+    await expect(batch.commit()).rejects.toThrow(/already|duplicate/i);
+    expect(await bodiesSeenElsewhere()).toEqual([]);
+    expect(await bodies()).toEqual([]);
+  });
+
   it('is a PostgreSQL transaction to sqlTransactionOf, but refuses the EntityManager and says what to do instead', async () => {
     const batch = await provider.beginBatch();
     const savepoint = await batch.savepoint();

@@ -15,7 +15,9 @@ import type { ConnectionPool } from '../connection/connection-pool.js';
 import type { PgConnection } from '../connection/pg-connection.js';
 import type { StatementRunner } from '../connection/statement-runner.js';
 import { BatchConnection } from './batch-connection.js';
-import { PostgresSavepoint, type SavepointEnding } from './postgres-savepoint.js';
+import type { SqlExecutor } from '../sql-executor.js';
+import { qualifiedName } from '../schema/column-naming.js';
+import { PostgresSavepoint, type Deferred, type SavepointEnding } from './postgres-savepoint.js';
 
 type State = 'active' | 'committed' | 'rolled back';
 
@@ -29,6 +31,8 @@ export class PostgresBatchTransaction implements BatchTransaction {
   /** A savepoint whose rollback failed: the batch can no longer commit. */
   private broken: { savepoint: string; error: Error } | undefined;
   private readonly committedCallbacks = new Set<() => void>();
+  /** Statements the released savepoints left for the commit, their items merged in savepoint order. */
+  private readonly deferred = new Map<object, Deferred>();
   private readonly connection: BatchConnection;
 
   private constructor(
@@ -92,6 +96,7 @@ export class PostgresBatchTransaction implements BatchTransaction {
       );
     }
     try {
+      await this.flushDeferred();
       if (this.connection.hasBegun) await this.connection.end('COMMIT');
       this.state = 'committed';
     } catch (error) {
@@ -114,9 +119,27 @@ export class PostgresBatchTransaction implements BatchTransaction {
     }
   }
 
+  /** Runs the deferred statements in the batch's transaction, each once with every savepoint's items. */
+  private async flushDeferred(): Promise<void> {
+    if (this.deferred.size === 0) return;
+    const executor: SqlExecutor = {
+      execute: (sql, params, options) => this.connection.run(sql, params, options),
+      qualify: (table) => qualifiedName(this.schemaName, table),
+    };
+    for (const { items, flush } of this.deferred.values()) await flush(executor, items);
+    this.deferred.clear();
+  }
+
   private savepointEnded(savepoint: PostgresSavepoint, ending: SavepointEnding): void {
     if (this.open === savepoint) this.open = undefined;
-    if (ending.kind === 'released') for (const callback of ending.callbacks) this.committedCallbacks.add(callback);
+    if (ending.kind === 'released') {
+      for (const callback of ending.callbacks) this.committedCallbacks.add(callback);
+      for (const [key, { items, flush }] of ending.deferred) {
+        const merged = this.deferred.get(key);
+        if (merged) merged.items.push(...items);
+        else this.deferred.set(key, { items: [...items], flush });
+      }
+    }
     if (ending.kind === 'broken') this.broken ??= { savepoint: savepoint.name, error: ending.error };
   }
 

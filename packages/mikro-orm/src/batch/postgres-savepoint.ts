@@ -14,7 +14,7 @@ import type { ProviderTransaction } from '@protean-ts/core';
 import { TransactionStateError } from '@protean-ts/core';
 import type { SqlEntityManager } from '@mikro-orm/postgresql';
 import { qualifiedName } from '../schema/column-naming.js';
-import type { ExecuteOptions, SqlResult, SqlTransaction } from '../sql-executor.js';
+import type { DeferredFlush, ExecuteOptions, SqlResult, SqlTransaction } from '../sql-executor.js';
 import type { BatchConnection } from './batch-connection.js';
 
 type State = 'active' | 'committed' | 'rolled back';
@@ -22,10 +22,16 @@ type State = 'active' | 'committed' | 'rolled back';
 /** How a savepoint ended, as its batch is told. */
 export type SavepointEnding =
   /** Its work stays in the batch; the callbacks run once the batch has committed. */
-  | { kind: 'released'; callbacks: ReadonlySet<() => void> }
+  | { kind: 'released'; callbacks: ReadonlySet<() => void>; deferred: ReadonlyMap<object, Deferred> }
   | { kind: 'rolled back' }
   /** Rolling back to it failed (a broken connection): what the batch holds is unknown. */
   | { kind: 'broken'; error: Error };
+
+/** Items kept for one statement at the batch's commit (see `deferUntilCommit`). */
+export interface Deferred {
+  items: unknown[];
+  flush: DeferredFlush<unknown>;
+}
 
 export class PostgresSavepoint implements ProviderTransaction, SqlTransaction {
   private state: State = 'active';
@@ -34,6 +40,7 @@ export class PostgresSavepoint implements ProviderTransaction, SqlTransaction {
   /** Set once the first statement (which carries `SAVEPOINT`) has been sent. */
   private sent = false;
   private readonly committedCallbacks = new Set<() => void>();
+  private readonly deferred = new Map<object, Deferred>();
 
   constructor(
     /** `s<N>`, N counting the batch's savepoints from 1. */
@@ -77,6 +84,21 @@ export class PostgresSavepoint implements ProviderTransaction, SqlTransaction {
   }
 
   /**
+   * Keeps `items` for one statement at the batch's commit (the outbox's rows: one append for the
+   * whole batch instead of one per message). Dropped if this savepoint rolls back.
+   */
+  deferUntilCommit<T>(key: object, items: readonly T[], flush: DeferredFlush<T>): boolean {
+    this.assertActive('defer a statement to the commit');
+    let entry = this.deferred.get(key);
+    if (!entry) {
+      entry = { items: [], flush: flush as DeferredFlush<unknown> };
+      this.deferred.set(key, entry);
+    }
+    entry.items.push(...items);
+    return true;
+  }
+
+  /**
    * Refused: knex would send a BEGIN of its own on the shared connection and commit or roll back
    * the whole batch with the fork.
    */
@@ -107,7 +129,7 @@ export class PostgresSavepoint implements ProviderTransaction, SqlTransaction {
       );
     }
     this.state = 'committed';
-    this.ended({ kind: 'released', callbacks: this.committedCallbacks });
+    this.ended({ kind: 'released', callbacks: this.committedCallbacks, deferred: this.deferred });
   }
 
   /** Undoes this savepoint's work only; idempotent, so cleanup paths may always call it. */

@@ -17,7 +17,7 @@ import {
   type OutboxStore,
   type ProviderTransaction,
 } from '@protean-ts/core';
-import { PREPARED, type SqlDatabase } from '../sql-executor.js';
+import { PREPARED, type SqlDatabase, type SqlExecutor } from '../sql-executor.js';
 import { transactionExecutor } from '../transaction-executor.js';
 import { appendRowsSql } from './append-rows.sql.js';
 import { AppendSignal } from './append-signal.js';
@@ -51,15 +51,20 @@ export class PostgresOutboxStore implements OutboxStore {
     const executor = transactionExecutor(tx, this.db.providerName, 'The outbox', 'so the rows commit with the aggregate');
     if (rows.length === 0) return;
     validateOutboxRows(rows);
+    // In a batched transaction the rows of every message go out in one append at its commit.
+    if (!executor.deferUntilCommit?.(this, rows, this.appendNow)) await this.appendNow(executor, rows);
+    // Registered once per transaction however many appends it makes (the same function).
+    executor.afterCommit(this.signal.committed);
+  }
+
+  private readonly appendNow = async (executor: SqlExecutor, rows: readonly NewOutboxRow[]): Promise<void> => {
     const { sql, params } = appendRowsSql(this.table, this.positionsTable, rows);
     try {
       await executor.execute(sql, params, PREPARED);
     } catch (error) {
       throw duplicateMessage(error, rows) ?? error;
     }
-    // Registered once per transaction however many appends it makes (the same function).
-    executor.afterCommit(this.signal.committed);
-  }
+  };
 
   async claimBatch(request: ClaimRequest): Promise<OutboxRow[]> {
     return (await this.claim([], request)).rows;
