@@ -12,7 +12,7 @@
  *        BENCH_RATE (10 orders/s), BENCH_RATE_SECONDS (30, length of the fixed-rate phase),
  *        BENCH_CONCURRENCY (32), BENCH_PAYMENT_TIMEOUT (1h: SHOP_PAYMENT_TIMEOUT of every round),
  *        BENCH_PARTITIONS (`workers`: outbox.partitions equal to the round's worker count; or a
- *        number for every round, 1 for no partitions), BENCH_BATCH (1: the subscriptions'
+ *        number for every round, 1 for no partitions), BENCH_BATCH (16: the subscriptions'
  *        batch_size, SHOP_BATCH_SIZE, in the baseline and the servers)
  *
  * Beside orders/s and latency, each phase's cost: messages handled per second and per order,
@@ -51,8 +51,8 @@ const SETTLE_TIMEOUT_MS = 900_000;
 const PAYMENT_TIMEOUT = process.env.BENCH_PAYMENT_TIMEOUT ?? '1h';
 // Key affinity: by default as many partitions as the round has workers, each worker reading one.
 const PARTITIONS = process.env.BENCH_PARTITIONS ?? 'workers';
-// Batched transactions (server.stream_subscription.batch_size); 1 commits each message alone.
-const BATCH = process.env.BENCH_BATCH ?? '1';
+// Batched transactions (server.stream_subscription.batch_size, the shop's 16 by default); 1 commits each message alone.
+const BATCH = process.env.BENCH_BATCH ?? '16';
 const partitionsFor = (workers: number) => (PARTITIONS === 'workers' ? workers : Number(PARTITIONS));
 // One line per order, SKUs spread so that orders in flight together rarely share one: the
 // figures measure the framework, not stock contention.

@@ -48,6 +48,9 @@ describe('config validation', () => {
       'must be an integer between 0 and 2147483647 (got "5s")',
     ],
     ['[server.stream_subscription]\nenable_dlq = 1', 'server.stream_subscription.enable_dlq', 'must be true or false'],
+    ['[server.stream_subscription]\nbatch_size = 65', 'server.stream_subscription.batch_size', 'must be an integer between 1 and 64 (got 65)'],
+    ['[server.stream_subscription]\nbatch_size = 0', 'server.stream_subscription.batch_size', 'must be an integer between 1 and 64 (got 0)'],
+    ['[server.stream_subscription]\nbatch_max_wait_ms = -1', 'server.stream_subscription.batch_max_wait_ms', 'must be an integer between 0 and 60000 (got -1)'],
     ['[server.health]\nport = -1', 'server.health.port', 'must be an integer between 0 and 65535 (got -1)'],
     ['[server.health]\nport = 70000', 'server.health.port', 'must be an integer between 0 and 65535 (got 70000)'],
     [

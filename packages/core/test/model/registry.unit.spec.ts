@@ -102,7 +102,7 @@ describe('registration', () => {
     });
     expect(domain.recordOf(m.OrderLine)!.options).toMatchObject({ schemaName: 'order_line' });
     expect(domain.recordOf(m.OrderPlaced)!.options).toMatchObject({ version: 1, published: false, streamCategory: undefined });
-    expect(domain.recordOf(m.OrderCommands)!.options).toMatchObject({ subscriptionName: 'OrderCommands' });
+    expect(domain.recordOf(m.OrderCommands)!.options).toMatchObject({ subscriptionName: 'OrderCommands', ownTransaction: false });
     expect(domain.recordOf(m.Payments)!.options).toEqual({ stream: 'payments', broker: 'default' });
     expect(snakeCase('HTTPServerLog')).toBe('http_server_log');
   });
@@ -117,6 +117,9 @@ describe('registration', () => {
     expect(() => domain.register(m.Order)).toThrow('Order is already registered with domain "Shop" as aggregate');
     expect(() => domain.register(m.OrderPlaced, { version: 0 })).toThrow(/version must be an integer >= 1/);
     expect(() => domain.register(m.Payments, {} as never)).toThrow(/a subscriber needs the broker stream/);
+    expect(() => domain.register(m.OrderCommands, { partOf: m.Order, ownTransaction: 'yes' } as never)).toThrow(
+      'OrderCommands: ownTransaction must be true or false, got "yes"',
+    );
     expect(() => domain.register(m.Address, { schemaName: '' } as never)).not.toThrow();
     expect(() => new Domain('')).toThrow(/non-empty name/);
   });
