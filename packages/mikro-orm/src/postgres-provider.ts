@@ -29,6 +29,7 @@ import { inboxDdl, INBOX_CHECKPOINTS_TABLE, INBOX_MESSAGES_TABLE, INBOX_PASSED_T
 import { OUTBOX_POSITIONS_TABLE, OUTBOX_TABLE, PostgresOutboxStore, setupOutboxTable } from './outbox/index.js';
 import { partitionLeaseDdl, partitionLeaseTableNames, PARTITION_LEASE_TABLES, PostgresPartitionLeases } from './partitions/index.js';
 import { PostgresProjectionStatus, PROJECTIONS_TABLE, projectionsDdl } from './projections/postgres-projection-status.js';
+import { BatchPermits } from './batch/batch-permits.js';
 import { PostgresBatchTransaction } from './batch/postgres-batch-transaction.js';
 import { PostgresTransaction } from './postgres-transaction.js';
 import { readPostgresSettings, type PostgresSettings } from './postgres-settings.js';
@@ -120,15 +121,29 @@ export class PostgresProvider implements DatabaseProvider, SqlDatabase {
     await this.connection();
   }
 
+  private batchPermits: BatchPermits | undefined;
+
   async begin(): Promise<PostgresTransaction> {
     const pool = await this.connection();
     return PostgresTransaction.begin(this.name, this.settings.schema, pool, this.runner);
   }
 
-  /** One transaction for several units of work, each in a savepoint of its own (batched subscriptions). */
+  /**
+   * One transaction for several units of work, each in a savepoint of its own (batched
+   * subscriptions). At most half the pool is held by batches at once (BatchPermits): past that,
+   * it waits for a batch to end, holding no connection meanwhile.
+   */
   async beginBatch(): Promise<PostgresBatchTransaction> {
     const pool = await this.connection();
-    return PostgresBatchTransaction.begin(this.name, this.settings.schema, pool, this.runner);
+    this.batchPermits ??= BatchPermits.forPool(this.settings.poolSize);
+    const permits = this.batchPermits;
+    await permits.acquire();
+    try {
+      return await PostgresBatchTransaction.begin(this.name, this.settings.schema, pool, this.runner, () => permits.release());
+    } catch (error) {
+      permits.release();
+      throw error;
+    }
   }
 
   dao<T extends object>(schema: AggregateSchema<T>, tx?: ProviderTransaction): AggregateDao<T> {

@@ -41,13 +41,21 @@ export class PostgresBatchTransaction implements BatchTransaction {
     private readonly pool: ConnectionPool,
     runner: StatementRunner,
     pooled: PgConnection,
+    /** Gives back the provider's batch permit (BatchPermits) once the connection is back in the pool. */
+    private readonly ended: () => void,
   ) {
     this.connection = new BatchConnection(runner, pooled);
   }
 
-  static async begin(providerName: string, schemaName: string, pool: ConnectionPool, runner: StatementRunner): Promise<PostgresBatchTransaction> {
+  static async begin(
+    providerName: string,
+    schemaName: string,
+    pool: ConnectionPool,
+    runner: StatementRunner,
+    ended: () => void = () => undefined,
+  ): Promise<PostgresBatchTransaction> {
     const connection = await pool.acquire();
-    return new PostgresBatchTransaction(providerName, schemaName, pool, runner, connection);
+    return new PostgresBatchTransaction(providerName, schemaName, pool, runner, connection, ended);
   }
 
   get isActive(): boolean {
@@ -154,7 +162,11 @@ export class PostgresBatchTransaction implements BatchTransaction {
   private async finish(): Promise<void> {
     if (this.released) return;
     this.released = true;
-    await this.pool.release(this.connection.connection);
+    try {
+      await this.pool.release(this.connection.connection);
+    } finally {
+      this.ended();
+    }
   }
 
   private assertOpenable(): void {
