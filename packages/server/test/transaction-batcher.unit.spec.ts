@@ -74,6 +74,15 @@ describe('TransactionBatcher', () => {
     expect(counters).toEqual({ batches: 1, batchedMessages: 1 });
   });
 
+  it('counts only messages whose work ran in the batch (a skipped type writes nothing), and no batch that committed nothing', async () => {
+    const { provider } = recordingProvider();
+    const { batcher: b, counters } = batcher(4);
+    await b.run(async () => 'skipped');
+    expect(counters).toEqual({ batches: 0, batchedMessages: 0 });
+    await Promise.all([b.run(() => unit(provider, tick)), b.run(async () => 'skipped')]);
+    expect(counters).toEqual({ batches: 1, batchedMessages: 1 });
+  });
+
   it('puts messages running together in one batch up to its size, and the rest in the next', async () => {
     const { provider, log } = recordingProvider();
     const { batcher: b, counters } = batcher(3);

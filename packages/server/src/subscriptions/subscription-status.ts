@@ -27,7 +27,7 @@ export interface SubscriptionCounters {
   passedAbandoned: number;
   /** Failed messages acked without a dead letter: dead-lettering them failed up to the poison-pill bound (logged at ERROR). */
   dropped: number;
-  /** Batched transactions committed (`batch_size` > 1) and the messages they held: their ratio is the mean batch size. */
+  /** Batched transactions committed (`batch_size` > 1) and the messages whose work they committed: their ratio is the mean batch size. */
   batches: number;
   batchedMessages: number;
 }

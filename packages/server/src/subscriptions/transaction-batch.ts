@@ -19,7 +19,7 @@ export class BatchCommitError extends Error {
 
 export class TransactionBatch {
   private members = 0;
-  /** Members whose work succeeded: what the commit makes final. */
+  /** Members whose work succeeded in the batch's transaction: what the commit makes final. */
   private succeeded = 0;
   private running = 0;
   private closed = false;
@@ -56,7 +56,7 @@ export class TransactionBatch {
     return new BatchMember(this);
   }
 
-  /** A member's work ended; `ok` when it succeeded (a failed one rolled back its own savepoint). */
+  /** A member's work ended; `ok` when it succeeded in a savepoint (a failed one rolled back its own; a skipped message wrote nothing). */
   settled(ok: boolean): void {
     this.running -= 1;
     if (ok) this.succeeded += 1;
@@ -101,6 +101,8 @@ export class TransactionBatch {
 export class BatchMember implements BatchMembership {
   private claimed = false;
   private finished = false;
+  /** Whether its work ran in the batch's transaction (a type the handler skips never does). */
+  usedBatch = false;
   private readonly afterCommit: (() => Promise<void>)[] = [];
 
   constructor(readonly batch: TransactionBatch) {}
@@ -110,7 +112,11 @@ export class BatchMember implements BatchMembership {
     this.claimed = true;
     let released = false;
     return {
-      savepointFor: (provider) => this.batch.savepointFor(provider),
+      savepointFor: (provider) => {
+        const savepoint = this.batch.savepointFor(provider);
+        if (savepoint) this.usedBatch = true;
+        return savepoint;
+      },
       afterBatchCommit: (work) => void this.afterCommit.push(work),
       release: () => {
         if (released) return;

@@ -36,7 +36,7 @@ export class TransactionBatcher {
       batch.settled(false);
       throw error;
     }
-    batch.settled(true);
+    batch.settled(member.usedBatch);
     try {
       await batch.committed;
     } catch (error) {
@@ -54,6 +54,8 @@ export class TransactionBatcher {
         this.log.warn('a batch of messages did not commit; each is tried again alone', { messages, error });
         return;
       }
+      // A batch whose messages wrote nothing (types the handler skips) committed nothing.
+      if (messages === 0) return;
       this.counters.batches += 1;
       this.counters.batchedMessages += messages;
     });
