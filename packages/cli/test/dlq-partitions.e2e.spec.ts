@@ -95,8 +95,10 @@ describe.skipIf(!up)('protean-ts dlq and status with outbox.partitions = 3', () 
   }, 120_000);
 
   it('dlq replay sends each letter back to its own partition, where the next run dead-letters it again', async () => {
+    // Dead-letter ids are per partition: both letters can carry the same id when they were
+    // dead-lettered in the same millisecond, so one letter is named by its partition and id.
     const [inTwo] = (await letters()).filter((l) => l.partitionStream === 'shop::order#2');
-    const chosen = await cli('dlq', 'replay', 'Receipts', '--id', inTwo!.id);
+    const chosen = await cli('dlq', 'replay', 'shop::order#2', '--id', inTwo!.id);
     expect(chosen.code, chosen.stderr).toBe(0);
     expect(chosen.stdout).toContain('dlq replay: 1 dead letter published back to default:shop::order (shop::order#2)');
     expect(where(await letters())).toEqual([[one, 'shop::order#1']]);
