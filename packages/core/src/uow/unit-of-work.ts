@@ -99,6 +99,13 @@ export class UnitOfWork {
     }
     try {
       const tx = await pending;
+      if (!this.isActive) {
+        // Rolled back while the transaction was opening (a sibling of a Promise.all failed): the
+        // rollback could not see it, so end it here. A savepoint left open would hold its batch's
+        // turn for good, and the batch would never commit.
+        await tx.rollback().catch(() => undefined);
+        this.assertUsable(`use database "${providerName}"`);
+      }
       this.transactions.set(providerName, tx);
       return tx;
     } finally {
