@@ -338,6 +338,21 @@ export class NatsBroker extends BaseBroker {
     await this.connection().flush();
   }
 
+  /**
+   * A subscription loop of this process stops reading (its partition moved to another worker, or
+   * it shuts down): what it still holds goes back to the group at once. That is a delivery whose
+   * ack failed (handled, so the next reader skips it as a duplicate) or one no read took back.
+   * Left held, the progress notes would keep it from JetStream's redelivery as long as this
+   * worker acks anything else, and the group's new reader would never get it.
+   */
+  protected override async doReleaseGroup(stream: string, group: string): Promise<void> {
+    const released = this.held.releaseGroup(stream, group);
+    if (released.length === 0) return;
+    this.assertUp();
+    for (const held of released) this.connection().publish(held.delivery.reply, '-NAK');
+    await this.connection().flush();
+  }
+
   protected override async doDeadLetter(stream: string, group: string, message: ReceivedMessage, error: string): Promise<void> {
     const held = this.held.get(stream, group, message.id);
     const payload = held ? new TextDecoder().decode(held.delivery.data) : JSON.stringify(message.envelope);

@@ -45,6 +45,18 @@ export class NatsHeldMessages {
     return found;
   }
 
+  /** Drops and returns every delivery held for (stream, group), whoever holds it. */
+  releaseGroup(stream: string, group: string): HeldDelivery[] {
+    const prefix = key(stream, group, '');
+    const released: HeldDelivery[] = [];
+    for (const [k, held] of this.held) {
+      if (!k.startsWith(prefix)) continue;
+      this.held.delete(k);
+      released.push(held);
+    }
+    return released;
+  }
+
   /** Records progress: `consumer` just acked one of its deliveries. */
   acked(consumer: string): void {
     this.lastAck.set(consumer, Date.now());

@@ -76,6 +76,23 @@ describe.skipIf(!up)('nats broker: redelivery, acks and dead letters', () => {
     expect(await rescuer.ack(stream, 'g', [again!.id])).toBe(1);
   });
 
+  it('gives back at once what a stopping subscription loop still holds (a lost ack), though the worker goes on acking', async () => {
+    const stream = streamName();
+    // Long enough that only the release can bring the message back within the test.
+    const holder = open({ ack_wait_ms: 60_000, claim_idle_ms: 60_000 });
+    const [lost, acked] = await delivered(holder, stream, 2);
+    // The holder makes progress (an ack) and keeps the other delivery, as after an ack that failed.
+    expect(await holder.ack(stream, 'g', [acked!.id])).toBe(1);
+    await holder.releaseGroup(stream, 'g');
+    await holder.releaseGroup(stream, 'g');
+    const newOwner = open({ ack_wait_ms: 60_000 });
+    const [again, ...rest] = await newOwner.read(stream, 'g', 'c2', { count: 10, blockMs: 3_000 });
+    expect(rest).toEqual([]);
+    expect(again).toStrictEqual({ ...lost!, deliveryCount: 2 });
+    expect(await holder.ack(stream, 'g', [lost!.id])).toBe(0);
+    expect(await newOwner.ack(stream, 'g', [again!.id])).toBe(1);
+  });
+
   it('keeps what a live worker holds past ack_wait (progress notes), up to claim_idle_ms', async () => {
     const stream = streamName();
     const holder = open({ ack_wait_ms: 1_000, claim_idle_ms: 3_000 });
