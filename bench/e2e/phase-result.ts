@@ -4,6 +4,7 @@
  * handling them cost (phase-meter.ts).
  */
 import type { TempDatabase } from '../../examples/shop/test/support/temp-database.js';
+import { hopLatencies, type HopLatencies } from './hop-latencies.js';
 import { percentile } from './percentiles.js';
 import type { PhaseCosts } from './phase-meter.js';
 
@@ -27,6 +28,8 @@ export interface PhaseResult {
   rowUpdatesPerOrder: number;
   /** Redis commands per order (INFO commandstats, server-wide); NaN when the broker is not Redis. */
   redisPerOrder: number;
+  /** Relay and hand-off latencies between the order's hops (hop-latencies.ts). */
+  hops: HopLatencies;
 }
 
 /** `startedAt`: orderId → when the order started (ms since epoch). */
@@ -55,5 +58,6 @@ export async function phaseResult(db: TempDatabase, startedAt: ReadonlyMap<strin
     commitsPerOrder: perOrder(costs.database.commits),
     rowUpdatesPerOrder: perOrder(costs.database.rowsUpdated),
     redisPerOrder: costs.redisCommands === null ? Number.NaN : perOrder(costs.redisCommands),
+    hops: await hopLatencies(db, firstStart),
   };
 }

@@ -69,7 +69,8 @@ const costColumns = (p: PhaseResult) =>
 
 /** The median of each figure over rounds. */
 function medianPhase(phases: readonly PhaseResult[]): PhaseResult {
-  const of = (key: Exclude<keyof PhaseResult, 'orders'>) => median(phases.map((p) => p[key]));
+  const of = (key: Exclude<keyof PhaseResult, 'orders' | 'hops'>) => median(phases.map((p) => p[key]));
+  const hop = (key: keyof PhaseResult['hops']) => median(phases.map((p) => p.hops[key]));
   return {
     orders: phases[0]!.orders,
     throughput: of('throughput'),
@@ -82,6 +83,7 @@ function medianPhase(phases: readonly PhaseResult[]): PhaseResult {
     commitsPerOrder: of('commitsPerOrder'),
     rowUpdatesPerOrder: of('rowUpdatesPerOrder'),
     redisPerOrder: of('redisPerOrder'),
+    hops: { relayP50: hop('relayP50'), relayP99: hop('relayP99'), handoffP50: hop('handoffP50'), handoffP99: hop('handoffP99') },
   };
 }
 
@@ -145,6 +147,13 @@ async function main(): Promise<void> {
   for (const s of summary) console.log(`${String(s.workers).padEnd(20)}${costColumns(s.fast)}`);
   console.log(`at ${RATE}/s`);
   for (const s of summary) console.log(`${String(s.workers).padEnd(20)}${costColumns(s.fixed)}`);
+  console.log('');
+  console.log(`between hops at ${RATE}/s (ms): relay = a row committed -> published; hand-off = published -> the reacting handler's transaction began`);
+  console.log('workers             relay p50   relay p99   hand-off p50   hand-off p99');
+  const hops = (p: PhaseResult) =>
+    `${fixed(p.hops.relayP50, 1, 9)}   ${fixed(p.hops.relayP99, 1, 9)}   ${fixed(p.hops.handoffP50, 1, 12)}   ${fixed(p.hops.handoffP99, 1, 12)}`;
+  console.log(`in-process          ${hops(baseline)}`);
+  for (const s of summary) console.log(`${String(s.workers).padEnd(20)}${hops(s.fixed)}`);
 }
 
 await main();

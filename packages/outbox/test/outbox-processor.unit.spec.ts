@@ -162,6 +162,26 @@ describe('OutboxProcessor (memory store, inline broker)', () => {
     expect((await delivered()).map((m) => m.partitionKey)).toEqual([rows.key('a')]);
   });
 
+  it('promotes due rows at start and at manual ticks, not before the claim of a pass a commit woke', async () => {
+    let promotions = 0;
+    const store = Object.create(provider.outbox) as typeof provider.outbox;
+    store.promoteDue = (targetBroker, limit, options) => {
+      promotions += 1;
+      return provider.outbox.promoteDue(targetBroker, limit, options);
+    };
+    // The poll is a minute away: no promotion may come from the interval during the test.
+    const relay = processor({ tick_interval: 60 }, { store });
+    await relay.start();
+    await waitFor(() => promotions === 1, 2000, 'the first pass to promote');
+    for (const n of [1, 2, 3]) {
+      await commit(rows.row('a', n));
+      await waitFor(async () => (await byStatus('published')).length === n, 5000, `row ${n} to be published`);
+    }
+    expect(promotions).toBe(1);
+    await relay.tick();
+    expect(promotions).toBe(2);
+  });
+
   it('a poisoned message fails alone: the rest of its batch is published and its key waits behind it', async () => {
     const bad = poisoned(rows.row('a', 1));
     await commit(bad, rows.row('a', 2), rows.row('b', 1), rows.row('c', 1));
