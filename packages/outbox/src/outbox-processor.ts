@@ -304,10 +304,13 @@ export class OutboxProcessor {
     const wait = due.getTime() - Date.now();
     // Only when it is nearer than the next poll; the poll covers the rest.
     if (wait >= this.tickMs) return;
-    this.dueTimer = setTimeout(() => {
-      this.dueTimerFired = true;
-      this.work.wake();
-    }, Math.max(0, wait));
+    this.dueTimer = setTimeout(
+      () => {
+        this.dueTimerFired = true;
+        this.work.wake();
+      },
+      Math.max(0, wait),
+    );
     this.dueTimer.unref?.();
   }
 

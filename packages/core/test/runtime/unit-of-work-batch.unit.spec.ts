@@ -17,7 +17,10 @@ describe('a unit of work in a batch', () => {
     const opening = new Promise<ProviderTransaction>((resolve) => (handOut = resolve));
     const claim: BatchClaim = { savepointFor: () => opening, afterBatchCommit: () => undefined, release: () => undefined };
     const provider = { name: 'db', begin: () => Promise.reject(new Error('a batched unit takes savepoints')) } as unknown as DatabaseProvider;
-    const unit = await runInBatch({ claim: () => claim }, async () => new UnitOfWork({ domainName: 'Test', provider: () => provider, outboxRowsFor: () => [] }));
+    const unit = await runInBatch(
+      { claim: () => claim },
+      async () => new UnitOfWork({ domainName: 'Test', provider: () => provider, outboxRowsFor: () => [] }),
+    );
 
     // A sibling of a Promise.all fails while the transaction is opening: the unit rolls back first.
     const using = unit.transactionFor('db');
