@@ -279,9 +279,20 @@ export class OutboxProcessor {
    * at the next due time when that comes before the next poll.
    */
   private async promoteDue(): Promise<void> {
-    this.lastPromotionAt = Date.now();
+    const startedAt = Date.now();
+    const timerFired = this.dueTimerFired;
+    // Cleared first: a due timer firing while the statement runs asks for the next pass's promotion.
     this.dueTimerFired = false;
-    const { promoted, nextDueAt } = await this.store.promoteDue(this.targetBroker, PROMOTE_LIMIT);
+    let outcome: Awaited<ReturnType<OutboxStore['promoteDue']>>;
+    try {
+      outcome = await this.store.promoteDue(this.targetBroker, PROMOTE_LIMIT);
+    } catch (error) {
+      // Not done: the next pass promotes if the due timer or the interval since the last success says so.
+      this.dueTimerFired ||= timerFired;
+      throw error;
+    }
+    this.lastPromotionAt = startedAt;
+    const { promoted, nextDueAt } = outcome;
     if (promoted > 0) this.log.debug(`${promoted} scheduled messages are due`, { count: promoted });
     this.wakeAt(nextDueAt);
   }
