@@ -12,6 +12,7 @@ import { abortableSleep, backoffDelay } from '../subscriptions/abortable-sleep.j
 export class InfrastructureUnavailableError extends Error {
   constructor(
     readonly problems: readonly string[],
+    /** `startup_timeout_seconds`: how long the server waited before giving up. */
     readonly waitedSeconds: number,
   ) {
     super(
@@ -150,7 +151,9 @@ export class InfrastructureWait {
     const problems = waiting.map(
       (t) => `[${t.kind === 'database' ? 'databases' : 'brokers'}.${t.name}] (${t.provider}${t.uri ? ` at ${t.uri}` : ''}): ${t.lastError}`,
     );
-    return new InfrastructureUnavailableError(problems.sort(), Math.round((Date.now() - this.startedAt) / 1000));
+    // The setting, not the clock: the last attempt may have run past the deadline (a slow connect
+    // under load), and the message names the setting that decided.
+    return new InfrastructureUnavailableError(problems.sort(), this.options.timeoutMs / 1000);
   }
 }
 
