@@ -140,6 +140,12 @@ describe.skipIf(!up)('batched transactions (PostgreSQL and Redis)', () => {
 
   const tallies = (s: SubscriptionStatus[]) => s.find((status) => status.name === 'Tallies')!;
 
+  /**
+   * Waits until `count` messages are handled and committed. The probe notes a run when the handler
+   * returns, before its transaction commits; the subscription counts it after the commit.
+   */
+  const committed = (count: number) => eventually(() => tallies(engine!.subscriptionStatuses()).handled === count, 30_000);
+
   async function expectEveryKeyOnceInOrder(ids: string[], events: number, probe: Probe): Promise<void> {
     const rows = await db.query<{ id: string; seen: number; last: number }>('SELECT id, seen, last FROM tally');
     expect(rows).toHaveLength(ids.length);
@@ -153,7 +159,7 @@ describe.skipIf(!up)('batched transactions (PostgreSQL and Redis)', () => {
   it('handles messages of different keys in shared transactions, each effect once and in its key order', async () => {
     const probe: Probe = { handled: [], runs: 0, failKeys: new Set(), keyOrder: new Map() };
     const ids = await run({ batch_size: 8, concurrency: 16, batch_max_wait_ms: 200 }, probe, 40, 3);
-    await eventually(() => probe.handled.length === 120, 30_000);
+    await committed(120);
     await expectEveryKeyOnceInOrder(ids, 3, probe);
 
     const status = tallies(engine!.subscriptionStatuses());
@@ -171,7 +177,7 @@ describe.skipIf(!up)('batched transactions (PostgreSQL and Redis)', () => {
     // Two keys in the middle of the burst fail once each (their first and only event).
     const probe: Probe = { handled: [], runs: 0, failKeys: new Set([6, 18]), keyOrder: new Map() };
     const ids = await run({ batch_size: 8, concurrency: 16, batch_max_wait_ms: 200 }, probe, 24, 1);
-    await eventually(() => probe.handled.length === 24, 30_000);
+    await committed(24);
     await expectEveryKeyOnceInOrder(ids, 1, probe);
     expect(probe.runs).toBe(26);
     const status = tallies(engine!.subscriptionStatuses());
@@ -185,7 +191,7 @@ describe.skipIf(!up)('batched transactions (PostgreSQL and Redis)', () => {
   it('never batches a handler that asked for its own transaction', async () => {
     const probe: Probe = { handled: [], runs: 0, failKeys: new Set(), keyOrder: new Map() };
     const ids = await run({ batch_size: 8, concurrency: 16 }, probe, 16, 2, true);
-    await eventually(() => probe.handled.length === 32, 30_000);
+    await committed(32);
     await expectEveryKeyOnceInOrder(ids, 2, probe);
     const status = tallies(engine!.subscriptionStatuses());
     expect(status.batches).toBe(0);
