@@ -55,6 +55,37 @@ describe.skipIf(!up)('PostgreSQL child entities', () => {
     expect(await rows('line_note')).toBe(3);
   });
 
+  const xmins = async (table: string) =>
+    (await queryDatabase<{ x: string }>(fixture.db.uri, `SELECT xmin::text AS x FROM "${table}" ORDER BY 1`)).map((r) => r.x);
+
+  it('leaves the child rows alone when a save changed only the aggregate itself, and rewrites them once a child changes', async () => {
+    const order = Order.create({ customer: 'Ann', lines: [line('A', ['a1', 'a2']), line('B')], shipment: Shipment.create({ carrier: 'UPS' }) });
+    await dao.save(order, -1);
+    const before = { lines: await xmins('order_line'), notes: await xmins('line_note'), shipment: await xmins('shipment') };
+
+    const loaded = (await dao.get(order.id))!;
+    loaded.atomicChange(() => {
+      loaded.customer = 'Anne';
+    });
+    await dao.save(loaded, 0);
+    // No transaction wrote the child rows again: each keeps the xmin of the insert.
+    expect({ lines: await xmins('order_line'), notes: await xmins('line_note'), shipment: await xmins('shipment') }).toEqual(before);
+    expect((await dao.get(order.id))!.customer).toBe('Anne');
+
+    // Only a grandchild changes, on the same instance, saved again: the children are rewritten.
+    loaded.atomicChange(() => {
+      loaded.lines![0]!.lineNotes![1]!.text = 'a2, amended';
+    });
+    await dao.save(loaded, 1);
+    const again = (await dao.get(order.id))!;
+    expect(again.lines!.map((l) => [l.sku, l.lineNotes!.map((n) => n.text)])).toEqual([
+      ['A', ['a1', 'a2, amended']],
+      ['B', []],
+    ]);
+    expect(await xmins('line_note')).not.toEqual(before.notes);
+    expect(again.customer).toBe('Anne');
+  });
+
   it('replaces and removes a hasOne child', async () => {
     const order = Order.create({ customer: 'Ann', shipment: Shipment.create({ carrier: 'UPS' }) });
     await dao.save(order, -1);

@@ -2,13 +2,15 @@
  * The PostgreSQL data-access object of one aggregate type inside one transaction (or on the pool
  * for reads). Writes are hand-built statements: INSERT … ON CONFLICT DO NOTHING for new
  * aggregates, compare-and-set UPDATE on `_version` for changed ones, children replaced in the
- * same transaction. A lost race is an `ExpectedVersionError`, never a silent overwrite.
+ * same transaction (unless they are as loaded). A lost race is an `ExpectedVersionError`, never a
+ * silent overwrite.
  */
 import { ExpectedVersionError, UniqueViolationError } from '@protean-ts/core';
 import type { AggregateDao, Filter, QuerySpec } from '@protean-ts/core';
 import { isPgError } from '../connection/pg-connection.js';
 import { PREPARED, type ExecuteOptions, type SqlExecutor } from '../sql-executor.js';
 import type { AggregateMapping } from './aggregate-mapping.js';
+import type { ChildRows } from './aggregate-tree-mapper.js';
 import type { PlainObject, Row } from './row-mapper.js';
 
 interface PlainElement {
@@ -29,6 +31,19 @@ function preparedFor(rows: number): ExecuteOptions | undefined {
   return rows <= PREPARE_UP_TO_ROWS ? PREPARED : undefined;
 }
 
+/**
+ * The child rows an aggregate had when `get` loaded it, at the version it was loaded at. A save
+ * that expects that version and carries the same child rows leaves the child tables alone: the
+ * compare-and-set UPDATE proves nothing changed them since (every write bumps the version), and
+ * rewriting them cost two statements per child table (the shop's orders, saved twice each).
+ * The entry goes with the first save, so a save after it (say, after a rolled-back one) rewrites.
+ */
+const loadedChildren = new WeakMap<object, { version: number; rows: string }>();
+
+function childFingerprint(children: readonly ChildRows[]): string {
+  return JSON.stringify(children.map((child) => [child.table.tableName, child.rows]));
+}
+
 export class PostgresAggregateDao<T extends object> implements AggregateDao<T> {
   constructor(
     private readonly mapping: AggregateMapping<T>,
@@ -37,7 +52,11 @@ export class PostgresAggregateDao<T extends object> implements AggregateDao<T> {
 
   async get(id: string): Promise<T | undefined> {
     const { rows } = await this.executor.execute<Row>(this.mapping.sql.selectById, [String(id)], PREPARED);
-    return rows.length > 0 ? this.rebuild(rows[0]!) : undefined;
+    if (rows.length === 0) return undefined;
+    const { plain, version } = this.mapping.tree.fromRow(rows[0]!);
+    const aggregate = this.build(plain, version);
+    if (this.mapping.model.children.length > 0) loadedChildren.set(aggregate, { version, rows: childFingerprint(this.mapping.tree.childRows(plain)) });
+    return aggregate;
   }
 
   async save(aggregate: T, expectedVersion: number): Promise<void> {
@@ -57,9 +76,14 @@ export class PostgresAggregateDao<T extends object> implements AggregateDao<T> {
         values.push(expectedVersion + 1, key, expectedVersion);
         const updated = await this.executor.execute(sql.update, values, PREPARED);
         if (updated.rowCount === 0) throw new ExpectedVersionError(schema.name, key, expectedVersion, await this.storedVersion(key));
+        if (this.mapping.model.children.length === 0) return;
+        const children = tree.childRows(plain);
+        const loaded = loadedChildren.get(aggregate);
+        loadedChildren.delete(aggregate);
+        if (loaded && loaded.version === expectedVersion && loaded.rows === childFingerprint(children)) return;
         // Children are replaced: cheaper than diffing, and ids are kept. Grandchildren go by CASCADE.
         for (const child of this.mapping.model.children) await this.executor.execute(sql.childDelete(child), [key], PREPARED);
-        await this.insertChildren(plain);
+        await this.insertChildRows(children);
       }
     } catch (error) {
       throw this.translate(error);
@@ -113,8 +137,12 @@ export class PostgresAggregateDao<T extends object> implements AggregateDao<T> {
   }
 
   private async insertChildren(plain: PlainObject): Promise<void> {
-    const { sql, tree } = this.mapping;
-    for (const { table, rows } of tree.childRows(plain)) {
+    await this.insertChildRows(this.mapping.tree.childRows(plain));
+  }
+
+  private async insertChildRows(children: readonly ChildRows[]): Promise<void> {
+    const { sql } = this.mapping;
+    for (const { table, rows } of children) {
       const batch = sql.childBatchSize(table);
       for (let start = 0; start < rows.length; start += batch) {
         const chunk = rows.length <= batch ? rows : rows.slice(start, start + batch);
@@ -130,6 +158,10 @@ export class PostgresAggregateDao<T extends object> implements AggregateDao<T> {
 
   private rebuild(row: Row): T {
     const { plain, version } = this.mapping.tree.fromRow(row);
+    return this.build(plain, version);
+  }
+
+  private build(plain: PlainObject, version: number): T {
     return (this.mapping.schema.aggregate as unknown as PlainBuilder<T>).fromPlain(plain, { version });
   }
 
