@@ -13,7 +13,8 @@
  *        BENCH_CONCURRENCY (32), BENCH_PAYMENT_TIMEOUT (1h: SHOP_PAYMENT_TIMEOUT of every round),
  *        BENCH_PARTITIONS (`workers`: outbox.partitions equal to the round's worker count; or a
  *        number for every round, 1 for no partitions), BENCH_BATCH (16: the subscriptions'
- *        batch_size, SHOP_BATCH_SIZE, in the baseline and the servers)
+ *        batch_size, SHOP_BATCH_SIZE, in the baseline and the servers), BENCH_PROFILE (a folder:
+ *        V8 CPU profiles of each round's server process and workers, written when they stop)
  *
  * Beside orders/s and latency, each phase's cost: messages handled per second and per order,
  * handling CPU per handled message (server rounds: the server process and its workers from
@@ -53,6 +54,7 @@ const PAYMENT_TIMEOUT = process.env.BENCH_PAYMENT_TIMEOUT ?? '1h';
 const PARTITIONS = process.env.BENCH_PARTITIONS ?? 'workers';
 // Batched transactions (server.stream_subscription.batch_size, the shop's 16 by default); 1 commits each message alone.
 const BATCH = process.env.BENCH_BATCH ?? '16';
+const PROFILE_DIR = process.env.BENCH_PROFILE || undefined;
 const partitionsFor = (workers: number) => (PARTITIONS === 'workers' ? workers : Number(PARTITIONS));
 // One line per order, SKUs spread so that orders in flight together rarely share one: the
 // figures measure the framework, not stock contention.
@@ -108,6 +110,7 @@ async function main(): Promise<void> {
       const result = await serverRound({
         workers,
         partitions: partitionsFor(workers),
+        profileDir: PROFILE_DIR,
         orders: ORDERS,
         rateOrders: RATE * RATE_SECONDS,
         skus: SKUS,

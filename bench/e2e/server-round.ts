@@ -17,6 +17,8 @@ import { processTreeCpuMs } from './process-tree-cpu.js';
 
 export interface RoundOptions {
   workers: number;
+  /** A folder for V8 CPU profiles of the server and its workers (`--cpu-prof`), or none. */
+  profileDir?: string;
   /** `outbox.partitions` of the round (SHOP_PARTITIONS). */
   partitions: number;
   /** Orders of the as-fast-as-possible phase. */
@@ -45,7 +47,8 @@ export async function serverRound(options: RoundOptions): Promise<RoundResult> {
   const shop = await createProductionShop();
   try {
     await seedCatalogue(options.skus);
-    const server = await startShopServer(options.workers, { ...shop.env, SHOP_PARTITIONS: String(options.partitions) });
+    const nodeArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] : [];
+    const server = await startShopServer(options.workers, { ...shop.env, SHOP_PARTITIONS: String(options.partitions) }, undefined, nodeArgs);
     try {
       const url = metricsUrl(server);
       const probe: HandlingProbe = { handled: () => handledMessages(url), cpuMs: () => processTreeCpuMs(server.child.pid!) };

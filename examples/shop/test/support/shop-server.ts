@@ -29,8 +29,13 @@ export function shopCli(args: readonly string[], env: Record<string, string>, ti
 }
 
 /** Starts the server and resolves once every worker (or the single engine) is ready. */
-export async function startShopServer(workers: number, env: Record<string, string>, readyTimeoutMs = 120_000): Promise<ShopServer> {
-  const child = startCli(['server', '--workers', String(workers)], { cwd: SHOP_FOLDER, env: { ...env, PROTEAN_LOG_FORMAT: 'json' } });
+export async function startShopServer(
+  workers: number,
+  env: Record<string, string>,
+  readyTimeoutMs = 120_000,
+  nodeArgs: readonly string[] = [],
+): Promise<ShopServer> {
+  const child = startCli(['server', '--workers', String(workers)], { cwd: SHOP_FOLDER, env: { ...env, PROTEAN_LOG_FORMAT: 'json' }, nodeArgs });
   child.stdin!.end();
   const logs: LogLine[] = [];
   const waiters = new Set<() => void>();

@@ -20,6 +20,8 @@ export interface RunCliOptions {
   timeoutMs?: number;
   /** Written to the command's stdin, which is then closed. */
   input?: string;
+  /** Node options before the script (e.g. `--cpu-prof`); `server --workers N` passes them on to its workers. */
+  nodeArgs?: readonly string[];
 }
 
 export interface CliResult {
@@ -36,7 +38,7 @@ export function startCli(args: readonly string[], options: RunCliOptions = {}): 
   // A parent's NODE_OPTIONS may carry loaders that must not leak into the command, unless the test sets it.
   if (!options.env || !('NODE_OPTIONS' in options.env)) delete env.NODE_OPTIONS;
   for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
-  return spawn(process.execPath, [CLI_BIN, ...args], {
+  return spawn(process.execPath, [...(options.nodeArgs ?? []), CLI_BIN, ...args], {
     cwd: options.cwd ?? process.cwd(),
     env: env as NodeJS.ProcessEnv,
     stdio: ['pipe', 'pipe', 'pipe'],
