@@ -39,6 +39,7 @@ import { handleMessage, runOnceInInbox, type BindingInvoker, type HandleMessageO
 import { contextOf, invokeHandler } from '../processing/handler-invocation.js';
 import type { HandlerBinding } from './registry.js';
 import { runProcessManager, type ProcessManagerHost } from '../process-managers/process-manager-runner.js';
+import { TransitionCache } from '../process-managers/transition-cache.js';
 import { dispatchCommittedEvents } from '../processing/sync-event-dispatcher.js';
 import { BaseRepository } from '../elements/base-repository.js';
 import { RegistrationError } from '../errors/registration.error.js';
@@ -81,6 +82,7 @@ export class DomainRuntime {
   private file: string | null = null;
   private infrastructure: Infrastructure = { providers: new Map(), brokers: new Map() };
   private readonly repositories = new Map<ClassRef, Repository<BaseAggregate>>();
+  private readonly transitions = new TransitionCache();
 
   constructor(private readonly domain: Domain) {
     this.log = getLogger('domain', { domain: domain.name });
@@ -143,6 +145,7 @@ export class DomainRuntime {
     this.domain.registry.setMessageContextProvider(undefined);
     await closeInfrastructure(this.infrastructure, this.log);
     this.repositories.clear();
+    this.transitions.clear();
     this.log.info('domain closed');
     this.state = 'new';
   }
@@ -403,6 +406,7 @@ export class DomainRuntime {
       outboxConfig: config.outbox,
       eventProcessing: config.event_processing,
       stateStore: () => ({ store: this.provider(config.event_store.database).eventStore, provider: config.event_store.database }),
+      transitions: this.transitions,
       provider: (name) => this.provider(name),
       activeUnitOfWork: () => this.activeUnitOfWork(),
       messageContext: () => currentMessageContext(),

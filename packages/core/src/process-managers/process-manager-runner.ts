@@ -8,7 +8,8 @@
  * one entry per handled event carrying the whole state after it. Appending with the version it
  * was loaded at makes a concurrent change of the same instance a version conflict, which reruns
  * the unit of work (retryOnConflict) on the newer state: no update is lost. The outbox rows go to
- * the event store's database, so they commit with the transition.
+ * the event store's database, so they commit with the transition. The last committed transition
+ * of an instance this process handled is kept (TransitionCache), so the next one need not read.
  */
 import type { BaseCommand } from '../elements/base-command.js';
 import { BaseEvent } from '../elements/base-event.js';
@@ -24,10 +25,11 @@ import type { ClassRef } from '../fields/field-definition.js';
 import { newMessageId } from '../messages/message-id.js';
 import { serializeMessage } from '../messages/serialize-message.js';
 import { stampCommand } from '../messages/stamp-command.js';
-import type { DatabaseProvider } from '../ports/database-provider.js';
+import type { DatabaseProvider, ProviderTransaction } from '../ports/database-provider.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { NewOutboxRow } from '../ports/outbox-store.js';
 import { commandOutboxRow, deferredPartitionKey } from '../processing/command-outbox-row.js';
+import type { TransitionCache } from './transition-cache.js';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
 import { correlationOf } from './correlation.js';
 import { parseDuration } from './parse-duration.js';
@@ -42,6 +44,8 @@ export interface ProcessManagerHost {
   readonly eventProcessing: 'sync' | 'async';
   /** The event store keeping the transition streams, and the name of its database. */
   stateStore(): { store: EventStore; provider: string };
+  /** The last committed transitions this process knows of. */
+  readonly transitions: TransitionCache;
   provider(name: string): DatabaseProvider;
   activeUnitOfWork(): UnitOfWork | undefined;
   messageContext(): MessageContext | undefined;
@@ -88,10 +92,8 @@ export async function runProcessManager(host: ProcessManagerHost, cls: ClassRef,
   const { store, provider } = host.stateStore();
   const tx = await uow.transactionFor(provider);
 
-  // One read: the last transition is the state, and its position the version to append after.
-  const last = await store.lastEvent(stream, tx);
-  const version = last ? last.position : -1;
-  const previous = last?.data as unknown as ProcessManagerTransition | undefined;
+  // One read at most: the last transition is the state, and its position the version to append after.
+  const { version, previous } = await lastTransition(host, store, stream, tx);
   if (!previous && mark.options?.start !== true) return 'no-instance';
   if (previous?.completed) return 'already-completed';
 
@@ -123,25 +125,51 @@ export async function runProcessManager(host: ProcessManagerHost, cls: ClassRef,
     completed,
     event: { type: metadata?.headers.type ?? String(event?.constructor?.name), id: metadata?.headers.id ?? null },
   };
-  await store.append(
-    tx,
-    stream,
-    [
-      {
-        messageId: newMessageId(),
-        type: `${host.domainName}.${record.name}.Transitioned.v1`,
-        data: transition as unknown as Record<string, unknown>,
-        metadata: { correlationId: metadata?.domain.correlationId ?? null, causationId: metadata?.headers.id ?? null },
-      },
-    ],
-    { expectedVersion: version },
+  const json = JSON.stringify(transition);
+  const appended = await appendOrForget(host, stream, () =>
+    store.append(
+      tx,
+      stream,
+      [
+        {
+          messageId: newMessageId(),
+          type: `${host.domainName}.${record.name}.Transitioned.v1`,
+          data: transition as unknown as Record<string, unknown>,
+          metadata: { correlationId: metadata?.domain.correlationId ?? null, causationId: metadata?.headers.id ?? null },
+        },
+      ],
+      { expectedVersion: version },
+    ),
   );
+  uow.whenCommitted(() => (completed ? host.transitions.delete(stream) : host.transitions.set(stream, { position: appended.version, json })));
   const outbox = host.provider(provider).outbox;
   if (rows.length) await outbox.append(tx, rows);
   // A finished process has nothing left to wait for: its timeouts not yet due are dropped with
   // the transition that completes it (one already due may still arrive; a completed manager ignores it).
   if (completed && host.outboxEnabled) await outbox.cancelScheduled(tx, timeoutKeyPrefix(stream));
   return completed ? 'completed' : previous ? 'handled' : 'started';
+}
+
+async function lastTransition(
+  host: ProcessManagerHost,
+  store: EventStore,
+  stream: string,
+  tx: ProviderTransaction,
+): Promise<{ version: number; previous: ProcessManagerTransition | undefined }> {
+  const cached = host.transitions.get(stream);
+  if (cached) return { version: cached.position, previous: JSON.parse(cached.json) as ProcessManagerTransition };
+  const last = await store.lastEvent(stream, tx);
+  return { version: last ? last.position : -1, previous: last?.data as unknown as ProcessManagerTransition | undefined };
+}
+
+/** A failed append (a version conflict, above all: the kept transition was not the last) drops what is kept of the stream. */
+async function appendOrForget<R>(host: ProcessManagerHost, stream: string, append: () => Promise<R>): Promise<R> {
+  try {
+    return await append();
+  } catch (error) {
+    host.transitions.delete(stream);
+    throw error;
+  }
 }
 
 function markFor(cls: ClassRef, method: string, event: unknown): HandleMark {

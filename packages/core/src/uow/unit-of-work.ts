@@ -49,6 +49,8 @@ export class UnitOfWork {
   private readonly batch: BatchClaim | undefined = claimBatch();
   /** True once a transaction of this unit is a savepoint of a batch: its commit is final only with the batch's. */
   private inBatch = false;
+  /** Run once this unit's writes are final (see whenCommitted). */
+  private committedHooks: (() => void)[] | undefined;
 
   constructor(
     readonly host: UnitOfWorkHost,
@@ -113,6 +115,15 @@ export class UnitOfWork {
     }
   }
 
+  /**
+   * Runs `hook` once this unit's writes are final: right after its commit, or after its batch's
+   * commit when it took a savepoint of one. Never after a rollback. For caches of what was written.
+   */
+  whenCommitted(hook: () => void): void {
+    this.assertUsable('register an after-commit hook');
+    (this.committedHooks ??= []).push(hook);
+  }
+
   /** Remembers an aggregate saved in this unit, so its events are committed with it. */
   track(aggregate: BaseAggregate, schema: AggregateSchema): void {
     this.assertUsable(`save ${schema.name}`);
@@ -149,6 +160,7 @@ export class UnitOfWork {
     this.state = 'committed';
     this.batch?.release();
     for (const { aggregate } of this.tracked.values()) aggregate.clearPendingEvents();
+    this.runCommittedHooks();
     return mergeInRaiseOrder(perAggregate);
   }
 
@@ -174,6 +186,18 @@ export class UnitOfWork {
       stateOf(aggregate).version = versionBefore;
       aggregate.clearPendingEvents();
     }
+  }
+
+  private runCommittedHooks(): void {
+    const hooks = this.committedHooks;
+    if (!hooks) return;
+    this.committedHooks = undefined;
+    const run = () => {
+      for (const hook of hooks) hook();
+    };
+    const batch = this.batchClaim;
+    if (batch) batch.afterBatchCommit(async () => run());
+    else run();
   }
 
   private async commitTransactions(): Promise<void> {

@@ -97,6 +97,38 @@ describe('process managers (memory)', () => {
       expect(all.map((t) => t.state.notes)).toEqual([[], ['gift wrap']]);
     });
 
+    it('a later transition starts from the state this process committed, without reading the stream again', async () => {
+      const store = provider().eventStore;
+      const read = store.lastEvent.bind(store);
+      let reads = 0;
+      store.lastEvent = (...args) => ((reads += 1), read(...args));
+      const orderId = await placeOrder();
+      expect(reads).toBe(1); // the start: nothing kept yet
+      await note(orderId, 'a');
+      await note(orderId, 'b');
+      expect(reads).toBe(1);
+      expect((await transitions(orderId)).map((t) => t.state.notes)).toEqual([[], ['a'], ['a', 'b']]);
+    });
+
+    it('a stream another process moved on is a conflict that reruns the transition on the stored state: no update is lost', async () => {
+      const orderId = await placeOrder();
+      await note(orderId, 'a');
+      // Another worker handles an event of this instance: the transition this process kept is stale.
+      const [, last] = await transitions(orderId);
+      const tx = await provider().begin();
+      const stream = processManagerStream(record(), orderId);
+      const elsewhere = { ...last!, state: { ...last!.state, notes: ['a', 'elsewhere'] } };
+      await provider().eventStore.append(
+        tx,
+        stream,
+        [{ messageId: crypto.randomUUID(), type: 'Fulfil.Fulfilment.Transitioned.v1', data: elsewhere as never }],
+        { expectedVersion: 1 },
+      );
+      await tx.commit();
+      await note(orderId, 'b');
+      expect((await transitions(orderId)).map((t) => t.state.notes)).toEqual([[], ['a'], ['a', 'elsewhere'], ['a', 'elsewhere', 'b']]);
+    });
+
     it('a non-start event with no instance is skipped: nothing is stored', async () => {
       const orderId = await f.domain.uow(async () => {
         const order = f.Order.create({ customer: 'Bo' });
