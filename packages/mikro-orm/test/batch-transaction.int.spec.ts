@@ -54,6 +54,35 @@ function watch(batch: PostgresBatchTransaction): Wire {
   return seen;
 }
 
+/** Counts executions (Binds) of statements whose text contains `fragment`, prepared ones included. */
+function executionsOf(batch: PostgresBatchTransaction, fragment: string): { count: number; stop(): void } {
+  const wire = (batch as unknown as { connection: { connection: { connection: PgBindWire } } }).connection.connection.connection;
+  const seen = { count: 0, stop: () => undefined as void };
+  const { parse, bind } = wire;
+  let unnamed = '';
+  wire.parse = function (this: unknown, message) {
+    if (!message.name) unnamed = message.text;
+    return parse.call(this, message);
+  };
+  wire.bind = function (this: unknown, config) {
+    const text = config.statement ? (wire.parsedStatements[config.statement] ?? wire.submittedNamedStatements?.[config.statement] ?? '') : unnamed;
+    if (text.includes(fragment)) seen.count++;
+    return bind.call(this, config);
+  };
+  seen.stop = () => {
+    wire.parse = parse;
+    wire.bind = bind;
+  };
+  return seen;
+}
+
+interface PgBindWire {
+  parse(message: { text: string; name?: string }): void;
+  bind(config: { statement?: string }): void;
+  parsedStatements: Record<string, string>;
+  submittedNamedStatements?: Record<string, string>;
+}
+
 describe.skipIf(!up)('batched transaction', () => {
   // One connection, so a batch that leaked its connection or left it mid-transaction shows at once.
   const fixture = new ProviderFixture({ pool_size: 1, debug: true });
@@ -114,6 +143,41 @@ describe.skipIf(!up)('batched transaction', () => {
     expect(wire.statements.some((s) => /RELEASE/i.test(s))).toBe(false);
     expect(await bodies()).toHaveLength(n);
     expect(logLines.some((line) => line.includes('INSERT INTO') && line.includes('SAVEPOINT s1') && line.includes('BEGIN'))).toBe(true);
+  });
+
+  it("holds a projection once per batch: a released savepoint's FOR SHARE lasts to the batch's end, a rolled-back one's does not", async () => {
+    await provider.setupSchema([], { outbox: true });
+    await provider.execute(`INSERT INTO ${provider.qualify('protean_projections')} (projection) VALUES ('P'), ('R') ON CONFLICT DO NOTHING`);
+    const batch = await provider.beginBatch();
+    const holds = executionsOf(batch, 'FOR SHARE');
+    try {
+      const first = await batch.savepoint();
+      expect(await provider.projections.holdForProjector(first, 'P')).toBe(false);
+      await first.commit();
+      const second = await batch.savepoint();
+      expect(await provider.projections.holdForProjector(second, 'P')).toBe(false);
+      await second.commit();
+      expect(holds.count).toBe(1);
+
+      const third = await batch.savepoint();
+      await provider.projections.holdForProjector(third, 'R');
+      await third.rollback(); // its lock goes with it: the next savepoint takes it again
+      const fourth = await batch.savepoint();
+      await provider.projections.holdForProjector(fourth, 'R');
+      await fourth.commit();
+      expect(holds.count).toBe(3);
+
+      // P is still held from the first savepoint: a rebuild's mark (another connection) waits for the batch.
+      const marking = queryDatabase(
+        fixture.db.uri,
+        `SET lock_timeout = '300ms'; UPDATE ${provider.qualify('protean_projections')} SET rebuilding = true WHERE projection = 'P'`,
+      );
+      await expect(marking).rejects.toThrow(/lock timeout/);
+      await batch.commit();
+    } finally {
+      holds.stop();
+      await batch.rollback();
+    }
   });
 
   it("rolls back only the savepoint whose statement failed (unique violation); the others' work commits", async () => {

@@ -33,6 +33,8 @@ export class PostgresBatchTransaction implements BatchTransaction {
   private readonly committedCallbacks = new Set<() => void>();
   /** Statements the released savepoints left for the commit, their items merged in savepoint order. */
   private readonly deferred = new Map<object, Deferred>();
+  /** What released savepoints established for the rest of the batch (PostgresSavepoint.knowsForBatch). */
+  private readonly established = new Set<string>();
   private readonly connection: BatchConnection;
 
   private constructor(
@@ -76,10 +78,17 @@ export class PostgresBatchTransaction implements BatchTransaction {
       endTurn();
       throw error;
     }
-    const savepoint: PostgresSavepoint = new PostgresSavepoint(`s${++this.savepointCount}`, this.providerName, this.schemaName, this.connection, (ending) => {
-      this.savepointEnded(savepoint, ending);
-      endTurn();
-    });
+    const savepoint: PostgresSavepoint = new PostgresSavepoint(
+      `s${++this.savepointCount}`,
+      this.providerName,
+      this.schemaName,
+      this.connection,
+      (ending) => {
+        this.savepointEnded(savepoint, ending);
+        endTurn();
+      },
+      this.established,
+    );
     this.open = savepoint;
     return savepoint;
   }
@@ -142,6 +151,7 @@ export class PostgresBatchTransaction implements BatchTransaction {
     if (this.open === savepoint) this.open = undefined;
     if (ending.kind === 'released') {
       for (const callback of ending.callbacks) this.committedCallbacks.add(callback);
+      for (const fact of ending.established) this.established.add(fact);
       for (const [key, { items, flush }] of ending.deferred) {
         const merged = this.deferred.get(key);
         if (merged) merged.items.push(...items);

@@ -22,7 +22,7 @@ type State = 'active' | 'committed' | 'rolled back';
 /** How a savepoint ended, as its batch is told. */
 export type SavepointEnding =
   /** Its work stays in the batch; the callbacks run once the batch has committed. */
-  | { kind: 'released'; callbacks: ReadonlySet<() => void>; deferred: ReadonlyMap<object, Deferred> }
+  | { kind: 'released'; callbacks: ReadonlySet<() => void>; deferred: ReadonlyMap<object, Deferred>; established: ReadonlySet<string> }
   | { kind: 'rolled back' }
   /** Rolling back to it failed (a broken connection): what the batch holds is unknown. */
   | { kind: 'broken'; error: Error };
@@ -41,6 +41,8 @@ export class PostgresSavepoint implements ProviderTransaction, SqlTransaction {
   private sent = false;
   private readonly committedCallbacks = new Set<() => void>();
   private readonly deferred = new Map<object, Deferred>();
+  /** What this savepoint established for the rest of the batch (see establishForBatch). */
+  private readonly established = new Set<string>();
 
   constructor(
     /** `s<N>`, N counting the batch's savepoints from 1. */
@@ -49,7 +51,23 @@ export class PostgresSavepoint implements ProviderTransaction, SqlTransaction {
     private readonly schemaName: string,
     private readonly connection: BatchConnection,
     private readonly ended: (ending: SavepointEnding) => void,
+    /** What savepoints of the batch released before this one established. */
+    private readonly batchEstablished: ReadonlySet<string> = new Set(),
   ) {}
+
+  /**
+   * True when this savepoint, or one of the batch released before it, established `fact`. A
+   * released savepoint is never rolled back to (a later one rolls back to its own name, nested
+   * inside it), so what it did (a row lock it took, say) lasts until the batch ends.
+   */
+  knowsForBatch(fact: string): boolean {
+    return this.batchEstablished.has(fact) || this.established.has(fact);
+  }
+
+  /** Records `fact` (e.g. "this row is locked FOR SHARE") for the savepoints after this one, once it is released. */
+  establishForBatch(fact: string): void {
+    this.established.add(fact);
+  }
 
   get isActive(): boolean {
     return this.state === 'active';
@@ -129,7 +147,7 @@ export class PostgresSavepoint implements ProviderTransaction, SqlTransaction {
       );
     }
     this.state = 'committed';
-    this.ended({ kind: 'released', callbacks: this.committedCallbacks, deferred: this.deferred });
+    this.ended({ kind: 'released', callbacks: this.committedCallbacks, deferred: this.deferred, established: this.established });
   }
 
   /** Undoes this savepoint's work only; idempotent, so cleanup paths may always call it. */

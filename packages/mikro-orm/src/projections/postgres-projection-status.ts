@@ -6,6 +6,7 @@
 import type { AggregateSchema, ProjectionState, ProjectionStatusStore, ProviderTransaction, ReaderCursor } from '@protean-ts/core';
 import { PREPARED, type SqlDatabase } from '../sql-executor.js';
 import { transactionExecutor } from '../transaction-executor.js';
+import { PostgresSavepoint } from '../batch/postgres-savepoint.js';
 
 export const PROJECTIONS_TABLE = 'protean_projections';
 
@@ -42,6 +43,9 @@ export class PostgresProjectionStatus implements ProjectionStatusStore {
   }
 
   async holdForProjector(tx: ProviderTransaction, projection: string): Promise<boolean> {
+    // In a batch, a released savepoint's hold lasts until the batch ends: once per batch is enough.
+    const held = `projection held: ${projection}`;
+    if (tx instanceof PostgresSavepoint && tx.knowsForBatch(held)) return false;
     const sql = transactionExecutor(tx, this.db.providerName, 'The projection status', 'so a rebuild waits for the projector');
     return this.explainMissingTable(async () => {
       // Runs once per projector message: the row exists after a projection's first message, so
@@ -52,7 +56,9 @@ export class PostgresProjectionStatus implements ProjectionStatusStore {
         await sql.execute(`INSERT INTO ${this.table} (projection) VALUES (?) ON CONFLICT DO NOTHING`, [projection], PREPARED);
         ({ rows } = await hold());
       }
-      return rows[0]?.rebuilding === true;
+      const rebuilding = rows[0]?.rebuilding === true;
+      if (!rebuilding && tx instanceof PostgresSavepoint) tx.establishForBatch(held);
+      return rebuilding;
     });
   }
 
