@@ -6,15 +6,20 @@
  * event-store-conformance-concurrency.ts. Imports vitest: test files only.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ExpectedVersionError } from '../errors/expected-version.error.js';
-import { InvalidEventStoreRequestError } from '../errors/invalid-event-store-request.error.js';
-import { InvalidStreamNameError } from '../errors/invalid-stream-name.error.js';
-import { StreamVersionError } from '../errors/stream-version.error.js';
-import type { DatabaseProvider, ProviderTransaction } from '../ports/database-provider.js';
-import type { EventStore } from '../ports/event-store.js';
-import { cursorOf, START_CURSOR, type NewEvent } from '../ports/event-store-records.js';
-import { ALL_STREAMS } from '../ports/stream-names.js';
-import { snapshotChecksum } from '../ports/snapshot-checksum.js';
+import {
+  ExpectedVersionError,
+  InvalidEventStoreRequestError,
+  InvalidStreamNameError,
+  StreamVersionError,
+  type DatabaseProvider,
+  type ProviderTransaction,
+  type EventStore,
+  cursorOf,
+  START_CURSOR,
+  type NewEvent,
+  ALL_STREAMS,
+  snapshotChecksum,
+} from '@protean-ts/core';
 import { describeEventStoreConcurrency } from './event-store-conformance-concurrency.js';
 import { describeSubscriptionStore } from './event-store-conformance-subscriptions.js';
 import { itKeepsReadersExactlyOnce } from './event-store-conformance-property.js';

@@ -5,9 +5,7 @@
  * the commit is still open (that is the never-skip rule at work), so positive checks poll.
  */
 import { randomUUID } from 'node:crypto';
-import type { ProviderTransaction } from '../ports/database-provider.js';
-import type { EventStore } from '../ports/event-store.js';
-import { START_CURSOR, type NewEvent, type ReaderCursor, type StoredEvent } from '../ports/event-store-records.js';
+import { type ProviderTransaction, type EventStore, START_CURSOR, type NewEvent, type ReaderCursor, type StoredEvent } from '@protean-ts/core';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

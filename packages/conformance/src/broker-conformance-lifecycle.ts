@@ -3,10 +3,7 @@
  * connect/ping/info, close, and argument and capability errors before any I/O.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { BrokerArgumentError } from '../ports/broker-argument.error.js';
-import { BrokerCapabilityError } from '../ports/broker-capability.error.js';
-import { BrokerClosedError } from '../ports/broker-closed.error.js';
-import { BrokerCapability, type Broker, type BrokerCapabilityName } from '../ports/broker.js';
+import { BrokerArgumentError, BrokerCapabilityError, BrokerClosedError, BrokerCapability, type Broker, type BrokerCapabilityName } from '@protean-ts/core';
 import { sampleBrokerEnvelope, type ConformanceContext } from './broker-conformance-fixtures.js';
 
 const ALL = Object.keys(BrokerCapability) as BrokerCapabilityName[];

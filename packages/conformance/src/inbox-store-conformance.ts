@@ -6,8 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { DatabaseProvider } from '../ports/database-provider.js';
-import type { InboxEntry, InboxStore, InboxVerdict } from '../ports/inbox-store.js';
+import type { DatabaseProvider, InboxEntry, InboxStore, InboxVerdict } from '@protean-ts/core';
 
 export interface InboxConformanceHarness {
   /** A connected provider whose inbox tables exist. Called before each test. */

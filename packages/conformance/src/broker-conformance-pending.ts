@@ -3,7 +3,7 @@
  * and the dead-letter stream (move, list, replay, purge).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Broker } from '../ports/broker.js';
+import type { Broker } from '@protean-ts/core';
 import { sampleBrokerEnvelope, sleep, type ConformanceContext } from './broker-conformance-fixtures.js';
 
 const NOW = { count: 100, blockMs: 0 };

@@ -4,7 +4,7 @@
  * and nothing stays pending: neither it nor the valid message behind it is stuck.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Broker, DeadLetter, ReceivedMessage } from '../ports/broker.js';
+import type { Broker, DeadLetter, ReceivedMessage } from '@protean-ts/core';
 import { sampleBrokerEnvelope, type ConformanceContext } from './broker-conformance-fixtures.js';
 
 const NOW = { count: 100, blockMs: 0 };

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { assignedPartitions, type PartitionLeaseStore } from '../ports/partition-leases.js';
+import { assignedPartitions, type PartitionLeaseStore } from '@protean-ts/core';
 
 export interface PartitionLeaseConformanceHarness {
   /** A store whose tables exist. Called before each test. */

@@ -4,8 +4,7 @@
  * keeps reporting (a slow handler) or never reported is left alone.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { BrokerArgumentError } from '../ports/broker-argument.error.js';
-import type { Broker } from '../ports/broker.js';
+import { BrokerArgumentError, type Broker } from '@protean-ts/core';
 import { sampleBrokerEnvelope, sleep, type ConformanceContext } from './broker-conformance-fixtures.js';
 
 const SHORT_TTL_MS = 100;

@@ -4,6 +4,7 @@
  * loud line saying what to start, so a laptop without Redis still gets a useful run.
  */
 import net from 'node:net';
+import { LOCAL_POSTGRES } from '@protean-ts/core/temporary-database';
 
 export interface ServiceCheck {
   /** Shown in the skip line, e.g. `PostgreSQL`. */
@@ -14,12 +15,7 @@ export interface ServiceCheck {
   startHint: string;
 }
 
-export const POSTGRES: ServiceCheck = {
-  name: 'PostgreSQL',
-  host: '127.0.0.1',
-  port: 5432,
-  startHint: 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
-};
+export const POSTGRES: ServiceCheck = { name: 'PostgreSQL', ...LOCAL_POSTGRES };
 
 export const REDIS: ServiceCheck = {
   name: 'Redis',

@@ -1,5 +1,8 @@
-/** Test helpers for protean-ts packages and for users' own tests (`@protean-ts/core/testing`). */
-// The helpers that need no test runner (also `@protean-ts/core/testing/fixtures`): service gate,
+/**
+ * The port conformance suites (`@protean-ts/conformance`): every adapter of a port runs the same
+ * vitest suite, in this repository and in an adapter author's own, plus the test helpers below.
+ */
+// The helpers that need no test runner (also `@protean-ts/conformance/fixtures`): service gate,
 // temporary database, RabbitMQ vhost, private redis-server, the bank domain.
 export * from './fixtures.js';
 export { describeBrokerConformance, type BrokerConformanceOptions, type MakeBroker } from './broker-conformance.js';

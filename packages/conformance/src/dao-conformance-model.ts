@@ -3,12 +3,7 @@
  * (scalars, dates, status, list, dict, value object, hasOne and hasMany children), registered
  * in a Domain of its own so it never mixes with the model under test.
  */
-import { Domain } from '../domain/domain.js';
-import { BaseAggregate } from '../elements/base-aggregate.js';
-import { BaseEntity } from '../elements/base-entity.js';
-import { BaseValueObject } from '../elements/base-value-object.js';
-import { field } from '../fields/field-decorators.js';
-import type { AggregateSchema } from '../ports/aggregate-dao.js';
+import { Domain, BaseAggregate, BaseEntity, BaseValueObject, field, type AggregateSchema } from '@protean-ts/core';
 
 export const conformanceDomain = new Domain('Conformance');
 

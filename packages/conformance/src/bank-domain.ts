@@ -4,7 +4,7 @@
  * overdraft limit is refused, and the limit can tighten after events were written (replay must
  * not re-check it). Each call makes a fresh Domain, so tests can init it with their own config.
  */
-import { apply, BaseAggregate, BaseEvent, Domain, field, invariant, PermanentError, ValidationError } from '../index.js';
+import { apply, BaseAggregate, BaseEvent, Domain, field, invariant, PermanentError, ValidationError } from '@protean-ts/core';
 
 /** A withdrawal beyond the balance (plus the overdraft limit): a business refusal, never retried. */
 export class InsufficientFunds extends PermanentError {}

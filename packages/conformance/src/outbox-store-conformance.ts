@@ -5,8 +5,7 @@
  * counts and the append signal. Imports vitest, so only test files may import this module.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DatabaseProvider } from '../ports/database-provider.js';
-import type { NewOutboxRow, OutboxRow, OutboxStore } from '../ports/outbox-store.js';
+import type { DatabaseProvider, NewOutboxRow, OutboxRow, OutboxStore } from '@protean-ts/core';
 import { RowFactory } from './outbox-conformance-fixtures.js';
 
 export interface OutboxConformanceHarness {

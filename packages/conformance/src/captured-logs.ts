@@ -4,8 +4,7 @@
  * Call it inside a `describe` (or at the top of a file): it registers vitest hooks.
  */
 import { afterEach, beforeEach } from 'vitest';
-import { configureLogging, type LoggingSettings } from '../logging/logger.js';
-import type { LogRecord } from '../logging/log-format.js';
+import { configureLogging, type LoggingSettings, type LogRecord } from '@protean-ts/core';
 
 export function captureLogsPerTest(): readonly LogRecord[] {
   const records: LogRecord[] = [];

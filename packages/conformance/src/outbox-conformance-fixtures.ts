@@ -3,8 +3,7 @@
  * per test, unique partition keys and target broker, so a shared database stays usable.
  */
 import { randomUUID } from 'node:crypto';
-import type { MessageEnvelope } from '../messages/envelope.js';
-import type { NewOutboxRow } from '../ports/outbox-store.js';
+import type { MessageEnvelope, NewOutboxRow } from '@protean-ts/core';
 
 export function conformanceEnvelope(messageId: string, partitionKey: string, sequence: number): MessageEnvelope {
   return {

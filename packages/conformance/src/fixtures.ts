@@ -1,7 +1,7 @@
 /**
- * The test helpers that need no test runner (`@protean-ts/core/testing/fixtures`): nothing here
+ * The test helpers that need no test runner (`@protean-ts/conformance/fixtures`): nothing here
  * imports vitest or fast-check, so node:test, jest and plain scripts such as the benchmarks can
- * use them. `@protean-ts/core/testing` re-exports all of it next to the vitest conformance suites.
+ * use them. `@protean-ts/conformance` re-exports all of it next to the vitest conformance suites.
  */
 export { servicesUp, POSTGRES, REDIS, NATS, RABBITMQ, RABBITMQ_MANAGEMENT, type ServiceCheck } from './service-gate.js';
 export {
@@ -10,7 +10,7 @@ export {
   PostgresUnreachableError,
   type TemporaryDatabase,
   type TemporaryDatabaseOptions,
-} from './temporary-database.js';
+} from '@protean-ts/core/temporary-database';
 export { createRabbitmqVhost, deleteRabbitmqVhost, rabbitmqUri, RABBITMQ_HOST_URI, RABBITMQ_MANAGEMENT_URI } from './rabbitmq-vhost.js';
 export { freePort, startRedisServer, stopProcess, type RedisServerOptions } from './redis-server-process.js';
 export { makeBank, InsufficientFunds, type Bank, type BankAccount, type BankMovement, type BankOpened, type BankOptions } from './bank-domain.js';

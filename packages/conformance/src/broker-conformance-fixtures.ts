@@ -3,8 +3,7 @@
  * closes them afterwards, hands out unique stream names) and realistic envelopes.
  */
 import { randomUUID } from 'node:crypto';
-import type { Broker, BrokerCapabilityName } from '../ports/broker.js';
-import type { MessageEnvelope } from '../messages/envelope.js';
+import type { Broker, BrokerCapabilityName, MessageEnvelope } from '@protean-ts/core';
 
 export interface BrokerConformanceOptions {
   /** Every capability the adapter claims; the suite checks `has()` agrees and tests each one. */

@@ -3,8 +3,7 @@
  * (`amountCents`), v3 adds a currency. Its upcasters (v1 → v2 → v3) let streams written by the
  * v1 bank (`makeBank()`) load; `upcasters` chooses which of them are registered.
  */
-import { apply, BaseAggregate, BaseEvent, BaseEventHandler, Domain, field, handle } from '../index.js';
-import type { MessageMetadata } from '../messages/index.js';
+import { apply, BaseAggregate, BaseEvent, BaseEventHandler, Domain, field, handle, type MessageMetadata } from '@protean-ts/core';
 import type { Bank } from './bank-domain.js';
 
 export type UpcasterStep = '1->2' | '2->3';

@@ -6,9 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { InvalidEventStoreRequestError } from '../errors/invalid-event-store-request.error.js';
-import type { EventStore } from '../ports/event-store.js';
-import { START_CURSOR } from '../ports/event-store-records.js';
+import { InvalidEventStoreRequestError, type EventStore, START_CURSOR } from '@protean-ts/core';
 import { sleep } from './event-store-conformance-fixtures.js';
 
 const LEASE_MS = 60_000;

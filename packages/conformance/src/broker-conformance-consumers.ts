@@ -3,7 +3,7 @@
  * never one that still has pending messages.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Broker } from '../ports/broker.js';
+import type { Broker } from '@protean-ts/core';
 import { sampleBrokerEnvelope, sleep, type ConformanceContext } from './broker-conformance-fixtures.js';
 
 const IDLE_MS = 100;

@@ -9,8 +9,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { DatabaseProvider, ProviderTransaction } from '../ports/database-provider.js';
-import { cursorOf, START_CURSOR, type ReaderCursor } from '../ports/event-store-records.js';
+import { type DatabaseProvider, type ProviderTransaction, cursorOf, START_CURSOR, type ReaderCursor } from '@protean-ts/core';
 import { before, eventually, EventFactory } from './event-store-conformance-fixtures.js';
 import { propertyRuns, propertySeed } from './property-settings.js';
 

@@ -6,10 +6,15 @@
  * first; memory finds the conflict at commit: the checks accept either. Imports vitest.
  */
 import { describe, expect, it } from 'vitest';
-import { StreamVersionError } from '../errors/stream-version.error.js';
-import type { DatabaseProvider, ProviderTransaction } from '../ports/database-provider.js';
-import type { EventStore } from '../ports/event-store.js';
-import { cursorOf, type ReaderCursor, type StoredEvent } from '../ports/event-store-records.js';
+import {
+  StreamVersionError,
+  type DatabaseProvider,
+  type ProviderTransaction,
+  type EventStore,
+  cursorOf,
+  type ReaderCursor,
+  type StoredEvent,
+} from '@protean-ts/core';
 import { before, eventually, type EventFactory, inTransaction, readToHead, sleep } from './event-store-conformance-fixtures.js';
 
 interface Context {

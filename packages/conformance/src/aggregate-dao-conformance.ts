@@ -6,12 +6,15 @@
  * Imports vitest, so only test files may import this module.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ExpectedVersionError } from '../errors/expected-version.error.js';
-import { InvalidQueryError } from '../errors/invalid-query.error.js';
-import { UniqueViolationError } from '../errors/unique-violation.error.js';
-import type { CreateProps } from '../elements/create-props.js';
-import type { AggregateDao, AggregateSchema } from '../ports/aggregate-dao.js';
-import type { DatabaseProvider } from '../ports/database-provider.js';
+import {
+  ExpectedVersionError,
+  InvalidQueryError,
+  UniqueViolationError,
+  type CreateProps,
+  type AggregateDao,
+  type AggregateSchema,
+  type DatabaseProvider,
+} from '@protean-ts/core';
 import { conformanceModel } from './dao-conformance-model.js';
 
 export interface DaoConformanceHarness {

@@ -6,10 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from 'pg';
 import { maskText } from '../config/mask-secrets.js';
-import { POSTGRES } from './service-gate.js';
-
-/** The local server the repository's tests use: trust authentication, user postgres. */
-export const LOCAL_POSTGRES_URI = `postgresql://postgres@${POSTGRES.host}:${POSTGRES.port}`;
+import { LOCAL_POSTGRES_URI } from './local-postgres.js';
+import { messageOf, PostgresUnreachableError } from './postgres-unreachable.error.js';
 
 export interface TemporaryDatabaseOptions {
   /** The start of the name (`<label>_<random>`), to recognise leftovers: lower-case letters, digits and `_`. Default `test`. */
@@ -30,19 +28,6 @@ export interface TemporaryDatabase {
   query<R extends Record<string, unknown> = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
   /** Ends every other connection to the database and drops it; safe to call twice. */
   drop(): Promise<void>;
-}
-
-/** PostgreSQL did not answer: the message names the server (password masked) and how to start it. */
-export class PostgresUnreachableError extends Error {
-  constructor(serverUri: string, cause: unknown) {
-    const { hostname, port } = new URL(serverUri);
-    const local = hostname === POSTGRES.host && Number(port || 5432) === POSTGRES.port;
-    const fix = local
-      ? `start it with: ${POSTGRES.startHint}`
-      : 'start PostgreSQL there, or point PROTEAN_TEST_DATABASE_URI (or the serverUri option) at a running server';
-    super(`PostgreSQL is not reachable at ${maskText(serverUri)} (${maskText(messageOf(cause))}); ${fix}`, { cause });
-    this.name = 'PostgresUnreachableError';
-  }
 }
 
 const LABEL = /^[a-z][a-z0-9_]{0,40}$/;
@@ -121,10 +106,4 @@ function isUnreachable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && UNREACHABLE.has(code)) return true;
   return /timeout|terminated unexpectedly/i.test(messageOf(error));
-}
-
-function messageOf(error: unknown): string {
-  // Node's connection attempts to several addresses fail with an AggregateError and no message.
-  if (error instanceof AggregateError && !error.message) return error.errors.map(messageOf).join('; ');
-  return error instanceof Error ? error.message : String(error);
 }

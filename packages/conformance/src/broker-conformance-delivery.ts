@@ -3,7 +3,7 @@
  * group isolation, consumers sharing a group, and blocking reads.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Broker, ReceivedMessage } from '../ports/broker.js';
+import type { Broker, ReceivedMessage } from '@protean-ts/core';
 import { sampleBrokerEnvelope, sleep, type ConformanceContext } from './broker-conformance-fixtures.js';
 
 const NOW = { count: 100, blockMs: 0 };
