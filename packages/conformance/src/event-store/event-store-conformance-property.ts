@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type DatabaseProvider, type ProviderTransaction, cursorOf, START_CURSOR, type ReaderCursor } from '@protean-ts/core';
 import { before, eventually, EventFactory } from './event-store-conformance-fixtures.js';
-import { propertyRuns, propertySeed } from './property-settings.js';
+import { propertyRuns, propertySeed } from '../property-settings.js';
 
 const SLOTS = 4;
 const FIXED_SEED = 20_261_124;
