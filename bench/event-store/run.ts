@@ -12,7 +12,7 @@
  */
 import pg from 'pg';
 import { configureLogging, EventSourcedRepository } from '@protean-ts/core';
-import { createTemporaryDatabase, LOCAL_POSTGRES_URI } from '@protean-ts/core/testing/fixtures';
+import { createTemporaryDatabase, LOCAL_POSTGRES_URI } from '@protean-ts/conformance/fixtures';
 import type { PostgresProvider } from '@protean-ts/mikro-orm';
 import { installCounters, perMessage, since, snapshot, total, type Traffic } from '../hop/round-counters.js';
 import { profiled } from '../hop/round-profiler.js';

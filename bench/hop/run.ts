@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { configureLogging } from '@protean-ts/core';
-import { createTemporaryDatabase, LOCAL_POSTGRES_URI } from '@protean-ts/core/testing/fixtures';
+import { createTemporaryDatabase, LOCAL_POSTGRES_URI } from '@protean-ts/conformance/fixtures';
 import '@protean-ts/mikro-orm';
 import '@protean-ts/redis';
 import { frameworkSubscription } from './framework-hop.js';

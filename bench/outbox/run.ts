@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { configureLogging, defaultConfig } from '@protean-ts/core';
-import { createTemporaryDatabase, LOCAL_POSTGRES_URI } from '@protean-ts/core/testing/fixtures';
+import { createTemporaryDatabase, LOCAL_POSTGRES_URI } from '@protean-ts/conformance/fixtures';
 import { PostgresProvider } from '@protean-ts/mikro-orm';
 import { OutboxProcessor } from '@protean-ts/outbox';
 import { median, percentile } from './latency-stats.js';

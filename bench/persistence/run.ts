@@ -7,7 +7,7 @@
  *   npm run bench:persistence     (env: BENCH_DATABASE_URL, BENCH_COMMITS, BENCH_CONCURRENCY,
  *                                  BENCH_POOL_SIZE, BENCH_ROUNDS)
  */
-import { createTemporaryDatabase, LOCAL_POSTGRES_URI } from '@protean-ts/core/testing/fixtures';
+import { createTemporaryDatabase, LOCAL_POSTGRES_URI } from '@protean-ts/conformance/fixtures';
 import '@protean-ts/mikro-orm';
 import { BenchLine, BenchOrder, benchDomain } from './bench-model.js';
 import { measure, median, type Measurement } from './measure.js';

@@ -9,7 +9,7 @@
  * BENCH_COMMANDS per round and mode (3000; 1000 on PostgreSQL), BENCH_ROUNDS (15; 9 on PostgreSQL))
  */
 import { configureLogging, tracingEnabled } from '@protean-ts/core';
-import { createTemporaryDatabase, LOCAL_POSTGRES_URI } from '@protean-ts/core/testing/fixtures';
+import { createTemporaryDatabase, LOCAL_POSTGRES_URI } from '@protean-ts/conformance/fixtures';
 import { Order, PlaceOrder, tracingDomain } from './tracing-bench-domain.js';
 import { installMode, MODES, type TracingMode } from './tracing-modes.js';
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startCli } from '@protean-ts/cli/testing';
-import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, servicesUp } from '@protean-ts/conformance';
 import { filesAt, guideFiles } from './support/guide-files.js';
 import { createRedisNamespace } from './support/redis-namespace.js';
 import { createTempDatabase, type TempDatabase } from './support/temp-database.js';

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, servicesUp } from '@protean-ts/conformance';
 import type { Broker, OutboxRow } from '@protean-ts/core';
 import { planSubscriptions, type PlannedSubscription } from '@protean-ts/server';
 import { domain } from '../src/domain.js';

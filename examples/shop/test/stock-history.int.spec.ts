@@ -4,7 +4,7 @@
  * the events go to protean_events in the same transactions as the other aggregates' rows.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POSTGRES, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, servicesUp } from '@protean-ts/conformance';
 import { domain } from '../src/domain.js';
 import { describeStockHistory } from './support/stock-history.js';
 import { closeShop, openShop } from './support/shop-fixture.js';

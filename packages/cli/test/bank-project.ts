@@ -1,13 +1,13 @@
 /** The bank fixture of the event-store CLI tests, as a project's domain module and seed script. */
 
 /**
- * The bank every protean-ts test shares (`makeBank` of `@protean-ts/core/testing/fixtures`: an
+ * The bank every protean-ts test shares (`makeBank` of `@protean-ts/conformance/fixtures`: an
  * event-sourced Account, events written through its repository) and a plain Note aggregate.
  */
 export const BANK_DOMAIN = `
 // BaseEvent is for the events projection-bank-project.ts appends to this module.
 import { BaseAggregate, BaseEvent, field } from '@protean-ts/core';
-import { makeBank } from '@protean-ts/core/testing/fixtures';
+import { makeBank } from '@protean-ts/conformance/fixtures';
 
 export const { domain, Account, Opened, Deposited, Withdrawn } = makeBank('Bank', { root: import.meta.url });
 

@@ -6,7 +6,7 @@
  * running the handler again, and the server's janitor removes the records past their retention.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, servicesUp } from '@protean-ts/conformance';
 import { LogWatcher } from './log-watcher.js';
 import { runCli, startCli } from './run-cli.js';
 import { serverProject, type ServerProject } from './server-project.js';

@@ -7,7 +7,7 @@
  * include it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTemporaryDatabase, freePort, POSTGRES, REDIS, servicesUp, type TemporaryDatabase } from '@protean-ts/core/testing';
+import { createTemporaryDatabase, freePort, POSTGRES, REDIS, servicesUp, type TemporaryDatabase } from '@protean-ts/conformance';
 import { runCli, type CliResult } from './run-cli.js';
 import { serverProject, type ServerProject } from './server-project.js';
 import { BANK_DOMAIN, BANK_SEED } from './bank-project.js';

@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRabbitmqVhost, deleteRabbitmqVhost, NATS, POSTGRES, RABBITMQ, rabbitmqUri, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { createRabbitmqVhost, deleteRabbitmqVhost, NATS, POSTGRES, RABBITMQ, rabbitmqUri, REDIS, servicesUp } from '@protean-ts/conformance';
 import { deleteNatsStreams } from './nats-cleanup.js';
 import { runCli } from './run-cli.js';
 import { serverProject, type ServerProject, type ServerProjectOptions } from './server-project.js';

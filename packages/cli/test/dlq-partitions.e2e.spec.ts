@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { partitionOf, partitionStream } from '@protean-ts/core';
-import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, servicesUp } from '@protean-ts/conformance';
 import { runCli } from './run-cli.js';
 import { serverProject, SHOP_DOMAIN, type ServerProject } from './server-project.js';
 

@@ -5,7 +5,7 @@
  * and removes the letter, and the inbox keeps the replay from counting twice.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POSTGRES, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, servicesUp } from '@protean-ts/conformance';
 import { LEDGER_DOMAIN, LEDGER_SEED } from './ledger-project.js';
 import { runCli } from './run-cli.js';
 import { serverProject, type ServerProject } from './server-project.js';

@@ -6,7 +6,7 @@
  * and in the ledger's order, though the handler has no dedup or ordering code of its own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POSTGRES, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, servicesUp } from '@protean-ts/conformance';
 import { LogWatcher } from './log-watcher.js';
 import { LEDGER_DOMAIN, LEDGER_SEED, LEDGER_SUBSCRIPTION } from './ledger-project.js';
 import { runCli, startCli } from './run-cli.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import parsePrometheusTextFormat, { type PrometheusFamily, type PrometheusSample } from 'parse-prometheus-text-format';
-import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, servicesUp } from '@protean-ts/conformance';
 import { eventually } from './eventually.js';
 import { LogWatcher } from './log-watcher.js';
 import { runCli, startCli } from './run-cli.js';

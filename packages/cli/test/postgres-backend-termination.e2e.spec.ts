@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, servicesUp } from '@protean-ts/conformance';
 import { eventually } from './eventually.js';
 import { LogWatcher, type LogLine } from './log-watcher.js';
 import { runCli, startCli } from './run-cli.js';

@@ -6,7 +6,7 @@
  * NoteIndex is refused with the reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, servicesUp } from '@protean-ts/conformance';
 import { runCli } from './run-cli.js';
 import { serverProject, type ServerProject } from './server-project.js';
 import { BANK_SEED } from './bank-project.js';

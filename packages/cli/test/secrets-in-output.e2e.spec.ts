@@ -9,7 +9,7 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { freePort, POSTGRES, REDIS, servicesUp } from '@protean-ts/conformance';
 import { eventually } from './eventually.js';
 import { LogWatcher, type LogLine } from './log-watcher.js';
 import { runCli, startCli, type CliResult } from './run-cli.js';

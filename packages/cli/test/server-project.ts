@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { createTemporaryDatabase, type TemporaryDatabase } from '@protean-ts/core/testing/fixtures';
+import { createTemporaryDatabase, type TemporaryDatabase } from '@protean-ts/conformance/fixtures';
 import { tempProject } from './cli-fixture.js';
 
 /** tsx's loader by URL: the temp project has no node_modules/tsx of its own. */

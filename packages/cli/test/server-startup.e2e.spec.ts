@@ -5,7 +5,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, POSTGRES, REDIS, servicesUp, startRedisServer, stopProcess } from '@protean-ts/core/testing';
+import { freePort, POSTGRES, REDIS, servicesUp, startRedisServer, stopProcess } from '@protean-ts/conformance';
 import { eventually } from './eventually.js';
 import { LogWatcher, type LogLine } from './log-watcher.js';
 import { runCli, startCli } from './run-cli.js';

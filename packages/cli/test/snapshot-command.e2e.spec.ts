@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, servicesUp } from '@protean-ts/conformance';
 import { runCli } from './run-cli.js';
 import { serverProject, type ServerProject } from './server-project.js';
 import { BANK_DOMAIN, BANK_SEED } from './bank-project.js';

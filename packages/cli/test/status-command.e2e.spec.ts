@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
-import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, servicesUp } from '@protean-ts/conformance';
 import { LogWatcher } from './log-watcher.js';
 import { runCli, startCli } from './run-cli.js';
 import { serverProject, SHOP_DOMAIN, type ServerProject } from './server-project.js';

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
-import { POSTGRES, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, servicesUp } from '@protean-ts/conformance';
 import { LEDGER_DOMAIN, LEDGER_SEED, LEDGER_SUBSCRIPTION } from './ledger-project.js';
 import { LogWatcher } from './log-watcher.js';
 import { runCli, startCli } from './run-cli.js';

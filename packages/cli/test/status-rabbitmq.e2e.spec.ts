@@ -17,7 +17,7 @@ import {
   RABBITMQ_MANAGEMENT_URI,
   rabbitmqUri,
   servicesUp,
-} from '@protean-ts/core/testing';
+} from '@protean-ts/conformance';
 import { RabbitMQBroker } from '@protean-ts/rabbitmq';
 import { LogWatcher } from './log-watcher.js';
 import { runCli, startCli } from './run-cli.js';

@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configureLogging, SpanNames, type Domain } from '@protean-ts/core';
-import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, servicesUp } from '@protean-ts/conformance';
 import { startInMemoryTracing, type InMemoryTracing } from '../../core/test/support/in-memory-tracing.js';
 import { runCli } from './run-cli.js';
 import { serverProject, type ServerProject } from './server-project.js';

@@ -1,6 +1,6 @@
 /** Core's AggregateDao conformance suite, run against PostgreSQL: the memory provider's behaviour, for real. */
 import { afterAll, beforeAll, describe } from 'vitest';
-import { describeAggregateDaoConformance, servicesUp, POSTGRES } from '@protean-ts/core/testing';
+import { describeAggregateDaoConformance, servicesUp, POSTGRES } from '@protean-ts/conformance';
 import { ProviderFixture } from './support/postgres-provider-fixture.js';
 
 const up = await servicesUp(POSTGRES);

@@ -4,7 +4,7 @@
  * and work that runs alone still gets a connection meanwhile.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POSTGRES, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, servicesUp } from '@protean-ts/conformance';
 import type { PostgresProvider } from '../src/index.js';
 import { ProviderFixture } from './support/postgres-provider-fixture.js';
 

@@ -6,7 +6,7 @@
  * are counted on the wire of the pool's only connection.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { POSTGRES, RowFactory, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, RowFactory, servicesUp } from '@protean-ts/conformance';
 import { configureLogging, TransactionStateError } from '@protean-ts/core';
 import type { PostgresProvider } from '../src/index.js';
 import { sqlTransactionOf } from '../src/index.js';

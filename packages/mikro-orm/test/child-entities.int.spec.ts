@@ -4,7 +4,7 @@
  * depth) is what the next load sees, with no orphan rows left behind.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
+import { servicesUp, POSTGRES } from '@protean-ts/conformance';
 import { UniqueViolationError, type AggregateDao } from '@protean-ts/core';
 import { ProviderFixture } from './support/postgres-provider-fixture.js';
 import { queryDatabase } from './support/temp-database.js';

@@ -5,7 +5,7 @@
  * cleanup removes old records.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
+import { servicesUp, POSTGRES } from '@protean-ts/conformance';
 import { CommandRefusedError, OutcomeTimeoutError, type MessageEnvelope } from '@protean-ts/core';
 import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';
 import { handlerRuns, SellSoldOut, SellTicket, Ticket, ticketDomain as domain } from './support/ticket-model.js';

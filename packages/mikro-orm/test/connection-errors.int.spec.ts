@@ -3,7 +3,7 @@
  * the URI with its password masked; bad settings fail before any connection is tried.
  */
 import { describe, expect, it } from 'vitest';
-import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
+import { servicesUp, POSTGRES } from '@protean-ts/conformance';
 import { BaseAggregate, Domain, field, isRetryableConnectError } from '@protean-ts/core';
 import { DatabaseConnectionError, PostgresProvider, PostgresSettingsError } from '../src/index.js';
 import { SERVER_URI } from './support/temp-database.js';

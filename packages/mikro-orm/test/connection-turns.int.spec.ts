@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
+import { servicesUp, POSTGRES } from '@protean-ts/conformance';
 import type { PostgresProvider } from '../src/index.js';
 import { ProviderFixture } from './support/postgres-provider-fixture.js';
 import { SERVER_URI } from './support/temp-database.js';

@@ -5,7 +5,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
+import { servicesUp, POSTGRES } from '@protean-ts/conformance';
 import { CLI_BIN, runCli } from '@protean-ts/cli/testing';
 import { createTempDatabase, queryDatabase, SERVER_URI, type TempDatabase } from './support/temp-database.js';
 import { tempProject } from './support/temp-project.js';

@@ -4,7 +4,7 @@
  * ends in one ReadyForQuery, and every message goes through the connection's socket.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
+import { servicesUp, POSTGRES } from '@protean-ts/conformance';
 import { configureLogging, TransactionStateError } from '@protean-ts/core';
 import type { PostgresProvider, PostgresTransaction } from '../src/index.js';
 import { PREPARED } from '../src/sql-executor.js';

@@ -4,7 +4,7 @@
  * wins, the other gets an ExpectedVersionError), as-of loads, and snapshots.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { makeBank, servicesUp, POSTGRES } from '@protean-ts/core/testing';
+import { makeBank, servicesUp, POSTGRES } from '@protean-ts/conformance';
 import {
   ChecksumMismatchError,
   configureLogging,

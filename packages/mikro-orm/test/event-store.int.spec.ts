@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryProvider, TransactionStateError } from '@protean-ts/core';
-import { describeEventStoreConformance, POSTGRES, servicesUp } from '@protean-ts/core/testing';
+import { describeEventStoreConformance, POSTGRES, servicesUp } from '@protean-ts/conformance';
 import { PostgresProvider } from '../src/index.js';
 import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';
 

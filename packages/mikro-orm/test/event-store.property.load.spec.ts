@@ -1,6 +1,6 @@
 /** The event store's interleaving property on PostgreSQL at load size: a random seed (FC_SEED repeats one), 1,000 runs (FC_RUNS). */
 import { afterAll, beforeAll, describe } from 'vitest';
-import { describeEventStoreReaderProperty, POSTGRES, servicesUp } from '@protean-ts/core/testing';
+import { describeEventStoreReaderProperty, POSTGRES, servicesUp } from '@protean-ts/conformance';
 import { PostgresProvider } from '../src/index.js';
 import { createTempDatabase, type TempDatabase } from './support/temp-database.js';
 

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '@protean-ts/core';
-import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
+import { servicesUp, POSTGRES } from '@protean-ts/conformance';
 import { describeExactValueProperties } from './exact-values.properties.js';
 import { canonical, Measure, measureStore, sortedJson } from './support/exact-measure.js';
 import { queryDatabase } from './support/temp-database.js';

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '@protean-ts/core';
-import { POSTGRES, propertyRun, servicesUp, type PropertyTier } from '@protean-ts/core/testing';
+import { POSTGRES, propertyRun, servicesUp, type PropertyTier } from '@protean-ts/conformance';
 import { canonical, Measure, measureStore } from './support/exact-measure.js';
 
 const up = await servicesUp(POSTGRES);

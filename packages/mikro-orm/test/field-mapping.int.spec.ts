@@ -3,7 +3,7 @@
  * value objects embedded as prefixed columns (nested ones too), lists and dicts as jsonb.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
+import { servicesUp, POSTGRES } from '@protean-ts/conformance';
 import type { AggregateDao } from '@protean-ts/core';
 import { ProviderFixture } from './support/postgres-provider-fixture.js';
 import { queryDatabase } from './support/temp-database.js';

@@ -1,6 +1,6 @@
 /** The PostgreSQL inbox against a real server: the shared InboxStore conformance suite, and its set-up. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeInboxStoreConformance, POSTGRES, servicesUp } from '@protean-ts/core/testing';
+import { describeInboxStoreConformance, POSTGRES, servicesUp } from '@protean-ts/conformance';
 import { PostgresProvider } from '../src/index.js';
 import { createTempDatabase, type TempDatabase } from './support/temp-database.js';
 

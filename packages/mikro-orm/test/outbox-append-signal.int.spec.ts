@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POSTGRES, RowFactory, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, RowFactory, servicesUp } from '@protean-ts/conformance';
 import { OUTBOX_CHANNEL, OUTBOX_TABLE, PostgresProvider } from '../src/index.js';
 import { createTempDatabase, type TempDatabase } from './support/temp-database.js';
 

@@ -4,7 +4,7 @@
  * EXPLAIN on the very statement the store runs (plans, not timings: timings belong in bench/).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POSTGRES, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, servicesUp } from '@protean-ts/conformance';
 import { PostgresProvider } from '../src/index.js';
 import { claimBatchSql } from '../src/outbox/claim-batch.sql.js';
 import { cleanupBatchSql } from '../src/outbox/maintenance.sql.js';

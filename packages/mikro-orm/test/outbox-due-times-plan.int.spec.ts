@@ -4,7 +4,7 @@
  * `_scheduled_key_idx`, however many published rows there are. Plans, not timings (EXPLAIN).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POSTGRES, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, servicesUp } from '@protean-ts/conformance';
 import { PostgresProvider } from '../src/index.js';
 import { cancelScheduledSql, promoteDueSql } from '../src/outbox/maintenance.sql.js';
 import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';

@@ -4,7 +4,7 @@
  * indexes are added, the rows already there are kept and still claimed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POSTGRES, RowFactory, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, RowFactory, servicesUp } from '@protean-ts/conformance';
 import { PostgresProvider } from '../src/index.js';
 import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransactionStateError, type NewOutboxRow } from '@protean-ts/core';
-import { describeOutboxStoreConformance, POSTGRES, RowFactory, servicesUp } from '@protean-ts/core/testing';
+import { describeOutboxStoreConformance, POSTGRES, RowFactory, servicesUp } from '@protean-ts/conformance';
 import { InvalidOutboxIdError, InvalidOutboxRequestError, PostgresProvider } from '../src/index.js';
 import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';
 

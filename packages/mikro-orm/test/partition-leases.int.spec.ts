@@ -1,6 +1,6 @@
 /** The PostgreSQL partition leases against a real server: the shared PartitionLeaseStore conformance suite, and its set-up. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describePartitionLeaseConformance, POSTGRES, servicesUp } from '@protean-ts/core/testing';
+import { describePartitionLeaseConformance, POSTGRES, servicesUp } from '@protean-ts/conformance';
 import { PostgresProvider } from '../src/index.js';
 import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';
 

@@ -4,7 +4,7 @@
  * rolling back, and a finished transaction cannot be used again.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
+import { servicesUp, POSTGRES } from '@protean-ts/conformance';
 import { MemoryProvider, TransactionStateError } from '@protean-ts/core';
 import { PostgresProvider, sqlTransactionOf } from '../src/index.js';
 import { ProviderFixture } from './support/postgres-provider-fixture.js';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
 import { configureLogging, rebuildProjection, type RebuildProgress } from '@protean-ts/core';
-import { createTemporaryDatabase, servicesUp, POSTGRES, type TemporaryDatabase } from '@protean-ts/core/testing';
+import { createTemporaryDatabase, servicesUp, POSTGRES, type TemporaryDatabase } from '@protean-ts/conformance';
 import { projectionLedger } from '../../core/test/support/projection-ledger.js';
 import type { PostgresProvider } from '../src/index.js';
 

@@ -16,7 +16,7 @@ import {
   type RebuildProgress,
   type RebuildSummary,
 } from '@protean-ts/core';
-import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
+import { servicesUp, POSTGRES } from '@protean-ts/conformance';
 import { projectionLedger } from '../../core/test/support/projection-ledger.js';
 import type { PostgresProvider } from '../src/index.js';
 import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';

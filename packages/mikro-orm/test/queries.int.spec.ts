@@ -22,7 +22,7 @@ import {
   on,
   read,
 } from '@protean-ts/core';
-import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
+import { servicesUp, POSTGRES } from '@protean-ts/conformance';
 import type { PostgresProvider } from '../src/index.js';
 import { createTempDatabase, type TempDatabase } from './support/temp-database.js';
 

@@ -4,7 +4,7 @@
  * LISTEN/NOTIFY hub delivers notifications, also after its connection was killed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
+import { servicesUp, POSTGRES } from '@protean-ts/conformance';
 import { BaseAggregate, Domain, field } from '@protean-ts/core';
 import { MappingError, PostgresProvider } from '../src/index.js';
 import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';

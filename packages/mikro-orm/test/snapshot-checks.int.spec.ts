@@ -6,7 +6,7 @@
  * succeeds. `setupEventStore` (`db setup`) adds the checksum column to an older table.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeBank, servicesUp, POSTGRES } from '@protean-ts/core/testing';
+import { makeBank, servicesUp, POSTGRES } from '@protean-ts/conformance';
 import { configureLogging, snapshotChecksum, type LoggingSettings } from '@protean-ts/core';
 import type { PostgresProvider } from '../src/index.js';
 import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';

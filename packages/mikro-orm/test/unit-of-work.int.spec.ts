@@ -4,7 +4,7 @@
  * real concurrency, and the open transaction usable for one's own SQL.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
+import { servicesUp, POSTGRES } from '@protean-ts/conformance';
 import { ExpectedVersionError, currentUnitOfWork } from '@protean-ts/core';
 import { PostgresProvider, sqlTransactionOf } from '../src/index.js';
 import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';

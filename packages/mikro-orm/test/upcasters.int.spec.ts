@@ -4,7 +4,7 @@
  * database, and the rows in protean_events are unchanged afterwards.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeBank, makeUpcastingBank, servicesUp, POSTGRES } from '@protean-ts/core/testing';
+import { makeBank, makeUpcastingBank, servicesUp, POSTGRES } from '@protean-ts/conformance';
 import { configureLogging } from '@protean-ts/core';
 import type { PostgresProvider } from '../src/index.js';
 import { createTempDatabase, queryDatabase, type TempDatabase } from './support/temp-database.js';

@@ -2,7 +2,7 @@ import { afterAll, describe } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import type { Broker } from '@protean-ts/core';
-import { describeBrokerConformance, NATS, servicesUp } from '@protean-ts/core/testing';
+import { describeBrokerConformance, NATS, servicesUp } from '@protean-ts/conformance';
 import { NatsBroker } from '../src/index.js';
 import { deleteStreams, NATS_URI, uniquePrefix } from './nats-test-support.js';
 

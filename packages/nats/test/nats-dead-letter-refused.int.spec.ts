@@ -6,7 +6,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { captureLogsPerTest, NATS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
+import { captureLogsPerTest, NATS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/conformance';
 import { NatsBroker } from '../src/index.js';
 import { deleteStreams, eventually, NATS_URI, uniquePrefix } from './nats-test-support.js';
 

@@ -7,7 +7,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
-import { NATS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
+import { NATS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/conformance';
 import { NatsBroker } from '../src/index.js';
 import { deleteStreams, NATS_URI, uniquePrefix } from './nats-test-support.js';
 

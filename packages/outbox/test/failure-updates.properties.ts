@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { propertyRun, type PropertyTier } from '@protean-ts/core/testing';
+import { propertyRun, type PropertyTier } from '@protean-ts/conformance';
 import { OutboxConfigError } from '../src/index.js';
 import { checkProcessorConfig } from '../src/check-processor-config.js';
 import { plan, retry, storedRow } from './support/failure-plans.js';

@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { NewOutboxRow } from '@protean-ts/core';
-import { POSTGRES, RowFactory, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, RowFactory, servicesUp } from '@protean-ts/conformance';
 import type { PostgresProvider } from '@protean-ts/mikro-orm';
 import { OutboxProcessor } from '../src/index.js';
 import { OUTAGE_BROKERS, type OutageBroker } from './support/outage-brokers.js';

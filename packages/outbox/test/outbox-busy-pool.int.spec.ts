@@ -5,7 +5,7 @@
  * soon as a connection is free.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { POSTGRES, REDIS, RowFactory, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, RowFactory, servicesUp } from '@protean-ts/conformance';
 import { PostgresProvider } from '@protean-ts/mikro-orm';
 import type { RedisBroker } from '@protean-ts/redis';
 import { OutboxProcessor } from '../src/index.js';

@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import type { Broker, OutboxRow } from '@protean-ts/core';
-import { POSTGRES, REDIS, RowFactory, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, RowFactory, servicesUp } from '@protean-ts/conformance';
 import type { PostgresProvider } from '@protean-ts/mikro-orm';
 import type { RedisBroker } from '@protean-ts/redis';
 import { OutboxProcessor } from '../src/index.js';

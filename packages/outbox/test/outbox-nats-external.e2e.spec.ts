@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { DatabaseProvider, OutboxRow } from '@protean-ts/core';
-import { NATS, POSTGRES, servicesUp } from '@protean-ts/core/testing';
+import { NATS, POSTGRES, servicesUp } from '@protean-ts/conformance';
 import { type NatsBroker } from '@protean-ts/nats';
 import { createOutboxProcessors } from '../src/index.js';
 import { makeOrderDomain } from './support/order-domain.js';

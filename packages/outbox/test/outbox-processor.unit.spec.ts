@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultConfig, InlineBroker, MemoryProvider, passedRowOf, POSITION_PASSED_TYPE, type NewOutboxRow, type OutboxRow } from '@protean-ts/core';
-import { RowFactory } from '@protean-ts/core/testing';
+import { RowFactory } from '@protean-ts/conformance';
 import { createOutboxProcessors, OutboxConfigError, OutboxProcessor } from '../src/index.js';
 import { captureLogs, outboxConfig, poisoned, waitFor, type CapturedLogs } from './support/processor-fixtures.js';
 

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection, type AsyncMessage, type Channel } from 'rabbitmq-client';
 import type { DatabaseProvider, OutboxRow } from '@protean-ts/core';
-import { createRabbitmqVhost, deleteRabbitmqVhost, POSTGRES, RABBITMQ, rabbitmqUri, servicesUp } from '@protean-ts/core/testing';
+import { createRabbitmqVhost, deleteRabbitmqVhost, POSTGRES, RABBITMQ, rabbitmqUri, servicesUp } from '@protean-ts/conformance';
 import { createOutboxProcessors } from '../src/index.js';
 import { makeOrderDomain } from './support/order-domain.js';
 import { createTempDatabase, drainStream, type TempDatabase } from './support/real-services.js';

@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { MemoryProvider, type AbandonedMessage, type DatabaseProvider, type NewOutboxRow, type OutboxRow } from '@protean-ts/core';
-import { POSTGRES, REDIS, RowFactory, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, RowFactory, servicesUp } from '@protean-ts/conformance';
 import type { RedisBroker } from '@protean-ts/redis';
 import { createOutboxProcessors, OutboxProcessor } from '../src/index.js';
 import { makeOrderDomain } from './support/order-domain.js';

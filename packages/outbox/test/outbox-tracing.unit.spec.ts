@@ -6,7 +6,7 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { InlineBroker, MemoryProvider, SpanNames, type NewOutboxRow } from '@protean-ts/core';
-import { RowFactory } from '@protean-ts/core/testing';
+import { RowFactory } from '@protean-ts/conformance';
 import { parentIdOf, startInMemoryTracing, traceparentOf, type InMemoryTracing } from '../../core/test/support/in-memory-tracing.js';
 import { OutboxProcessor } from '../src/index.js';
 import { captureLogs, outboxConfig, poisoned, type CapturedLogs } from './support/processor-fixtures.js';

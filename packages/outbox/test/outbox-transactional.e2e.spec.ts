@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseProvider, OutboxRow } from '@protean-ts/core';
-import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, servicesUp } from '@protean-ts/conformance';
 import { createOutboxProcessors } from '../src/index.js';
 import { makeOrderDomain } from './support/order-domain.js';
 import { createTempDatabase, drainStream, REDIS_URI, streamPrefix, type TempDatabase } from './support/real-services.js';

@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { configureLogging, processManagerStream, type OutboxRow, type ProcessManagerRecord, type ProcessManagerTransition } from '@protean-ts/core';
-import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, servicesUp } from '@protean-ts/conformance';
 import type { PostgresProvider } from '@protean-ts/mikro-orm';
 import { OutboxProcessor } from '../src/index.js';
 import { makeFulfilment, type Fulfil } from '../../core/test/support/fulfilment-domain.js';

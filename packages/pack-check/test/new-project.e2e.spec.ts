@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { freePort, POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { freePort, POSTGRES, REDIS, servicesUp } from '@protean-ts/conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BackgroundProcess, isAlive } from './support/background-process.js';
 import { installTarballs, proteanBin, removeTempFolders, tempFolder } from './support/installed-project.js';

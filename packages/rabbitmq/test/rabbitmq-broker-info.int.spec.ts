@@ -4,7 +4,7 @@
  * (The settings themselves are checked without a connection in rabbitmq-broker-settings.unit.spec.ts.)
  */
 import { describe, expect, it } from 'vitest';
-import { RABBITMQ, servicesUp } from '@protean-ts/core/testing';
+import { RABBITMQ, servicesUp } from '@protean-ts/conformance';
 import { RabbitMQBroker } from '../src/index.js';
 
 const up = await servicesUp(RABBITMQ);

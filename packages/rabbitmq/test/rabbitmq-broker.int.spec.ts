@@ -1,7 +1,7 @@
 import { afterAll, describe } from 'vitest';
 import { Connection } from 'rabbitmq-client';
 import type { Broker } from '@protean-ts/core';
-import { describeBrokerConformance, RABBITMQ, servicesUp } from '@protean-ts/core/testing';
+import { describeBrokerConformance, RABBITMQ, servicesUp } from '@protean-ts/conformance';
 import { RabbitMQBroker } from '../src/index.js';
 import { createVhost, deleteVhost, rabbitUri } from './rabbitmq-test-support.js';
 

@@ -6,7 +6,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Connection } from 'rabbitmq-client';
 import type { ReceivedMessage } from '@protean-ts/core';
-import { captureLogsPerTest, RABBITMQ, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
+import { captureLogsPerTest, RABBITMQ, sampleBrokerEnvelope, servicesUp } from '@protean-ts/conformance';
 import { RabbitMQBroker } from '../src/index.js';
 import { UNDECODABLE_DEAD_LETTER_DELIVERIES } from '../src/rabbitmq-broker.js';
 import { createVhost, deleteVhost, eventually, rabbitUri } from './rabbitmq-test-support.js';

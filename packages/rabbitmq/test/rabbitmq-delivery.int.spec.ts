@@ -6,7 +6,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Connection } from 'rabbitmq-client';
 import { BrokerOperationError, BrokerUnavailableError, configureLogging, type LogRecord } from '@protean-ts/core';
-import { RABBITMQ, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
+import { RABBITMQ, sampleBrokerEnvelope, servicesUp } from '@protean-ts/conformance';
 import { RabbitMQBroker } from '../src/index.js';
 import { createVhost, deleteVhost, rabbitUri } from './rabbitmq-test-support.js';
 

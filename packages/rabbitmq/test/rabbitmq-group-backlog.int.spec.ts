@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BrokerArgumentError } from '@protean-ts/core';
-import { RABBITMQ, RABBITMQ_MANAGEMENT, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
+import { RABBITMQ, RABBITMQ_MANAGEMENT, sampleBrokerEnvelope, servicesUp } from '@protean-ts/conformance';
 import { RabbitMQBroker } from '../src/index.js';
 import { STATS_DELIVERY_SLACK_MS } from '../src/rabbitmq-group-backlog.js';
 import { createVhost, deleteVhost, eventually, rabbitUri, RABBITMQ_MANAGEMENT_URI } from './rabbitmq-test-support.js';

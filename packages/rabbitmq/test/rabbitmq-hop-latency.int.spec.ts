@@ -8,7 +8,7 @@
  */
 import net from 'node:net';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { RABBITMQ, servicesUp } from '@protean-ts/core/testing';
+import { RABBITMQ, servicesUp } from '@protean-ts/conformance';
 import { RabbitMQBroker } from '../src/index.js';
 import { createVhost, deleteVhost, rabbitUri } from './rabbitmq-test-support.js';
 

@@ -5,7 +5,7 @@ export {
   rabbitmqUri as rabbitUri,
   RABBITMQ_HOST_URI,
   RABBITMQ_MANAGEMENT_URI,
-} from '@protean-ts/core/testing';
+} from '@protean-ts/conformance';
 
 /** Polls until `check` is true; fails with `what` when `timeoutMs` passes first. */
 export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {

@@ -4,7 +4,7 @@
  * measures a read-and-ack cycle, so a change that loses the pipeline shows up here.
  */
 import { afterAll, bench, describe } from 'vitest';
-import { REDIS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
+import { REDIS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/conformance';
 import { RedisBroker } from '../src/index.js';
 import { deleteKeys, REDIS_URI, uniquePrefix } from './redis-test-support.js';
 

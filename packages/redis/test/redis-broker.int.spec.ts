@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { Redis } from 'ioredis';
-import { describeBrokerConformance, REDIS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
+import { describeBrokerConformance, REDIS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/conformance';
 import { BrokerBatchError, BrokerOperationError, BrokerUnavailableError } from '@protean-ts/core';
 import { RedisBroker } from '../src/index.js';
 import { deleteKeys, REDIS_URI, uniquePrefix } from './redis-test-support.js';

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BrokerSettingsError, configureLogging, isRetryableConnectError, type LogRecord } from '@protean-ts/core';
-import { REDIS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
+import { REDIS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/conformance';
 import { RedisBroker } from '../src/index.js';
 import { uniquePrefix } from './redis-test-support.js';
 

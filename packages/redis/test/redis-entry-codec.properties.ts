@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InlineBroker, MAX_MESSAGE_NESTING, nestsDeeperThan, type MessageEnvelope } from '@protean-ts/core';
-import { propertyRun, sampleBrokerEnvelope, type PropertyTier } from '@protean-ts/core/testing';
+import { propertyRun, sampleBrokerEnvelope, type PropertyTier } from '@protean-ts/conformance';
 import { decodeEntry, toDeadLetter, type RawEntry } from '../src/redis-entry-codec.js';
 
 const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.constantFrom('', ' ', '\u0000', 'envelope', '__proto__', 'null', '{}', '[]'));

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { REDIS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
+import { REDIS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/conformance';
 import { RedisBroker } from '../src/index.js';
 import { deleteKeys, REDIS_URI, uniquePrefix } from './redis-test-support.js';
 

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { REDIS, sampleBrokerEnvelope, servicesUp, stopProcess } from '@protean-ts/core/testing';
+import { REDIS, sampleBrokerEnvelope, servicesUp, stopProcess } from '@protean-ts/conformance';
 import { RedisBroker } from '../src/index.js';
 import { eventually, freePort, startRedisServer } from './redis-test-support.js';
 

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BrokerSettingsError, BrokerUnavailableError, configureLogging, isRetryableConnectError, type LogRecord } from '@protean-ts/core';
-import { REDIS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
+import { REDIS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/conformance';
 import { RedisBroker } from '../src/index.js';
 import { eventually, freePort, killRedisServer, startRedisServer, uniquePrefix } from './redis-test-support.js';
 

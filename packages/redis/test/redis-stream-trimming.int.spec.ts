@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { captureLogsPerTest, REDIS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/core/testing';
+import { captureLogsPerTest, REDIS, sampleBrokerEnvelope, servicesUp } from '@protean-ts/conformance';
 import { RedisBroker } from '../src/index.js';
 import { deleteKeys, REDIS_URI, uniquePrefix } from './redis-test-support.js';
 

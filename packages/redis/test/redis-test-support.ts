@@ -3,7 +3,7 @@
  * free TCP port, and a throwaway redis-server child process that can be killed and restarted.
  */
 import type { ChildProcess } from 'node:child_process';
-import { stopProcess } from '@protean-ts/core/testing';
+import { stopProcess } from '@protean-ts/conformance';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 
@@ -28,7 +28,7 @@ export async function deleteKeys(prefix: string): Promise<void> {
   }
 }
 
-export { freePort, startRedisServer } from '@protean-ts/core/testing';
+export { freePort, startRedisServer } from '@protean-ts/conformance';
 
 export async function killRedisServer(child: ChildProcess): Promise<void> {
   await stopProcess(child, 'SIGKILL');

@@ -16,7 +16,7 @@ import {
   type BrokerSettings,
   type OutgoingMessage,
 } from '@protean-ts/core';
-import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, servicesUp } from '@protean-ts/conformance';
 import { RedisBroker } from '@protean-ts/redis';
 import { Engine } from '../src/engine/engine.js';
 import type { SubscriptionStatus } from '../src/subscriptions/subscription-status.js';

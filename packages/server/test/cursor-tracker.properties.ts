@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { START_CURSOR } from '@protean-ts/core';
-import { propertyRun, type PropertyTier } from '@protean-ts/core/testing';
+import { propertyRun, type PropertyTier } from '@protean-ts/conformance';
 import { CursorTracker } from '../src/subscriptions/cursor-tracker.js';
 
 /** Events read in reader order (increasing transaction id, then global position), and the order they finish in. */

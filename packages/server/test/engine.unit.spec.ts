@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LogRecord } from '@protean-ts/core';
-import { sampleBrokerEnvelope } from '@protean-ts/core/testing';
+import { sampleBrokerEnvelope } from '@protean-ts/conformance';
 import { Engine } from '../src/engine/engine.js';
 import { eventually } from './support/eventually.js';
 import { captureLogs } from './support/log-capture.js';

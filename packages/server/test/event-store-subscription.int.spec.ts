@@ -5,7 +5,7 @@
  * after a cursor that was not saved (a worker that died) are recognised by the inbox.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { POSTGRES, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, servicesUp } from '@protean-ts/conformance';
 import pg from 'pg';
 import { Engine } from '../src/engine/engine.js';
 import { eventually } from './support/eventually.js';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { POSTGRES, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, servicesUp } from '@protean-ts/conformance';
 import { collectStatus, eventStoreOf } from '../src/status/collect-status.js';
 import { eventsBehind } from '../src/status/events-behind.js';
 import { eventually } from './support/eventually.js';

@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { envelopeChecksum, positionOf, positionPassedEnvelope, stripEnvelope, type DeadLetter, type Domain, type MessageEnvelope } from '@protean-ts/core';
-import { POSTGRES, propertyRun, REDIS, servicesUp, type PropertyRun, type PropertyTier } from '@protean-ts/core/testing';
+import { POSTGRES, propertyRun, REDIS, servicesUp, type PropertyRun, type PropertyTier } from '@protean-ts/conformance';
 import type { RedisBroker } from '@protean-ts/redis';
 import { Engine } from '../src/engine/engine.js';
 import { makeCounterDomain } from './support/counter-fixture.js';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { partitionStreams, type MessageEnvelope } from '@protean-ts/core';
-import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, servicesUp } from '@protean-ts/conformance';
 import { collectStatus } from '../src/status/collect-status.js';
 import { DrainWatch } from '../src/status/drain-watch.js';
 import type { StreamSubscriptionBacklog } from '../src/status/system-status.js';

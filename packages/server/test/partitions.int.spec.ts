@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { partitionOf, partitionStreams } from '@protean-ts/core';
-import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, servicesUp } from '@protean-ts/conformance';
 import { Engine } from '../src/engine/engine.js';
 import type { SubscriptionStatus } from '../src/subscriptions/subscription-status.js';
 import { eventually } from './support/eventually.js';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { processManagerStream, type Domain } from '@protean-ts/core';
-import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, servicesUp } from '@protean-ts/conformance';
 import { Engine } from '../src/engine/engine.js';
 import { eventually } from './support/eventually.js';
 import { captureLogs } from './support/log-capture.js';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { processManagerStream } from '@protean-ts/core';
-import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, servicesUp } from '@protean-ts/conformance';
 import { Engine } from '../src/engine/engine.js';
 import { collectStatus } from '../src/status/collect-status.js';
 import { installProcessMeterProvider } from '../src/metrics/process-meter-provider.js';

@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BaseEventHandler, handle, ProjectionRebuildingError, rebuildProjection, type Domain } from '@protean-ts/core';
-import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, servicesUp } from '@protean-ts/conformance';
 import { projectionLedger } from '../../core/test/support/projection-ledger.js';
 import { Engine } from '../src/engine/engine.js';
 import { planSubscriptions } from '../src/subscriptions/subscription-plan.js';

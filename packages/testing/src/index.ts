@@ -8,4 +8,4 @@ export { drain, startHandlers, stopHandlers, type DrainOptions } from './drain.j
 export { isolatedInfrastructure, type IsolatedInfrastructure, type IsolatedInfrastructureOptions } from './isolated-infrastructure.js';
 export { assertEvents, assertError, assertRejects, type ErrorClass, type ExpectedError } from './assertions.js';
 export type { ExpectedEvent } from './event-view.js';
-export { createTemporaryDatabase, PostgresUnreachableError, type TemporaryDatabase, type TemporaryDatabaseOptions } from '@protean-ts/core/testing/fixtures';
+export { createTemporaryDatabase, PostgresUnreachableError, type TemporaryDatabase, type TemporaryDatabaseOptions } from '@protean-ts/core/temporary-database';

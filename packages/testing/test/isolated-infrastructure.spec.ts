@@ -5,7 +5,7 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { POSTGRES, REDIS, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, servicesUp } from '@protean-ts/conformance';
 import { captureEvents, drain, given, isolatedInfrastructure, stopHandlers, type IsolatedInfrastructure } from '../src/index.js';
 import { Account, bank, Deposited, Opened, StatementLine, Withdraw, Withdrawn } from './support/bank.js';
 

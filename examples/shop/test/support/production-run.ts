@@ -28,7 +28,7 @@
  * is; at the end, how long paid orders took and the largest outbox backlog seen.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POSTGRES, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, servicesUp } from '@protean-ts/conformance';
 import { domain, WAREHOUSE_DELIVERIES_STREAM } from '../../src/domain.js';
 import { differences, snapshotProblems } from './expected-effects.js';
 import { planOrders, plentifulSkus, seedCatalogue, sendOrders } from './order-load.js';

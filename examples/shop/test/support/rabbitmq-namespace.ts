@@ -4,7 +4,7 @@
  * AMQP publisher, as another system's producer would; the backlog is read per group queue.
  */
 import { Connection } from 'rabbitmq-client';
-import { createRabbitmqVhost, deleteRabbitmqVhost, rabbitmqUri } from '@protean-ts/core/testing';
+import { createRabbitmqVhost, deleteRabbitmqVhost, rabbitmqUri } from '@protean-ts/conformance';
 import { RabbitMQBroker } from '@protean-ts/rabbitmq';
 import type { StreamBacklog } from './stream-backlog.js';
 

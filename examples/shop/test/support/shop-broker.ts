@@ -5,8 +5,8 @@
  * its own on the shared server (a Redis key prefix, a JetStream stream prefix, a RabbitMQ virtual
  * host), raw writes for systems outside the domain, and the backlog left at the end.
  */
-import type { ServiceCheck } from '@protean-ts/core/testing';
-import { NATS, RABBITMQ, REDIS } from '@protean-ts/core/testing';
+import type { ServiceCheck } from '@protean-ts/conformance';
+import { NATS, RABBITMQ, REDIS } from '@protean-ts/conformance';
 import { createNatsNamespace, NATS_SERVER } from './nats-namespace.js';
 import { createRabbitmqNamespace } from './rabbitmq-namespace.js';
 import { createRedisNamespace, REDIS_SERVER, type RedisNamespace } from './redis-namespace.js';

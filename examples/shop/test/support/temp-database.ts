@@ -3,7 +3,7 @@
  * shared `createTemporaryDatabase`), so test files and benchmark rounds never see each other's
  * tables. `drop()` works with connections still open.
  */
-import { createTemporaryDatabase, type TemporaryDatabase } from '@protean-ts/core/testing/fixtures';
+import { createTemporaryDatabase, type TemporaryDatabase } from '@protean-ts/conformance/fixtures';
 
 export type TempDatabase = TemporaryDatabase;
 

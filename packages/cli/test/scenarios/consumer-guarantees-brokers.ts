@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { expect } from 'vitest';
 import { partitionStreams } from '@protean-ts/core';
-import { createRabbitmqVhost, deleteRabbitmqVhost, NATS, RABBITMQ, REDIS, rabbitmqUri } from '@protean-ts/core/testing';
+import { createRabbitmqVhost, deleteRabbitmqVhost, NATS, RABBITMQ, REDIS, rabbitmqUri } from '@protean-ts/conformance';
 import { NatsBroker } from '@protean-ts/nats';
 import { RabbitMQBroker } from '@protean-ts/rabbitmq';
 import { deleteNatsStreams } from '../nats-cleanup.js';

@@ -10,7 +10,7 @@
  * Sizes and brokers: consumer-guarantees-size.ts (GUARANTEES_PER_KEY, GUARANTEES_BROKERS).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POSTGRES, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, servicesUp } from '@protean-ts/conformance';
 import { LogWatcher, type LogLine } from '../log-watcher.js';
 import { runCli, startCli } from '../run-cli.js';
 import { serverProject, type ServerProject } from '../server-project.js';

@@ -6,7 +6,7 @@ import { BrokerOperationError } from '../../src/ports/broker-operation.error.js'
 import { BrokerSettingsError } from '../../src/ports/broker-settings.error.js';
 import { BrokerUnavailableError } from '../../src/ports/broker-unavailable.error.js';
 import { BrokerCapability, type OutgoingMessage } from '../../src/ports/broker.js';
-import { sampleBrokerEnvelope } from '../../src/testing/broker-conformance-fixtures.js';
+import { sampleBrokerEnvelope } from '@protean-ts/conformance';
 
 /** A publish-only adapter whose behaviour each test scripts, to observe what the base adds. */
 class ScriptedBroker extends BaseBroker {

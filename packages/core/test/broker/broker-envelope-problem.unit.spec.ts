@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BrokerArgumentError, brokerEnvelopeProblem, InlineBroker, type MessageEnvelope } from '../../src/index.js';
-import { sampleBrokerEnvelope } from '../../src/testing/broker-conformance-fixtures.js';
+import { sampleBrokerEnvelope } from '@protean-ts/conformance';
 
 const withData = (data: unknown) => ({ ...sampleBrokerEnvelope('s'), data });
 const withHeaders = (headers: Record<string, unknown>) => {

@@ -4,7 +4,7 @@ import { brokerFactory } from '../../src/adapters/registry.js';
 import '../../src/adapters/inline/index.js';
 import { BrokerOperationError } from '../../src/ports/broker-operation.error.js';
 import { BrokerSettingsError } from '../../src/ports/broker-settings.error.js';
-import { sampleBrokerEnvelope } from '../../src/testing/broker-conformance-fixtures.js';
+import { sampleBrokerEnvelope } from '@protean-ts/conformance';
 
 const NOW = { count: 1000, blockMs: 0 };
 const msg = (stream: string, i = 0) => ({ stream, envelope: sampleBrokerEnvelope(stream, i) });

@@ -16,7 +16,7 @@ import fc from 'fast-check';
 import { stringify } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_SCHEMA, ConfigError, formatConfig, loadConfig, TOP_LEVEL_KEYS, type KeySpec } from '../../src/index.js';
-import { propertyRun, type PropertyTier } from '../../src/testing/property-settings.js';
+import { propertyRun, type PropertyTier } from '@protean-ts/conformance';
 import { tempProject } from './config-fixture.js';
 
 const folder = tempProject();

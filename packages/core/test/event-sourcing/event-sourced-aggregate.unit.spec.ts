@@ -1,7 +1,7 @@
 /** Event-sourced aggregates: state changes only by applying events, and init refuses gaps by name. */
 import { describe, expect, it } from 'vitest';
 import { apply, BaseAggregate, BaseEvent, Domain, DomainModelError, EventSourcedChangeError, field, ValidationError } from '../../src/index.js';
-import { makeBank } from '../../src/testing/fixtures.js';
+import { makeBank } from '@protean-ts/conformance/fixtures';
 
 const memory = { databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } } };
 

@@ -21,7 +21,7 @@ import {
   type Snapshot,
 } from '../../src/index.js';
 import type { LogRecord } from '../../src/logging/log-format.js';
-import { makeBank } from '../../src/testing/fixtures.js';
+import { makeBank } from '@protean-ts/conformance/fixtures';
 
 const memory = (extra: Record<string, unknown> = {}) => ({
   databases: { default: { provider: 'memory' } },

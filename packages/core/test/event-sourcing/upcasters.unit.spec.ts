@@ -21,7 +21,7 @@ import {
   type StoredEvent,
 } from '../../src/index.js';
 import { envelopeChecksum, type MessageEnvelope, type MessageMetadata } from '../../src/messages/index.js';
-import { makeBank, makeUpcastingBank, type UpcasterStep } from '../../src/testing/fixtures.js';
+import { makeBank, makeUpcastingBank, type UpcasterStep } from '@protean-ts/conformance/fixtures';
 
 const memory = { databases: { default: { provider: 'memory' } }, brokers: { default: { provider: 'inline' } } };
 const open: Domain[] = [];

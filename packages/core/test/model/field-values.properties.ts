@@ -14,7 +14,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BaseAggregate, BaseEntity, BaseValueObject, Domain, field, fieldsOf, ValidationError, type FieldDefinition } from '../../src/index.js';
 import { canonicalJson } from '../../src/messages/canonical-json.js';
-import { propertyRun, type PropertyTier } from '../../src/testing/property-settings.js';
+import { propertyRun, type PropertyTier } from '@protean-ts/conformance';
 
 const domain = new Domain('FieldValues');
 

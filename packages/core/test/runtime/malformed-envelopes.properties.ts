@@ -18,7 +18,7 @@ import { canonicalJson } from '../../src/messages/canonical-json.js';
 import { deserializeMessage } from '../../src/messages/deserialize-message.js';
 import { envelopeChecksum } from '../../src/messages/envelope-checksum.js';
 import { serializeMessage } from '../../src/messages/serialize-message.js';
-import { propertyRun, type PropertyTier } from '../../src/testing/property-settings.js';
+import { propertyRun, type PropertyTier } from '@protean-ts/conformance';
 import { makeLedger, resign } from './malformed-envelopes-ledger.js';
 
 const ledger = makeLedger();

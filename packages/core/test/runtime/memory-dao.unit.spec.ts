@@ -3,8 +3,7 @@ import { MemoryProvider } from '../../src/adapters/memory/memory-provider.js';
 import { ExpectedVersionError } from '../../src/errors/expected-version.error.js';
 import { TransactionStateError } from '../../src/errors/transaction-state.error.js';
 import { UniqueViolationError } from '../../src/errors/unique-violation.error.js';
-import { describeAggregateDaoConformance } from '../../src/testing/aggregate-dao-conformance.js';
-import { conformanceModel } from '../../src/testing/dao-conformance-model.js';
+import { conformanceModel, describeAggregateDaoConformance } from '@protean-ts/conformance';
 
 describeAggregateDaoConformance('memory', {
   async open(schemas) {

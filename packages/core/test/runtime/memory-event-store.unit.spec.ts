@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryProvider } from '../../src/adapters/memory/memory-provider.js';
 import { TransactionStateError } from '../../src/errors/transaction-state.error.js';
-import { describeEventStoreConformance } from '../../src/testing/event-store-conformance.js';
+import { describeEventStoreConformance } from '@protean-ts/conformance';
 
 describeEventStoreConformance('memory', { open: async () => new MemoryProvider('default'), propertyRuns: 1000 });
 

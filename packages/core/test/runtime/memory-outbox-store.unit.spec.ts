@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { MemoryProvider } from '../../src/adapters/memory/memory-provider.js';
 import { InvalidOutboxRowError } from '../../src/errors/invalid-outbox-row.error.js';
 import { TransactionStateError } from '../../src/errors/transaction-state.error.js';
-import { describeOutboxStoreConformance } from '../../src/testing/outbox-store-conformance.js';
-import { RowFactory } from '../../src/testing/outbox-conformance-fixtures.js';
+import { describeOutboxStoreConformance } from '@protean-ts/conformance';
+import { RowFactory } from '@protean-ts/conformance';
 
 describeOutboxStoreConformance('memory', {
   async open() {

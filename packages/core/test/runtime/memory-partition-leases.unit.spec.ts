@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assignedPartitions, MemoryPartitionLeases, partitionOf, partitionStream, partitionStreams } from '../../src/index.js';
-import { describePartitionLeaseConformance } from '../../src/testing/index.js';
+import { describePartitionLeaseConformance } from '@protean-ts/conformance';
 
 describePartitionLeaseConformance('memory', { open: async () => new MemoryPartitionLeases() });
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { configureLogging } from '../../src/index.js';
-import { createTemporaryDatabase, POSTGRES, servicesUp, type TemporaryDatabase } from '../../src/testing/index.js';
+import { createTemporaryDatabase, POSTGRES, servicesUp, type TemporaryDatabase } from '@protean-ts/conformance';
 import { makeShop } from './fixtures/shop-domain.js';
 
 const up = await servicesUp(POSTGRES);

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidStreamNameError } from '../../src/errors/invalid-stream-name.error.js';
 import { categoryOf, isCategory, isEntityStream, streamName } from '../../src/ports/stream-names.js';
-import { propertyRun, type PropertyTier } from '../../src/testing/property-settings.js';
+import { propertyRun, type PropertyTier } from '@protean-ts/conformance';
 
 const part = fc.stringMatching(/^[a-z_][a-z0-9_]{0,11}$/);
 const anyId = fc.string({ minLength: 1, maxLength: 40 });

@@ -6,7 +6,7 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { configureLogging, SpanNames, tracingEnabled, type MemoryProvider } from '../../src/index.js';
 import { makeShop, memoryConfig } from '../runtime/fixtures/shop-domain.js';
-import { makeBank } from '../../src/testing/fixtures.js';
+import { makeBank } from '@protean-ts/conformance/fixtures';
 import { parentIdOf, startInMemoryTracing, traceparentOf, type InMemoryTracing } from '../support/in-memory-tracing.js';
 
 let tracing: InMemoryTracing;

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configureLogging, rebuildProjection, serializeMessage, type BaseEvent, type NewEvent, type RebuildProgress } from '@protean-ts/core';
-import { servicesUp, POSTGRES } from '@protean-ts/core/testing';
+import { servicesUp, POSTGRES } from '@protean-ts/conformance';
 import { projectionLedger } from '../../../core/test/support/projection-ledger.js';
 import type { PostgresProvider } from '../../src/index.js';
 import { createTempDatabase, queryDatabase, type TempDatabase } from '../support/temp-database.js';

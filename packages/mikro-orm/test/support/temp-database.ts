@@ -3,7 +3,7 @@
  * `createTemporaryDatabase`), and one-shot queries for inspecting tables behind the provider's back.
  */
 import pg from 'pg';
-import { createTemporaryDatabase, LOCAL_POSTGRES_URI, type TemporaryDatabase } from '@protean-ts/core/testing/fixtures';
+import { createTemporaryDatabase, LOCAL_POSTGRES_URI, type TemporaryDatabase } from '@protean-ts/conformance/fixtures';
 
 export const SERVER_URI = LOCAL_POSTGRES_URI;
 

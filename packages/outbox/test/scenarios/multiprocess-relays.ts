@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewOutboxRow } from '@protean-ts/core';
-import { POSTGRES, REDIS, RowFactory, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, RowFactory, servicesUp } from '@protean-ts/conformance';
 import type { PostgresProvider } from '@protean-ts/mikro-orm';
 import type { RedisBroker } from '@protean-ts/redis';
 import { spawnRelay, type ChildRelay } from '../support/child-relay.js';

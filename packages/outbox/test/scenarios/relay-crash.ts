@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import type { OutboxRow } from '@protean-ts/core';
-import { POSTGRES, REDIS, RowFactory, servicesUp } from '@protean-ts/core/testing';
+import { POSTGRES, REDIS, RowFactory, servicesUp } from '@protean-ts/conformance';
 import type { PostgresProvider } from '@protean-ts/mikro-orm';
 import type { RedisBroker } from '@protean-ts/redis';
 import { OutboxProcessor } from '../../src/index.js';

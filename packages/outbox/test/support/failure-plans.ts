@@ -1,6 +1,6 @@
 /** A stored outbox row that failed, and planFailures' verdict on it, for the failure-update tests. */
 import { defaultConfig, type OutboxRetryConfig, type OutboxRow } from '@protean-ts/core';
-import { RowFactory } from '@protean-ts/core/testing';
+import { RowFactory } from '@protean-ts/conformance';
 import { planFailures } from '../../src/failure-updates.js';
 
 export const retry = (overrides: Partial<OutboxRetryConfig> = {}): OutboxRetryConfig => ({ ...defaultConfig().outbox.retry, jitter: false, ...overrides });

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { Broker, MessageEnvelope } from '@protean-ts/core';
-import { createRabbitmqVhost, deleteRabbitmqVhost, NATS, RABBITMQ, type ServiceCheck } from '@protean-ts/core/testing';
+import { createRabbitmqVhost, deleteRabbitmqVhost, NATS, RABBITMQ, type ServiceCheck } from '@protean-ts/conformance';
 import { NatsBroker } from '@protean-ts/nats';
 import { RabbitMQBroker } from '@protean-ts/rabbitmq';
 import { drainStream, redisBroker } from './real-services.js';

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Broker, MessageEnvelope, NewOutboxRow } from '@protean-ts/core';
-import { createTemporaryDatabase, type TemporaryDatabase } from '@protean-ts/core/testing/fixtures';
+import { createTemporaryDatabase, type TemporaryDatabase } from '@protean-ts/conformance/fixtures';
 import { PostgresProvider } from '@protean-ts/mikro-orm';
 import { RedisBroker } from '@protean-ts/redis';
 

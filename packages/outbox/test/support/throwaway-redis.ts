@@ -4,7 +4,7 @@
  * the restart and the test can count every message.
  */
 import type { ChildProcess } from 'node:child_process';
-import { freePort, startRedisServer, stopProcess } from '@protean-ts/core/testing';
+import { freePort, startRedisServer, stopProcess } from '@protean-ts/conformance';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,7 +1,7 @@
 /** A PostgreSQL database and a Redis key prefix of one test file's own, and their cleanup. */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { createTemporaryDatabase } from '@protean-ts/core/testing/fixtures';
+import { createTemporaryDatabase } from '@protean-ts/conformance/fixtures';
 
 export const REDIS_URL = 'redis://127.0.0.1:6379';
 

@@ -3,7 +3,7 @@
  * unique Redis stream prefix, and a private redis-server that a test may kill and restart.
  */
 import { randomBytes } from 'node:crypto';
-import { createTemporaryDatabase, type TemporaryDatabase } from '@protean-ts/core/testing/fixtures';
+import { createTemporaryDatabase, type TemporaryDatabase } from '@protean-ts/conformance/fixtures';
 
 export const REDIS_URI = 'redis://127.0.0.1:6379';
 
@@ -19,4 +19,4 @@ export function uniquePrefix(label: string): string {
   return `t-${label}-${randomBytes(4).toString('hex')}:`;
 }
 
-export { freePort, startRedisServer, stopProcess } from '@protean-ts/core/testing/fixtures';
+export { freePort, startRedisServer, stopProcess } from '@protean-ts/conformance/fixtures';

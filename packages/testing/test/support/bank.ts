@@ -1,13 +1,13 @@
 /**
- * The shared bank (`makeBank` of `@protean-ts/core/testing/fixtures`: an event-sourced Account,
+ * The shared bank (`makeBank` of `@protean-ts/conformance/fixtures`: an event-sourced Account,
  * withdrawals refused beyond the balance with InsufficientFunds) with what the kit's own tests
  * add: commands with their handlers, and an event handler keeping a Statement line per
  * movement, which runs asynchronously when event_processing = "async".
  */
 import { BaseAggregate, BaseCommand, BaseCommandHandler, BaseEventHandler, field, handle } from '@protean-ts/core';
-import { makeBank, type BankMovement } from '@protean-ts/core/testing/fixtures';
+import { makeBank, type BankMovement } from '@protean-ts/conformance/fixtures';
 
-export { InsufficientFunds } from '@protean-ts/core/testing/fixtures';
+export { InsufficientFunds } from '@protean-ts/conformance/fixtures';
 
 const made = makeBank();
 export const bank = made.domain;
