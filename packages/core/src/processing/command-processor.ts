@@ -1,9 +1,10 @@
 /**
  * `domain.process(command)`: stamps the command's metadata, then either runs its one command
- * handler method in a unit of work and returns the result (sync), or writes it to the outbox
- * in a unit of work and returns its message id for the server to deliver later (async) — or,
- * with `awaitOutcome`, waits for the outcome its handler records. An idempotency key is claimed
- * in the same unit of work: a key already taken gives the first command's outcome instead.
+ * handler method in a unit of work and returns the result (sync), or writes it to the outbox of
+ * its aggregate's database (command-database.ts) in a unit of work and returns its message id for
+ * the server to deliver later (async) — or, with `awaitOutcome`, waits for the outcome its handler
+ * records. An idempotency key is claimed in the same unit of work: a key already taken gives the
+ * first command's outcome instead.
  */
 import type { BaseCommand } from '../elements/base-command.js';
 import type { HandlerBinding } from '../domain/registry.js';
