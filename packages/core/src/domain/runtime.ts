@@ -292,8 +292,12 @@ export class DomainRuntime {
       const declared = this.domain.aggregateSchemaFor(aggregate);
       // An event-sourced aggregate lives where its events do: the unit of work writes its outbox
       // rows to the event store's database, in the transaction of the append.
-      const record = this.domain.registry.requireRecord(aggregate, 'aggregate');
-      const schema = eventSourced ? Object.freeze({ ...declared, provider: aggregateDatabase(record, this.config.event_store.database) }) : declared;
+      const schema = eventSourced
+        ? Object.freeze({
+            ...declared,
+            provider: aggregateDatabase(this.domain.registry.requireRecord(aggregate, 'aggregate'), this.config.event_store.database),
+          })
+        : declared;
       const generic = eventSourced ? new EventSourcedRepository<T>(this.eventSourcedRepositoryHost, schema) : new Repository<T>(this.repositoryHost, schema);
       const custom = this.domain.registry
         .recordsOf('repository')
