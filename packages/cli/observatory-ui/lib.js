@@ -42,7 +42,7 @@ export function formatRate(perSecond) {
   return perSecond >= 10 ? perSecond.toFixed(0) : perSecond.toFixed(1);
 }
 
-export function Unsupported({ names }) {
+export function Unread({ names }) {
   if (!names || names.length === 0) return null;
-  return html`<p class="note">Not counted here: ${names.join(', ')} (only PostgreSQL databases can be read by SQL).</p>`;
+  return html`<p class="note">Not read this time: ${names.join('; ')}.</p>`;
 }

@@ -116,6 +116,7 @@ export { InvalidOutboxRowError } from './errors/invalid-outbox-row.error.js';
 export { DuplicateOutboxMessageError } from './errors/duplicate-outbox-message.error.js';
 export { MessageWithoutMetadataError } from './errors/message-without-metadata.error.js';
 export { AsyncCommandsNeedOutboxError } from './errors/async-commands-need-outbox.error.js';
+export { CommandDatabaseError } from './errors/command-database.error.js';
 export * from './messages/index.js';
 export { currentUnitOfWork } from './uow/uow-storage.js';
 export { runInBatch, claimBatch, type BatchClaim, type BatchMembership } from './uow/batch-scope.js';

@@ -7,7 +7,7 @@
 export { partitionCount, plannedStreams, planSubscriptions, type PlannedSubscription } from './subscriptions/subscription-plan.js';
 export { errorText } from './subscriptions/consumer-loop.js';
 export { eventStoreInboxName } from './subscriptions/event-store-subscription.js';
-export { collectStatus, managedDatabases, eventStoreOf, DEFAULT_MAX_BEHIND, type CollectStatusOptions } from './status/collect-status.js';
+export { collectStatus, managedDatabases, eventStoreOf, problem, DEFAULT_MAX_BEHIND, type CollectStatusOptions } from './status/collect-status.js';
 export type { SystemStatus, OutboxReport, SubscriptionBacklog, StreamSubscriptionBacklog, EventStoreSubscriptionBacklog } from './status/system-status.js';
 export { DrainWatch, type DrainProgress, type OutboxDrain, type PartitionDrain, type SubscriptionDrain } from './status/drain-watch.js';
 export { eventsBehind, type EventsBehind } from './status/events-behind.js';

@@ -1,7 +1,7 @@
 // Live message flow: published per second per stream (outbox), accounted for per second per
 // subscription (inbox), with the last minute of samples as bars.
 import { useRef } from 'preact/hooks';
-import { formatRate, html, Unsupported } from '../lib.js';
+import { formatRate, html, Unread } from '../lib.js';
 
 const HISTORY = 30;
 
@@ -46,6 +46,6 @@ export function FlowView({ snapshot }) {
           ${flow.subscriptions.map((s) => html`<tr data-subscription=${s.subscription}><td>${s.subscription}</td><td class="num">${formatRate(s.perSecond)}</td><td class="num">${s.total}</td><td><${Bars} values=${h.subscriptions.get(s.subscription) ?? []} /></td></tr>`)}
         </tbody>
       </table>
-      <${Unsupported} names=${flow.unsupported} />
+      <${Unread} names=${flow.unread} />
     </section>`;
 }

@@ -1,7 +1,7 @@
 // A message's journey: every outbox row of one correlation id, in the order written, with
 // each subscription that handles it and what its inbox says (handled, passed, dead-lettered).
 import { useEffect, useState } from 'preact/hooks';
-import { formatTime, getJson, html, Unsupported } from '../lib.js';
+import { formatTime, getJson, html, Unread } from '../lib.js';
 
 export function JourneyView({ params }) {
   const initial = params.get('correlation') ?? '';
@@ -64,6 +64,6 @@ export function JourneyView({ params }) {
           )}
         </ol>`
       }
-      ${data && html`<${Unsupported} names=${data.unsupported} />`}
+      ${data && html`<${Unread} names=${data.unread} />`}
     </section>`;
 }

@@ -1,13 +1,12 @@
 /**
- * Live message flow, sampled from the database rather than from a running server, so it works
- * against any server whatever its number of workers: messages published per second per stream
- * (outbox rows whose `published_at` falls in the last window) and messages accounted for per
- * second per subscription (the growth of its inbox checkpoints plus its handled-message records
- * between two samples).
+ * Live message flow, sampled from the databases rather than from a running server, so it works
+ * against any server whatever its number of workers, and through the store ports, so on every
+ * database provider: messages published per second per stream (each managed database's outbox
+ * rows published in the last window) and messages accounted for per second per subscription (the
+ * growth of its inbox total between two samples).
  */
 import type { Domain } from '@protean-ts/core';
-import { INBOX_CHECKPOINTS_TABLE, INBOX_MESSAGES_TABLE, OUTBOX_TABLE } from '@protean-ts/mikro-orm';
-import { inboxDatabase, outboxDatabases } from './sql-databases.js';
+import { managedDatabases, problem } from '@protean-ts/server/operations';
 
 /** Published rates are averaged over this window: long enough to smooth a burst, short enough to look live. */
 export const PUBLISHED_WINDOW_S = 10;
@@ -33,8 +32,8 @@ export interface MessageFlow {
   windowSeconds: number;
   streams: StreamRate[];
   subscriptions: SubscriptionRate[];
-  /** Databases whose outbox or inbox SQL cannot read (memory), so their messages are not counted. */
-  unsupported: string[];
+  /** Outboxes or the inbox that could not be read this time (or an inbox that is off), and why. */
+  unread: string[];
 }
 
 /** Keeps the previous sample to turn inbox totals into rates. One per observatory. */
@@ -44,44 +43,51 @@ export class MessageFlowSampler {
   constructor(private readonly domain: Domain) {}
 
   async sample(): Promise<MessageFlow> {
-    const { sql, unsupported } = outboxDatabases(this.domain);
-    const streams: StreamRate[] = [];
-    for (const { name, db } of sql) {
-      const { rows } = await db.execute<{ stream_name: string; published: string }>(
-        `SELECT stream_name, count(*) AS published FROM ${db.qualify(OUTBOX_TABLE)}
-         WHERE status = 'published' AND published_at >= now() - make_interval(secs => ?)
-         GROUP BY stream_name ORDER BY stream_name`,
-        [PUBLISHED_WINDOW_S],
-      );
-      for (const row of rows) {
-        const published = Number(row.published);
-        streams.push({ database: name, stream: row.stream_name, published, perSecond: published / PUBLISHED_WINDOW_S });
-      }
-    }
+    const unread: string[] = [];
+    const since = new Date(Date.now() - PUBLISHED_WINDOW_S * 1000);
+    const perDatabase = await Promise.all(
+      managedDatabases(this.domain).map(async ({ name, provider }): Promise<StreamRate[]> => {
+        try {
+          const counted = await provider.outbox.publishedByStream(since);
+          return counted.map(({ streamName, published }) => ({ database: name, stream: streamName, published, perSecond: published / PUBLISHED_WINDOW_S }));
+        } catch (error) {
+          unread.push(`outbox of ${name}: ${problem(error)}`);
+          return [];
+        }
+      }),
+    );
+    return {
+      sampledAt: new Date().toISOString(),
+      windowSeconds: PUBLISHED_WINDOW_S,
+      streams: perDatabase.flat(),
+      subscriptions: await this.subscriptionRates(unread),
+      unread,
+    };
+  }
 
-    const inbox = inboxDatabase(this.domain);
-    const subscriptions: SubscriptionRate[] = [];
-    if (inbox) {
-      const now = Date.now();
-      const { rows } = await inbox.execute<{ subscription: string; total: string }>(
-        `SELECT subscription, sum(total) AS total FROM (
-           SELECT subscription, sum(last_sequence) AS total FROM ${inbox.qualify(INBOX_CHECKPOINTS_TABLE)} GROUP BY subscription
-           UNION ALL
-           SELECT subscription, count(*) AS total FROM ${inbox.qualify(INBOX_MESSAGES_TABLE)} GROUP BY subscription
-         ) counted GROUP BY subscription ORDER BY subscription`,
-      );
-      const totals = new Map(rows.map((row) => [row.subscription, Number(row.total)]));
-      const before = this.previous;
-      for (const [subscription, total] of totals) {
-        const earlier = before?.totals.get(subscription) ?? 0;
-        // Cleanup of old handled records can shrink a total: that is no negative traffic.
-        const perSecond = before ? Math.max(0, total - earlier) / Math.max(0.001, (now - before.at) / 1000) : null;
-        subscriptions.push({ subscription, total, perSecond });
-      }
-      this.previous = { at: now, totals };
-    } else {
-      unsupported.push(`inbox ${this.domain.config.inbox.database}`);
+  private async subscriptionRates(unread: string[]): Promise<SubscriptionRate[]> {
+    const inbox = this.domain.runtime.inbox;
+    if (!inbox) {
+      unread.push('inbox: off ([inbox] enabled = false)');
+      return [];
     }
-    return { sampledAt: new Date().toISOString(), windowSeconds: PUBLISHED_WINDOW_S, streams, subscriptions, unsupported };
+    const now = Date.now();
+    let totals: Map<string, number>;
+    try {
+      totals = new Map((await inbox.totals()).map((row) => [row.subscription, row.total]));
+    } catch (error) {
+      unread.push(`inbox of ${this.domain.config.inbox.database}: ${problem(error)}`);
+      return [];
+    }
+    const before = this.previous;
+    const rates: SubscriptionRate[] = [];
+    for (const [subscription, total] of totals) {
+      const earlier = before?.totals.get(subscription) ?? 0;
+      // Cleanup of old handled records can shrink a total: that is no negative traffic.
+      const perSecond = before ? Math.max(0, total - earlier) / Math.max(0.001, (now - before.at) / 1000) : null;
+      rates.push({ subscription, total, perSecond });
+    }
+    this.previous = { at: now, totals };
+    return rates;
   }
 }

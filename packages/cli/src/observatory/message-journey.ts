@@ -3,13 +3,11 @@
  * commands one request set off, with when each was written and published), and for each the
  * subscriptions whose handler answers its type, with what their inbox says: handled (the
  * checkpoint of its key reached its sequence), passed over (and why), or waiting; plus any dead
- * letter holding it.
+ * letter holding it. Read through the outbox and inbox ports, so on every database provider.
  */
-import type { Domain } from '@protean-ts/core';
-import { INBOX_CHECKPOINTS_TABLE, INBOX_PASSED_TABLE, OUTBOX_TABLE } from '@protean-ts/mikro-orm';
-import { plannedStreams, planSubscriptions } from '@protean-ts/server/operations';
+import type { Domain, InboxCheckpointRecord, InboxPassedRecord, OutboxRow } from '@protean-ts/core';
+import { managedDatabases, plannedStreams, planSubscriptions, problem } from '@protean-ts/server/operations';
 import { DLQ_READ_LIMIT } from '../commands/dlq-targets.js';
-import { inboxDatabase, outboxDatabases } from './sql-databases.js';
 
 /** A journey is one request's messages: a few dozen; this bounds a runaway correlation id. */
 const JOURNEY_ROWS = 500;
@@ -47,95 +45,78 @@ export interface JourneyStep {
 export interface MessageJourney {
   correlationId: string;
   steps: JourneyStep[];
-  unsupported: string[];
-}
-
-interface OutboxJourneyRow {
-  id: string;
-  message_id: string;
-  message_type: string;
-  stream_name: string;
-  partition_key: string;
-  sequence: string;
-  status: string;
-  causation_id: string | null;
-  created_at: Date;
-  published_at: Date | null;
-  last_error: string | null;
+  /** Outboxes or the inbox that could not be read (or an inbox that is off), and why. */
+  unread: string[];
 }
 
 export async function messageJourney(domain: Domain, correlationId: string): Promise<MessageJourney> {
-  const { sql, unsupported } = outboxDatabases(domain);
-  const steps: JourneyStep[] = [];
-  for (const { name, db } of sql) {
-    const { rows } = await db.execute<OutboxJourneyRow>(
-      `SELECT id, message_id, message_type, stream_name, partition_key, sequence, status, causation_id, created_at, published_at, last_error
-       FROM ${db.qualify(OUTBOX_TABLE)} WHERE correlation_id = ? ORDER BY created_at, id LIMIT ${JOURNEY_ROWS}`,
-      [correlationId],
-    );
-    for (const row of rows) {
-      steps.push({
-        database: name,
-        outboxId: String(row.id),
-        messageId: row.message_id,
-        messageType: row.message_type,
-        stream: row.stream_name,
-        partitionKey: row.partition_key,
-        sequence: Number(row.sequence),
-        status: row.status,
-        causationId: row.causation_id,
-        createdAt: new Date(row.created_at).toISOString(),
-        publishedAt: row.published_at ? new Date(row.published_at).toISOString() : null,
-        lastError: row.last_error,
-        handlings: [],
-      });
-    }
-  }
-  steps.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-  await addHandlings(domain, steps, unsupported);
-  return { correlationId, steps, unsupported };
+  const unread: string[] = [];
+  const perDatabase = await Promise.all(
+    managedDatabases(domain).map(async ({ name, provider }): Promise<JourneyStep[]> => {
+      try {
+        return (await provider.outbox.list({ correlationId, limit: JOURNEY_ROWS })).map((row) => stepOf(name, row));
+      } catch (error) {
+        unread.push(`outbox of ${name}: ${problem(error)}`);
+        return [];
+      }
+    }),
+  );
+  const steps = perDatabase.flat().sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  await addHandlings(domain, steps, unread);
+  return { correlationId, steps, unread };
 }
 
-async function addHandlings(domain: Domain, steps: JourneyStep[], unsupported: string[]): Promise<void> {
+function stepOf(database: string, row: OutboxRow): JourneyStep {
+  return {
+    database,
+    outboxId: row.id,
+    messageId: row.messageId,
+    messageType: row.messageType,
+    stream: row.streamName,
+    partitionKey: row.partitionKey,
+    sequence: row.sequence,
+    status: row.status,
+    causationId: row.causationId ?? null,
+    createdAt: row.createdAt.toISOString(),
+    publishedAt: row.publishedAt?.toISOString() ?? null,
+    lastError: row.lastError,
+    handlings: [],
+  };
+}
+
+async function addHandlings(domain: Domain, steps: JourneyStep[], unread: string[]): Promise<void> {
   if (steps.length === 0) return;
-  const inbox = inboxDatabase(domain);
+  const inbox = domain.runtime.inbox;
   if (!inbox) {
-    unsupported.push(`inbox ${domain.config.inbox.database}`);
+    unread.push('inbox: off ([inbox] enabled = false)');
     return;
   }
-  const keys = [...new Set(steps.map((s) => s.partitionKey))];
-  const checkpoints = await inbox.execute<{ subscription: string; partition_key: string; last_sequence: string; updated_at: Date }>(
-    `SELECT subscription, partition_key, last_sequence, updated_at FROM ${inbox.qualify(INBOX_CHECKPOINTS_TABLE)} WHERE partition_key = ANY(?::text[])`,
-    [keys],
-  );
-  const passed = await inbox.execute<{ subscription: string; partition_key: string; sequence: string; reason: string; passed_at: Date }>(
-    `SELECT subscription, partition_key, sequence, reason, passed_at FROM ${inbox.qualify(INBOX_PASSED_TABLE)} WHERE partition_key = ANY(?::text[])`,
-    [keys],
-  );
+  let positions: { checkpoints: InboxCheckpointRecord[]; passed: InboxPassedRecord[] };
+  try {
+    positions = await inbox.positions([...new Set(steps.map((s) => s.partitionKey))]);
+  } catch (error) {
+    unread.push(`inbox of ${domain.config.inbox.database}: ${problem(error)}`);
+    return;
+  }
   const plan = planSubscriptions(domain).filter((p) => p.source === 'stream');
   const letters = await deadLettersById(domain, plan, steps);
   for (const step of steps) {
     for (const entry of plan) {
       if (entry.stream !== step.stream || !domain.registry.handlerMethodsOf(entry.cls).has(step.messageType)) continue;
       const letter = letters.get(`${entry.group}\u0000${step.messageId}`);
-      const pass = passed.rows.find((p) => p.subscription === entry.group && p.partition_key === step.partitionKey && Number(p.sequence) === step.sequence);
-      const checkpoint = checkpoints.rows.find((c) => c.subscription === entry.group && c.partition_key === step.partitionKey);
+      const pass = positions.passed.find((p) => p.subscription === entry.group && p.key === step.partitionKey && p.sequence === step.sequence);
+      const checkpoint = positions.checkpoints.find((c) => c.subscription === entry.group && c.key === step.partitionKey);
       let handling: Omit<JourneyHandling, 'subscription' | 'role'>;
       if (letter) handling = { state: 'dead-lettered', at: letter.failedAt, exact: true, detail: letter.error };
-      else if (pass) handling = { state: 'passed', at: new Date(pass.passed_at).toISOString(), exact: true, detail: pass.reason };
-      else if (checkpoint && Number(checkpoint.last_sequence) >= step.sequence) {
-        handling = {
-          state: 'handled',
-          at: new Date(checkpoint.updated_at).toISOString(),
-          exact: Number(checkpoint.last_sequence) === step.sequence,
-          detail: null,
-        };
+      else if (pass) handling = { state: 'passed', at: pass.passedAt.toISOString(), exact: true, detail: pass.reason };
+      else if (checkpoint && checkpoint.sequence >= step.sequence) {
+        handling = { state: 'handled', at: checkpoint.updatedAt.toISOString(), exact: checkpoint.sequence === step.sequence, detail: null };
       } else
         handling = {
           state: 'waiting',
           at: null,
           exact: false,
-          detail: checkpoint ? `checkpoint at ${checkpoint.last_sequence}` : 'no checkpoint for this key yet',
+          detail: checkpoint ? `checkpoint at ${checkpoint.sequence}` : 'no checkpoint for this key yet',
         };
       step.handlings.push({ subscription: entry.group, role: entry.role, ...handling });
     }

@@ -185,6 +185,35 @@ export function describeInboxStoreConformance(name: string, harness: InboxConfor
       expect(await enter({ ...e, subscription: `${subscription}-other` })).toBe('next');
     });
 
+    it("positions gives every subscription's checkpoints and passed positions of the keys asked for", async () => {
+      const other = `${subscription}-other`;
+      expect(await enter(entry(1))).toBe('next');
+      expect(await store.pass(subscription, [{ key, sequence: 2, reason: 'dead-lettered', brokerMessageId: '2-0' }])).toEqual([true]);
+      expect(await store.pass(other, [{ key, sequence: 1 }])).toEqual([true]);
+      expect(await store.pass(subscription, [{ key: `${key}-elsewhere`, sequence: 1 }])).toEqual([true]);
+      const { checkpoints, passed } = await store.positions([key, `${key}-none`]);
+      const byName = (a: { subscription: string }, b: { subscription: string }) => (a.subscription < b.subscription ? -1 : 1);
+      expect(checkpoints.sort(byName).map(({ subscription: s, key: k, sequence }) => ({ s, k, sequence }))).toEqual([
+        { s: subscription, k: key, sequence: 2 },
+        { s: other, k: key, sequence: 1 },
+      ]);
+      for (const checkpoint of checkpoints) expect(Math.abs(checkpoint.updatedAt.getTime() - Date.now())).toBeLessThan(60_000);
+      expect(passed.map(({ subscription: s, key: k, sequence, reason }) => ({ s, k, sequence, reason }))).toEqual([
+        { s: subscription, k: key, sequence: 2, reason: 'dead-lettered' },
+      ]);
+      expect(passed[0]!.passedAt).toBeInstanceOf(Date);
+      expect(await store.positions([])).toEqual({ checkpoints: [], passed: [] });
+    });
+
+    it('totals counts, per subscription, its checkpoint sequences plus its messages recorded by id', async () => {
+      expect(await enter(entry(1))).toBe('next');
+      expect(await enter(entry(2))).toBe('next');
+      expect(await store.pass(subscription, [{ key: `${key}-b`, sequence: 1 }])).toEqual([true]);
+      expect(await enter(entry(null))).toBe('next');
+      const mine = (await store.totals()).filter((row) => row.subscription === subscription);
+      expect(mine).toEqual([{ subscription, total: 4 }]);
+    });
+
     it('cleanup removes old records in bounded batches and keeps checkpoints', async () => {
       expect(await enter(entry(null))).toBe('next');
       expect(await enter(entry(null))).toBe('next');

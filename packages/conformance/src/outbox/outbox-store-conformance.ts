@@ -4,6 +4,7 @@
  * partition key, lock expiry, `lockedBy` guards, failure/abandon, release, retry, cleanup,
  * counts and the append signal. Imports vitest, so only test files may import this module.
  */
+import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DatabaseProvider, NewOutboxRow, OutboxRow, OutboxStore } from '@protean-ts/core';
 import { RowFactory } from './outbox-conformance-fixtures.js';
@@ -284,6 +285,41 @@ export function describeOutboxStoreConformance(name: string, harness: OutboxConf
     });
 
     describe('marking', () => {
+      it("lists one correlation id's rows, in append order", async () => {
+        const correlationId = `corr-${randomUUID()}`;
+        await append(rows.row('a', 1, { correlationId }), rows.row('b', 1), rows.row('c', 1, { correlationId }));
+        const found = await store.list({ correlationId, limit: 100 });
+        expect(labels(found)).toEqual(['a1', 'c1']);
+        expect(found.every((row) => row.correlationId === correlationId)).toBe(true);
+        expect(await store.list({ correlationId, status: 'published', limit: 100 })).toEqual([]);
+        expect(await store.list({ correlationId, limit: 1 })).toHaveLength(1);
+      });
+
+      it('counts the rows published since a moment per stream, in stream-name order', async () => {
+        const stream = `conformance::rate-${randomUUID().slice(0, 8)}`;
+        const before = new Date(Date.now() - 1000);
+        await append(
+          rows.row('a', 1, { streamName: `${stream}-b` }),
+          rows.row('b', 1, { streamName: `${stream}-a` }),
+          rows.row('c', 1, { streamName: `${stream}-a` }),
+        );
+        await append(rows.row('d', 1, { streamName: `${stream}-a` }));
+        const claimed = await claim('w1', 3);
+        expect(claimed).toHaveLength(3);
+        await store.markPublished(
+          'w1',
+          claimed.map((r) => r.id),
+        );
+        const mineOnly = (await store.publishedByStream(before)).filter((r) => r.streamName.startsWith(stream));
+        const publishedA = claimed.filter((r) => r.streamName === `${stream}-a`).length;
+        expect(mineOnly).toEqual([
+          ...(publishedA > 0 ? [{ streamName: `${stream}-a`, published: publishedA }] : []),
+          ...(publishedA < 3 ? [{ streamName: `${stream}-b`, published: 3 - publishedA }] : []),
+        ]);
+        const later = (await store.publishedByStream(new Date(Date.now() + 60_000))).filter((r) => r.streamName.startsWith(stream));
+        expect(later).toEqual([]);
+      });
+
       it('markPublished sets published and publishedAt and clears the lock', async () => {
         await append(rows.row('a', 1), rows.row('b', 1));
         const claimed = await claim('w1');

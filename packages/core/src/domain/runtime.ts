@@ -27,7 +27,8 @@ import type { DatabaseProvider } from '../ports/database-provider.js';
 import type { InboxEntry, InboxStore, InboxVerdict } from '../ports/inbox-store.js';
 import { TransactionStateError } from '../errors/transaction-state.error.js';
 import type { NewOutboxRow } from '../ports/outbox-store.js';
-import { COMMAND_OUTBOX_PROVIDER, processCommand, processesAsynchronously, type ProcessOptions } from '../processing/command-processor.js';
+import { processCommand, processesAsynchronously, type ProcessOptions } from '../processing/command-processor.js';
+import { aggregateDatabase, commandDatabase } from '../processing/command-database.js';
 import { SpanKind, type Span } from '@opentelemetry/api';
 import { inSpan } from '../tracing/in-span.js';
 import { SpanAttributes, SpanNames } from '../tracing/span-names.js';
@@ -294,7 +295,12 @@ export class DomainRuntime {
       const declared = this.domain.aggregateSchemaFor(aggregate);
       // An event-sourced aggregate lives where its events do: the unit of work writes its outbox
       // rows to the event store's database, in the transaction of the append.
-      const schema = eventSourced ? Object.freeze({ ...declared, provider: this.config.event_store.database }) : declared;
+      const schema = eventSourced
+        ? Object.freeze({
+            ...declared,
+            provider: aggregateDatabase(this.domain.registry.requireRecord(aggregate, 'aggregate'), this.config.event_store.database),
+          })
+        : declared;
       const generic = eventSourced ? new EventSourcedRepository<T>(this.eventSourcedRepositoryHost, schema) : new Repository<T>(this.repositoryHost, schema);
       const custom = this.domain.registry
         .recordsOf('repository')
@@ -328,6 +334,7 @@ export class DomainRuntime {
         outboxConfig: config.outbox,
         handlersFor: (type) => this.domain.handlersFor(type),
         provider: (name) => this.provider(name),
+        commandDatabase: (command) => this.commandDatabase(command.constructor as ClassRef),
         unitOfWork: (work, context) => this.uow(work, context),
         activeUnitOfWork: () => this.activeUnitOfWork(),
       },
@@ -361,7 +368,26 @@ export class DomainRuntime {
    */
   async recordGivenUpCommand(envelope: MessageEnvelope, error: unknown): Promise<void> {
     if (!recordsOutcome(envelope)) return;
-    await this.provider(COMMAND_OUTBOX_PROVIDER).commandOutcomes.complete(null, envelope.metadata.headers.id, refused(error));
+    const outcomes = this.provider(this.commandDatabase(envelope.metadata.headers.type)).commandOutcomes;
+    await outcomes.complete(null, envelope.metadata.headers.id, refused(error));
+  }
+
+  /**
+   * The database an asynchronous command is queued in and its outcome recorded in: its
+   * aggregate's (see processing/command-database.ts). `command` is its class or message type.
+   */
+  commandDatabase(command: ClassRef | string): string {
+    const config = this.require('finding the database of a command');
+    return commandDatabase(this.domain.registry, command, {
+      eventStoreDatabase: config.event_store.database,
+      databases: [...this.infrastructure.providers.keys()],
+    });
+  }
+
+  /** Every database some registered command is queued in (where their outcomes are cleaned up). */
+  commandDatabases(): string[] {
+    const commands = this.domain.registry.recordsOf('command');
+    return [...new Set(commands.map((record) => this.commandDatabase(record.cls)))];
   }
 
   /**
@@ -371,8 +397,9 @@ export class DomainRuntime {
    */
   private invokeRecordingOutcome(envelope: MessageEnvelope): BindingInvoker {
     const commandId = envelope.metadata.headers.id;
+    const database = this.commandDatabase(envelope.metadata.headers.type);
     return async (binding, method, message) => {
-      const outcomes = this.provider(COMMAND_OUTBOX_PROVIDER).commandOutcomes;
+      const outcomes = this.provider(database).commandOutcomes;
       const name = binding.record.kind === 'commandHandler' ? (message as object).constructor.name : envelope.metadata.headers.type;
       let result: unknown;
       try {
@@ -381,7 +408,7 @@ export class DomainRuntime {
         if (isPermanentError(error)) await outcomes.complete(null, commandId, refused(error));
         throw error;
       }
-      const tx = await this.activeUnitOfWork()!.transactionFor(COMMAND_OUTBOX_PROVIDER);
+      const tx = await this.activeUnitOfWork()!.transactionFor(database);
       await outcomes.complete(tx, commandId, succeeded(result, name));
       return result;
     };

@@ -60,6 +60,30 @@ export interface InboxCleanup {
   batchSize: number;
 }
 
+/** A key's checkpoint in one subscription, as observers read it. */
+export interface InboxCheckpointRecord {
+  subscription: string;
+  key: string;
+  sequence: number;
+  /** When the checkpoint last moved. */
+  updatedAt: Date;
+}
+
+/** A position a subscription moved past without handling it, and why. */
+export interface InboxPassedRecord {
+  subscription: string;
+  key: string;
+  sequence: number;
+  reason: string;
+  passedAt: Date;
+}
+
+/** Messages a subscription has accounted for: its checkpoints' sequences plus its handled-message records. */
+export interface InboxSubscriptionTotal {
+  subscription: string;
+  total: number;
+}
+
 export interface InboxStore {
   /** In the handler's transaction, before the handler runs. */
   enter(tx: ProviderTransaction, entry: InboxEntry): Promise<InboxVerdict>;
@@ -80,6 +104,10 @@ export interface InboxStore {
   forget(subscription: string): Promise<number>;
   /** Deletes old records in bounded batches; returns how many went. Checkpoints are kept. */
   cleanup(options: InboxCleanup): Promise<number>;
+  /** Every subscription's checkpoints and passed positions of these keys (a message journey). */
+  positions(keys: readonly string[]): Promise<{ checkpoints: InboxCheckpointRecord[]; passed: InboxPassedRecord[] }>;
+  /** Per subscription, in name order, the messages accounted for since its inbox began (message rates). */
+  totals(): Promise<InboxSubscriptionTotal[]>;
 }
 
 /** The inbox records of event-store subscriptions stay apart from a stream subscription of the same name. */

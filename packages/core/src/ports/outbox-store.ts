@@ -91,6 +91,20 @@ export interface OutboxCounts {
   oldestPendingAgeMs: number | null;
 }
 
+/** What `OutboxStore.list` returns: rows in id order, of one status and/or one correlation id when given. */
+export interface OutboxListOptions {
+  status?: OutboxStatus;
+  /** Only the rows of one request (its events and commands). */
+  correlationId?: string;
+  limit: number;
+}
+
+/** Rows published since a moment, per stream. */
+export interface StreamPublished {
+  streamName: string;
+  published: number;
+}
+
 export interface OutboxStore {
   /** Writes rows inside the unit of work's transaction. */
   append(tx: ProviderTransaction, rows: readonly NewOutboxRow[]): Promise<void>;
@@ -125,7 +139,9 @@ export interface OutboxStore {
   /** Deletes, in batches, published rows older than one date and abandoned rows older than another. */
   cleanup(options: { publishedBefore: Date; abandonedBefore: Date; batchSize: number }): Promise<{ published: number; abandoned: number }>;
   counts(targetBroker?: string): Promise<OutboxCounts>;
-  list(options: { status?: OutboxStatus; limit: number }): Promise<OutboxRow[]>;
+  list(options: OutboxListOptions): Promise<OutboxRow[]>;
+  /** Rows published at or after `since`, counted per stream, in stream-name order (for message rates). */
+  publishedByStream(since: Date): Promise<StreamPublished[]>;
   /** Puts abandoned/failed rows back to pending with a fresh attempt count; returns how many. */
   retry(options: { ids?: readonly string[]; allAbandoned?: boolean }): Promise<number>;
   /**

@@ -1,9 +1,10 @@
 /**
  * `domain.process(command)`: stamps the command's metadata, then either runs its one command
- * handler method in a unit of work and returns the result (sync), or writes it to the outbox
- * in a unit of work and returns its message id for the server to deliver later (async) — or,
- * with `awaitOutcome`, waits for the outcome its handler records. An idempotency key is claimed
- * in the same unit of work: a key already taken gives the first command's outcome instead.
+ * handler method in a unit of work and returns the result (sync), or writes it to the outbox of
+ * its aggregate's database (command-database.ts) in a unit of work and returns its message id for
+ * the server to deliver later (async) — or, with `awaitOutcome`, waits for the outcome its handler
+ * records. An idempotency key is claimed in the same unit of work: a key already taken gives the
+ * first command's outcome instead.
  */
 import type { BaseCommand } from '../elements/base-command.js';
 import type { HandlerBinding } from '../domain/registry.js';
@@ -60,13 +61,12 @@ export interface CommandProcessingHost {
   readonly outboxConfig: OutboxConfig;
   handlersFor(type: string): readonly HandlerBinding[];
   provider(name: string): DatabaseProvider;
+  /** The database `command` is queued in and its outcome recorded in (its aggregate's; see command-database.ts). */
+  commandDatabase(command: BaseCommand): string;
   /** Runs `work` in a unit of work (joining an active one of the domain). */
   unitOfWork<R>(work: () => Promise<R>, context: Partial<MessageContext>): Promise<R>;
   activeUnitOfWork(): UnitOfWork | undefined;
 }
-
-/** The provider async commands are written to. */
-export const COMMAND_OUTBOX_PROVIDER = 'default';
 
 export async function processCommand(host: CommandProcessingHost, command: BaseCommand, options: ProcessOptions = {}): Promise<unknown> {
   const type = command._metadata!.headers.type;
@@ -83,7 +83,7 @@ export async function processCommand(host: CommandProcessingHost, command: BaseC
   if (asynchronous) {
     // The id of this command, or of the earlier one holding its idempotency key (nothing queued then).
     const commandId = await enqueueCommand(host, command, deliverAt, { key, recordOutcome: key !== null || waitMs !== null });
-    return waitMs === null ? commandId : awaitOutcome(outcomesOf(host), name, commandId, waitMs);
+    return waitMs === null ? commandId : awaitOutcome(outcomesOf(host, command), name, commandId, waitMs);
   }
   const binding = commandHandlerFor(host, type);
   if (!binding) throw new HandlerNotFoundError(type, host.domainName);
@@ -99,13 +99,14 @@ export async function processCommand(host: CommandProcessingHost, command: BaseC
  * rolls the unit back; it is recorded afterwards, so the key gives the same refusal again.
  */
 async function processOnce(host: CommandProcessingHost, command: BaseCommand, key: string, run: () => Promise<unknown>, waitMs: number): Promise<unknown> {
-  const store = outcomesOf(host);
+  const database = host.commandDatabase(command);
+  const store = host.provider(database).commandOutcomes;
   const claim = { commandId: command._metadata!.headers.id, commandType: command._metadata!.headers.type, idempotencyKey: key };
   const name = command.constructor.name;
   let earlier: CommandOutcomeRecord | undefined;
   try {
     const result = await host.unitOfWork(async () => {
-      const tx = await host.activeUnitOfWork()!.transactionFor(COMMAND_OUTBOX_PROVIDER);
+      const tx = await host.activeUnitOfWork()!.transactionFor(database);
       const claimed = await store.claim(tx, claim);
       if (!claimed.claimed) {
         earlier = claimed.existing;
@@ -117,7 +118,7 @@ async function processOnce(host: CommandProcessingHost, command: BaseCommand, ke
     }, contextOf(command._metadata));
     if (!earlier) return result;
   } catch (error) {
-    if (isPermanentError(error)) await recordRefusal(host, store, claim, error);
+    if (isPermanentError(error)) await recordRefusal(host, database, claim, error);
     throw error;
   }
   const reused = earlier as CommandOutcomeRecord;
@@ -127,19 +128,20 @@ async function processOnce(host: CommandProcessingHost, command: BaseCommand, ke
 
 async function recordRefusal(
   host: CommandProcessingHost,
-  store: CommandOutcomeStore,
+  database: string,
   claim: { commandId: string; commandType: string; idempotencyKey: string },
   error: unknown,
 ): Promise<void> {
+  const store = host.provider(database).commandOutcomes;
   await host.unitOfWork(async () => {
-    const tx = await host.activeUnitOfWork()!.transactionFor(COMMAND_OUTBOX_PROVIDER);
+    const tx = await host.activeUnitOfWork()!.transactionFor(database);
     // Another command may have taken the key since the rollback: then that one's outcome counts.
     if ((await store.claim(tx, claim)).claimed) await store.complete(tx, claim.commandId, refused(error));
   }, {});
 }
 
-function outcomesOf(host: CommandProcessingHost): CommandOutcomeStore {
-  return host.provider(COMMAND_OUTBOX_PROVIDER).commandOutcomes;
+function outcomesOf(host: CommandProcessingHost, command: BaseCommand): CommandOutcomeStore {
+  return host.provider(host.commandDatabase(command)).commandOutcomes;
 }
 
 /** Whether `domain.process(command, options)` queues the command through the outbox. */
@@ -167,18 +169,21 @@ async function enqueueCommand(
   const immediate = commandOutboxRow(envelope, host.outboxConfig);
   const row = deliverAt ? { ...immediate, partitionKey: deferredPartitionKey(immediate), deliverAt } : immediate;
   const commandId = envelope.metadata.headers.id;
+  // The command's aggregate's database: inside a handler, the row commits with its effects.
+  const database = host.commandDatabase(command);
+  const provider = host.provider(database);
   let earlier: string | undefined;
   await host.unitOfWork(async () => {
     const uow = host.activeUnitOfWork()!;
-    const tx = await uow.transactionFor(COMMAND_OUTBOX_PROVIDER);
+    const tx = await uow.transactionFor(database);
     if (outcome.recordOutcome) {
-      const claimed = await outcomesOf(host).claim(tx, { commandId, commandType: metadata.headers.type, idempotencyKey: outcome.key });
+      const claimed = await provider.commandOutcomes.claim(tx, { commandId, commandType: metadata.headers.type, idempotencyKey: outcome.key });
       if (!claimed.claimed) {
         earlier = claimed.existing.commandId;
         return;
       }
     }
-    await host.provider(COMMAND_OUTBOX_PROVIDER).outbox.append(tx, [row]);
+    await provider.outbox.append(tx, [row]);
   }, contextOf(command._metadata));
   return earlier ?? commandId;
 }

@@ -3,10 +3,21 @@
  * and move inside the handler's transaction, so a handler's effects and the record that it ran
  * commit together; a redelivery then finds its position taken and is skipped.
  */
-import { type InboxCleanup, type InboxEntry, type InboxStore, type InboxVerdict, type PositionPass, type ProviderTransaction } from '@protean-ts/core';
+import type {
+  InboxCheckpointRecord,
+  InboxCleanup,
+  InboxEntry,
+  InboxPassedRecord,
+  InboxStore,
+  InboxSubscriptionTotal,
+  InboxVerdict,
+  PositionPass,
+  ProviderTransaction,
+} from '@protean-ts/core';
 import { PREPARED, type SqlDatabase, type SqlExecutor } from '../sql-executor.js';
 import { transactionExecutor } from '../transaction-executor.js';
 import { advanceSql, checkpointSql, cleanupSql, jumpSql, lookupSql, passSql, recordMessageSql, takePassedSql } from './inbox-statements.sql.js';
+import { checkpointsOfKeysSql, passedOfKeysSql, subscriptionTotalsSql } from './inbox-observation.sql.js';
 import { INBOX_CHECKPOINTS_TABLE, INBOX_MESSAGES_TABLE, INBOX_PASSED_TABLE, type InboxTableNames } from './inbox-tables.js';
 
 export class PostgresInboxStore implements InboxStore {
@@ -77,6 +88,38 @@ export class PostgresInboxStore implements InboxStore {
       if (removed >= options.batchSize) break;
     }
     return removed;
+  }
+
+  async positions(keys: readonly string[]): Promise<{ checkpoints: InboxCheckpointRecord[]; passed: InboxPassedRecord[] }> {
+    if (keys.length === 0) return { checkpoints: [], passed: [] };
+    const checkpoints = await run<{ subscription: string; partition_key: string; last_sequence: string; updated_at: Date }>(
+      this.db,
+      checkpointsOfKeysSql(this.tables, keys),
+    );
+    const passed = await run<{ subscription: string; partition_key: string; sequence: string; reason: string; passed_at: Date }>(
+      this.db,
+      passedOfKeysSql(this.tables, keys),
+    );
+    return {
+      checkpoints: checkpoints.map((row) => ({
+        subscription: row.subscription,
+        key: row.partition_key,
+        sequence: Number(row.last_sequence),
+        updatedAt: new Date(row.updated_at),
+      })),
+      passed: passed.map((row) => ({
+        subscription: row.subscription,
+        key: row.partition_key,
+        sequence: Number(row.sequence),
+        reason: row.reason,
+        passedAt: new Date(row.passed_at),
+      })),
+    };
+  }
+
+  async totals(): Promise<InboxSubscriptionTotal[]> {
+    const rows = await run<{ subscription: string; total: string }>(this.db, subscriptionTotalsSql(this.tables));
+    return rows.map((row) => ({ subscription: row.subscription, total: Number(row.total) }));
   }
 }
 

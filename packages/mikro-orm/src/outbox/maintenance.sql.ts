@@ -2,7 +2,7 @@
  * Statements for operators and the processor's housekeeping: bounded cleanup batches, per-status
  * counts, listing, and putting failed or abandoned rows back in the queue.
  */
-import type { OutboxStatus } from '@protean-ts/core';
+import type { OutboxListOptions } from '@protean-ts/core';
 import { idArrayLiteral } from './id-list.js';
 import { outboxRowColumns } from './outbox-row-columns.js';
 import { SqlParams, type SqlValue } from './sql-params.js';
@@ -53,10 +53,22 @@ WHERE status IN ('pending', 'processing', 'failed')${brokerFilter()}`;
 }
 
 /** Rows oldest first, optionally of one status. */
-export function listSql(table: string, options: { status?: OutboxStatus; limit: number }): Statement {
+export function listSql(table: string, options: OutboxListOptions): Statement {
   const p = new SqlParams();
-  const where = options.status === undefined ? '' : `WHERE t.status = ${p.add(options.status)}::text`;
+  const conditions: string[] = [];
+  if (options.status !== undefined) conditions.push(`t.status = ${p.add(options.status)}::text`);
+  if (options.correlationId !== undefined) conditions.push(`t.correlation_id = ${p.add(options.correlationId)}::text`);
+  const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
   const sql = `SELECT ${outboxRowColumns('t')} FROM ${table} t ${where} ORDER BY t.id LIMIT ${p.add(options.limit)}::integer`;
+  return { sql, params: p.values };
+}
+
+/** Rows published at or after `since`, per stream. */
+export function publishedByStreamSql(table: string, since: Date): Statement {
+  const p = new SqlParams();
+  const sql = `SELECT t.stream_name, count(*) AS published FROM ${table} t
+WHERE t.status = 'published' AND t.published_at >= ${p.add(since.toISOString())}::timestamptz
+GROUP BY t.stream_name ORDER BY t.stream_name COLLATE "C"`;
   return { sql, params: p.values };
 }
 

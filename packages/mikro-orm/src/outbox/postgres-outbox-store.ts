@@ -12,10 +12,11 @@ import {
   type MarkAndClaimResult,
   type NewOutboxRow,
   type OutboxCounts,
+  type OutboxListOptions,
   type OutboxRow,
-  type OutboxStatus,
   type OutboxStore,
   type ProviderTransaction,
+  type StreamPublished,
 } from '@protean-ts/core';
 import { PREPARED, type SqlDatabase, type SqlExecutor } from '../sql-executor.js';
 import { transactionExecutor } from '../transaction-executor.js';
@@ -23,7 +24,7 @@ import { appendRowsSql } from './append-rows.sql.js';
 import { AppendSignal } from './append-signal.js';
 import { claimBatchSql } from './claim-batch.sql.js';
 import { InvalidOutboxRequestError } from './invalid-outbox-request.error.js';
-import { cancelScheduledSql, cleanupBatchSql, countsSql, listSql, promoteDueSql, retrySql } from './maintenance.sql.js';
+import { cancelScheduledSql, cleanupBatchSql, countsSql, listSql, promoteDueSql, publishedByStreamSql, retrySql } from './maintenance.sql.js';
 import { mapOutboxRow, type OutboxRecord } from './outbox-row-columns.js';
 import { OUTBOX_CHANNEL, OUTBOX_POSITIONS_TABLE, OUTBOX_TABLE } from './outbox-table.js';
 import { extendLocksSql, markFailedSql, markPublishedSql, releaseSql } from './settle-rows.sql.js';
@@ -144,12 +145,21 @@ export class PostgresOutboxStore implements OutboxStore {
     };
   }
 
-  async list(options: { status?: OutboxStatus; limit: number }): Promise<OutboxRow[]> {
+  async list(options: OutboxListOptions): Promise<OutboxRow[]> {
     if (!Number.isSafeInteger(options.limit) || options.limit < 0) {
       throw new InvalidOutboxRequestError('list', 'limit', `must be a non-negative integer, got ${String(options.limit)}`);
     }
     const { sql, params } = listSql(this.table, options);
     return (await this.db.execute<OutboxRecord>(sql, params)).rows.map(mapOutboxRow);
+  }
+
+  async publishedByStream(since: Date): Promise<StreamPublished[]> {
+    if (!(since instanceof Date && Number.isFinite(since.getTime()))) {
+      throw new InvalidOutboxRequestError('publishedByStream', 'since', `must be a valid Date, got ${String(since)}`);
+    }
+    const { sql, params } = publishedByStreamSql(this.table, since);
+    const rows = (await this.db.execute<{ stream_name: string; published: string }>(sql, params)).rows;
+    return rows.map((row) => ({ streamName: row.stream_name, published: Number(row.published) }));
   }
 
   async retry(options: { ids?: readonly string[]; allAbandoned?: boolean }): Promise<number> {

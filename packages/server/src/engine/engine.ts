@@ -59,7 +59,7 @@ export class Engine {
   /** This process's share of the stream partitions; null with `outbox.partitions = 1`. */
   private ownership: PartitionOwnership | null = null;
   private inboxJanitor: InboxJanitor | null = null;
-  private outcomeJanitor: CommandOutcomeJanitor | null = null;
+  private outcomeJanitors: CommandOutcomeJanitor[] = [];
   private healthServer: HealthServer | null = null;
   private healthPort: number | null = null;
   private processMetrics: ProcessMetrics | null = null;
@@ -108,7 +108,7 @@ export class Engine {
     if (this.stopping.signal.aborted) return;
     await this.startInboxJanitor(plan.length > 0);
     if (this.stopping.signal.aborted) return;
-    await this.startOutcomeJanitor(plan.some((entry) => entry.role === 'commandHandler'));
+    await this.startOutcomeJanitors(plan.some((entry) => entry.role === 'commandHandler'));
     if (this.stopping.signal.aborted) return;
     await this.createGroupsBeforePublishing(plan);
     if (this.stopping.signal.aborted) return;
@@ -156,17 +156,23 @@ export class Engine {
     await this.inboxJanitor.start();
   }
 
-  /** Command outcomes live in the database async commands are queued in; only an engine handling commands cleans them. */
-  private async startOutcomeJanitor(handlesCommands: boolean): Promise<void> {
-    const provider = this.domain.providers.get('default');
-    if (!provider || !handlesCommands || !this.domain.outboxEnabled) return;
-    this.outcomeJanitor = new CommandOutcomeJanitor(
-      provider.commandOutcomes,
-      'default',
-      this.domain.config.command_outcomes.retention_hours,
-      this.log.child({}, 'command-outcomes'),
-    );
-    await this.outcomeJanitor.start();
+  /**
+   * Command outcomes live in the database each command is queued in (its aggregate's): one janitor
+   * per such database. Only an engine handling commands cleans them.
+   */
+  private async startOutcomeJanitors(handlesCommands: boolean): Promise<void> {
+    if (!handlesCommands || !this.domain.outboxEnabled) return;
+    for (const database of this.domain.runtime.commandDatabases()) {
+      if (this.stopping.signal.aborted) return;
+      const janitor = new CommandOutcomeJanitor(
+        this.domain.runtime.provider(database).commandOutcomes,
+        database,
+        this.domain.config.command_outcomes.retention_hours,
+        this.log.child({}, 'command-outcomes'),
+      );
+      this.outcomeJanitors.push(janitor);
+      await janitor.start();
+    }
   }
 
   /** What this engine runs, by name (`outbox:<processor>`, `subscription:<group>`). */
@@ -360,7 +366,7 @@ export class Engine {
     );
     await this.healthServer?.stop();
     await this.inboxJanitor?.stop();
-    await this.outcomeJanitor?.stop();
+    await Promise.all(this.outcomeJanitors.map((janitor) => janitor.stop()));
     // Closing the brokers wakes the reads still blocked in the loops; then the loops end.
     await this.domain.close().catch((err: unknown) => this.log.error('closing connections failed', { error: err }));
     await Promise.all(this.subscriptions.map(({ sub }) => sub.finished()));

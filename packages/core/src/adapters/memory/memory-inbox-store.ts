@@ -7,10 +7,22 @@
 import { ExpectedVersionError } from '../../errors/expected-version.error.js';
 import type { MessagePosition } from '../../messages/envelope.js';
 import type { ProviderTransaction } from '../../ports/database-provider.js';
-import type { InboxCleanup, InboxEntry, InboxStore, InboxVerdict, PositionPass } from '../../ports/inbox-store.js';
+import type {
+  InboxCheckpointRecord,
+  InboxCleanup,
+  InboxEntry,
+  InboxPassedRecord,
+  InboxStore,
+  InboxSubscriptionTotal,
+  InboxVerdict,
+  PositionPass,
+} from '../../ports/inbox-store.js';
 import { MemoryTransaction } from './memory-transaction.js';
 
 interface PassedRecord {
+  subscription: string;
+  key: string;
+  sequence: number;
   reason: string;
   brokerMessageId: string | null;
   at: number;
@@ -28,8 +40,16 @@ export interface StagedInboxWrite {
 /** Positions recorded per jump over a gap; more are jumped over but not recorded. */
 const MAX_RECORDED_GAP = 1000;
 
+/** Who a checkpoint belongs to and when it last moved, for observers (`positions`). */
+interface CheckpointOwner {
+  subscription: string;
+  key: string;
+  updatedAt: number;
+}
+
 export class MemoryInboxStore implements InboxStore {
   private readonly checkpoints = new Map<string, number>();
+  private readonly checkpointOwners = new Map<string, CheckpointOwner>();
   private readonly passed = new Map<string, PassedRecord>();
   private readonly messages = new Map<string, number>();
 
@@ -76,13 +96,16 @@ export class MemoryInboxStore implements InboxStore {
       const passedKey = positionKey(subscription, pass.key, pass.sequence);
       if (!next && pass.reason !== undefined && this.passed.has(passedKey)) {
         // A late message (its position passed before) that failed again: its record stays, renewed.
-        this.passed.set(passedKey, { reason: pass.reason, brokerMessageId: pass.brokerMessageId ?? null, at: this.now() });
+        this.passed.set(passedKey, { ...this.passed.get(passedKey)!, reason: pass.reason, brokerMessageId: pass.brokerMessageId ?? null, at: this.now() });
         return true;
       }
       if (!next) return false;
-      this.checkpoints.set(cpKey, pass.sequence);
+      this.moveCheckpoint(subscription, pass.key, pass.sequence);
       if (pass.reason !== undefined) {
         this.passed.set(positionKey(subscription, pass.key, pass.sequence), {
+          subscription,
+          key: pass.key,
+          sequence: pass.sequence,
           reason: pass.reason,
           brokerMessageId: pass.brokerMessageId ?? null,
           at: this.now(),
@@ -120,11 +143,38 @@ export class MemoryInboxStore implements InboxStore {
         if (key.startsWith(prefix) && records.delete(key)) removed += 1;
       }
     }
+    for (const key of [...this.checkpointOwners.keys()]) if (key.startsWith(prefix)) this.checkpointOwners.delete(key);
     return removed;
+  }
+
+  async positions(keys: readonly string[]): Promise<{ checkpoints: InboxCheckpointRecord[]; passed: InboxPassedRecord[] }> {
+    const wanted = new Set(keys);
+    const checkpoints: InboxCheckpointRecord[] = [];
+    for (const [cpKey, owner] of this.checkpointOwners) {
+      if (!wanted.has(owner.key)) continue;
+      checkpoints.push({ subscription: owner.subscription, key: owner.key, sequence: this.checkpoints.get(cpKey)!, updatedAt: new Date(owner.updatedAt) });
+    }
+    const passed: InboxPassedRecord[] = [];
+    for (const record of this.passed.values()) {
+      if (!wanted.has(record.key)) continue;
+      passed.push({ subscription: record.subscription, key: record.key, sequence: record.sequence, reason: record.reason, passedAt: new Date(record.at) });
+    }
+    return { checkpoints, passed };
+  }
+
+  async totals(): Promise<InboxSubscriptionTotal[]> {
+    const totals = new Map<string, number>();
+    for (const [cpKey, owner] of this.checkpointOwners) totals.set(owner.subscription, (totals.get(owner.subscription) ?? 0) + this.checkpoints.get(cpKey)!);
+    for (const key of this.messages.keys()) {
+      const subscription = key.slice(0, key.indexOf('\u0000'));
+      totals.set(subscription, (totals.get(subscription) ?? 0) + 1);
+    }
+    return [...totals].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([subscription, total]) => ({ subscription, total }));
   }
 
   /** Forgets everything (the provider's truncate): sequences restart with the outbox's. */
   clear(): void {
+    this.checkpointOwners.clear();
     this.checkpoints.clear();
     this.passed.clear();
     this.messages.clear();
@@ -152,15 +202,28 @@ export class MemoryInboxStore implements InboxStore {
         if (current !== base) throw new ExpectedVersionError('inbox checkpoint', cpKey, base ?? -1, current);
       },
       apply: () => {
-        this.checkpoints.set(cpKey, position.sequence);
+        this.moveCheckpoint(subscription, position.key, position.sequence);
         if (!jump) return;
         const first = (from ?? 0) + 1;
         const last = Math.min(position.sequence - 1, first + MAX_RECORDED_GAP - 1);
         for (let sequence = first; sequence <= last; sequence++) {
-          this.passed.set(positionKey(subscription, position.key, sequence), { reason: 'gap timed out', brokerMessageId: null, at: this.now() });
+          this.passed.set(positionKey(subscription, position.key, sequence), {
+            subscription,
+            key: position.key,
+            sequence,
+            reason: 'gap timed out',
+            brokerMessageId: null,
+            at: this.now(),
+          });
         }
       },
     };
+  }
+
+  private moveCheckpoint(subscription: string, key: string, sequence: number): void {
+    const cpKey = checkpointKey(subscription, key);
+    this.checkpoints.set(cpKey, sequence);
+    this.checkpointOwners.set(cpKey, { subscription, key, updatedAt: this.now() });
   }
 
   private own(tx: ProviderTransaction): MemoryTransaction {

@@ -14,9 +14,11 @@ import type {
   MarkAndClaimResult,
   NewOutboxRow,
   OutboxCounts,
+  OutboxListOptions,
   OutboxRow,
   OutboxStatus,
   OutboxStore,
+  StreamPublished,
 } from '../../ports/outbox-store.js';
 import { MemoryTransaction } from './memory-transaction.js';
 import { OutboxPartitions } from './memory-outbox-partitions.js';
@@ -237,13 +239,24 @@ export class MemoryOutboxStore implements OutboxStore {
     return counts;
   }
 
-  async list(options: { status?: OutboxStatus; limit: number }): Promise<OutboxRow[]> {
+  async list(options: OutboxListOptions): Promise<OutboxRow[]> {
     const out: OutboxRow[] = [];
     for (const row of this.rows.values()) {
       if (out.length >= options.limit) break;
-      if (options.status === undefined || row.status === options.status) out.push(copy(row));
+      if (options.status !== undefined && row.status !== options.status) continue;
+      if (options.correlationId !== undefined && row.correlationId !== options.correlationId) continue;
+      out.push(copy(row));
     }
     return out;
+  }
+
+  async publishedByStream(since: Date): Promise<StreamPublished[]> {
+    const counts = new Map<string, number>();
+    for (const row of this.rows.values()) {
+      if (row.status !== 'published' || !row.publishedAt || row.publishedAt.getTime() < since.getTime()) continue;
+      counts.set(row.streamName, (counts.get(row.streamName) ?? 0) + 1);
+    }
+    return [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([streamName, published]) => ({ streamName, published }));
   }
 
   async retry(options: { ids?: readonly string[]; allAbandoned?: boolean }): Promise<number> {
