@@ -183,16 +183,16 @@ export async function serverProject(options: ServerProjectOptions = {}): Promise
     '',
     options.toml ?? '',
   ].join('\n');
-  const cwd = tempProject(
-    {
-      ...options.scripts,
-      'domain.ts': options.domain ?? SHOP_DOMAIN,
-      'seed.ts': options.seed ?? SEED,
-      'domain.toml': toml,
-      'tsconfig.json': JSON.stringify(TSCONFIG, null, 2),
-    },
-    { link: options.link ?? [] },
-  );
+  const files = {
+    ...options.scripts,
+    'domain.ts': options.domain ?? SHOP_DOMAIN,
+    'seed.ts': options.seed ?? SEED,
+    'domain.toml': toml,
+    'tsconfig.json': JSON.stringify(TSCONFIG, null, 2),
+  };
+  // The shared bank fixture (bank-project.ts) comes from the conformance package.
+  const usesConformance = Object.values(files).some((content) => content.includes("'@protean-ts/conformance"));
+  const cwd = tempProject(files, { link: [...(options.link ?? []), ...(usesConformance ? ['conformance'] : [])] });
   // What the test's own queries use: the shared server, whatever domain.toml points at.
   const databaseUri = database?.uri ?? null;
 
