@@ -120,7 +120,14 @@ describe.skipIf(!up)('batched transactions (PostgreSQL and Redis)', () => {
    * Commits `notes` notes of `events` events each, then starts the engine: the relay publishes them
    * in one go, so the subscription holds many keys at once (what batches are made of).
    */
-  async function run(streamSubscription: Record<string, unknown>, probe: Probe, notes: number, events: number, ownTransaction = false): Promise<string[]> {
+  async function run(
+    streamSubscription: Record<string, unknown>,
+    probe: Probe,
+    notes: number,
+    events: number,
+    ownTransaction = false,
+    beforeStart: (ids: string[]) => Promise<void> = async () => undefined,
+  ): Promise<string[]> {
     const app = makeTallies(db, prefix, streamSubscription, probe, ownTransaction);
     await app.domain.init();
     for (const provider of app.domain.providers.values()) await provider.setupSchema(app.domain.runtime.aggregateSchemas(), { outbox: true });
@@ -128,6 +135,7 @@ describe.skipIf(!up)('batched transactions (PostgreSQL and Redis)', () => {
     await db.query('ALTER TABLE tally ADD COLUMN inserted_by bigint DEFAULT txid_current()');
     const ids: string[] = [];
     for (let i = 0; i < notes; i += 1) ids.push(await app.commit(Array.from({ length: events }, (_, k) => k + 1)));
+    await beforeStart(ids);
     engine = new Engine(app.domain, { health: false });
     await engine.start();
     return ids;
@@ -186,6 +194,35 @@ describe.skipIf(!up)('batched transactions (PostgreSQL and Redis)', () => {
     // The retried ones ran alone, outside any batch; the others shared transactions.
     expect(status.batchedMessages).toBe(22);
     expect((await sharedTransactions()).transactions).toBeLessThanOrEqual(2 + Math.ceil(22 / 4));
+  });
+
+  it('rolls a whole batch back when a key it took on trust had moved elsewhere, and runs its messages again alone at once, no attempt spent', async () => {
+    const probe: Probe = { handled: [], runs: 0, failKeys: new Set(), keyOrder: new Map() };
+    let handledElsewhere = '';
+    const ids = await run({ batch_size: 8, concurrency: 16, batch_max_wait_ms: 200 }, probe, 16, 1, false, async (noteIds) => {
+      // Another worker has handled the first note's only message already (its checkpoint is there),
+      // while this worker receives it as a first delivery: the key's first position, taken on trust.
+      handledElsewhere = noteIds[0]!;
+      const [row] = await db.query<{ partition_key: string }>('SELECT DISTINCT partition_key FROM protean_outbox WHERE data::text LIKE $1', [
+        `%${handledElsewhere}%`,
+      ]);
+      await db.query("INSERT INTO protean_inbox_checkpoints (subscription, partition_key, last_sequence) VALUES ('Tallies', $1, 1)", [row!.partition_key]);
+    });
+    await eventually(() => {
+      const status = tallies(engine!.subscriptionStatuses());
+      return status.handled === 15 && status.duplicates === 1;
+    }, 30_000);
+    const status = tallies(engine!.subscriptionStatuses());
+    expect(status.group).toBe('Tallies');
+    // Its handler ran on trust, in a batch that was then refused whole; alone, the inbox found it a duplicate.
+    expect(probe.handled).toContain(`${handledElsewhere}:1`);
+    expect({ retried: status.retried, deadLettered: status.deadLettered }).toEqual({ retried: 0, deadLettered: 0 });
+    // Every other effect once (some ran twice: first in the refused batch, then alone), none for the duplicate.
+    const rows = await db.query<{ id: string; seen: number }>('SELECT id, seen FROM tally');
+    expect(rows.map((row) => row.id).sort()).toEqual(ids.slice(1).sort());
+    for (const row of rows) expect(Number(row.seen)).toBe(1);
+    const [outbox] = await db.query<{ count: string }>("SELECT count(*) FROM protean_outbox WHERE message_type LIKE '%Tallied%'");
+    expect(Number(outbox!.count)).toBe(15);
   });
 
   it('never batches a handler that asked for its own transaction', async () => {

@@ -21,6 +21,12 @@ export interface InboxEntry {
    * no checkpoint here): the positions jumped over are recorded as passed.
    */
   jumpGap?: boolean;
+  /**
+   * The broker has delivered this message before (a redelivery after a crash or a takeover). A
+   * store may take a first delivery on trust as its key's next inside a batched transaction and
+   * check that at the batch's commit; a redelivery is always checked at once.
+   */
+  redelivered?: boolean;
 }
 
 /**

@@ -22,7 +22,7 @@ export interface HandleMessageOptions {
   /** Run only this handler class (the subscription's); other handlers of the type are left alone. */
   handler?: ClassRef;
   /** Consult and update this subscription's inbox in the handler's unit of work (needs `handler`). */
-  inbox?: { subscription: string; brokerMessageId: string; jumpGap?: boolean };
+  inbox?: { subscription: string; brokerMessageId: string; jumpGap?: boolean; redelivered?: boolean };
 }
 
 /**

@@ -19,9 +19,13 @@ import { transactionExecutor } from '../transaction-executor.js';
 import { advanceSql, checkpointSql, cleanupSql, jumpSql, lookupSql, passSql, recordMessageSql, takePassedSql } from './inbox-statements.sql.js';
 import { checkpointsOfKeysSql, passedOfKeysSql, subscriptionTotalsSql } from './inbox-observation.sql.js';
 import { INBOX_CHECKPOINTS_TABLE, INBOX_MESSAGES_TABLE, INBOX_PASSED_TABLE, type InboxTableNames } from './inbox-tables.js';
+import { advanceTogether, type TrustedAdvance } from './advances-together.js';
+import { CommittedPositions } from './committed-positions.js';
 
 export class PostgresInboxStore implements InboxStore {
   readonly tables: InboxTableNames;
+  private readonly committedHere = new CommittedPositions();
+  private readonly flushAdvances: (executor: SqlExecutor, advances: readonly TrustedAdvance[]) => Promise<void>;
 
   constructor(private readonly db: SqlDatabase) {
     this.tables = {
@@ -29,6 +33,7 @@ export class PostgresInboxStore implements InboxStore {
       passed: db.qualify(INBOX_PASSED_TABLE),
       messages: db.qualify(INBOX_MESSAGES_TABLE),
     };
+    this.flushAdvances = advanceTogether(this.tables);
   }
 
   async enter(tx: ProviderTransaction, entry: InboxEntry): Promise<InboxVerdict> {
@@ -38,23 +43,36 @@ export class PostgresInboxStore implements InboxStore {
       const recorded = await run(sql, recordMessageSql(this.tables, subscription, entry.messageId));
       return recorded.length ? { kind: 'next' } : { kind: 'duplicate', checkpoint: null };
     }
+    const { key, sequence } = position;
+    const remember = () => this.committedHere.set(subscription, key, sequence);
+    if (!entry.jumpGap && !entry.redelivered && sql.deferUntilCommit && (sequence === 1 || this.committedHere.get(subscription, key) === sequence - 1)) {
+      // Very likely the key's next: taken on trust, the checkpoint moves (checked) at the batch's commit.
+      sql.deferUntilCommit<TrustedAdvance>(this.flushAdvances, [{ subscription, key, sequence }], this.flushAdvances);
+      sql.afterCommit(remember);
+      return { kind: 'next' };
+    }
     const move = entry.jumpGap ? jumpSql : advanceSql;
-    if ((await run(sql, move(this.tables, subscription, position.key, position.sequence))).length) return { kind: 'next' };
+    if ((await run(sql, move(this.tables, subscription, key, sequence))).length) {
+      sql.afterCommit(remember);
+      return { kind: 'next' };
+    }
     const [found] = await run<{ checkpoint: string | null; reason: string | null; broker_message_id: string | null }>(
       sql,
-      lookupSql(this.tables, subscription, position.key, position.sequence),
+      lookupSql(this.tables, subscription, key, sequence),
     );
     const checkpoint = found?.checkpoint == null ? null : Number(found.checkpoint);
-    if (checkpoint === null || checkpoint < position.sequence) {
+    if (checkpoint === null || checkpoint < sequence) {
       // The predecessor committed between the two statements: it is our turn after all.
-      if (checkpoint === position.sequence - 1 && (await run(sql, advanceSql(this.tables, subscription, position.key, position.sequence))).length) {
+      if (checkpoint === sequence - 1 && (await run(sql, advanceSql(this.tables, subscription, key, sequence))).length) {
+        sql.afterCommit(remember);
         return { kind: 'next' };
       }
       return { kind: 'early', checkpoint };
     }
+    this.committedHere.set(subscription, key, checkpoint);
     if (!found?.reason) return { kind: 'duplicate', checkpoint };
     if (found.reason === 'dead-lettered' && found.broker_message_id === entry.brokerMessageId) return { kind: 'dead-lettered' };
-    const taken = await run(sql, takePassedSql(this.tables, subscription, position.key, position.sequence));
+    const taken = await run(sql, takePassedSql(this.tables, subscription, key, sequence));
     return taken.length ? { kind: 'late', passedAs: found.reason } : { kind: 'duplicate', checkpoint };
   }
 

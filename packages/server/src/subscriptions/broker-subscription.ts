@@ -22,7 +22,7 @@ export function createBrokerSubscription(options: BrokerSubscriptionOptions): Co
     handle: (message, { jumpGap }) =>
       domain.runtime.runOnce(
         message.envelope,
-        { subscription: options.group, brokerMessageId: message.id, jumpGap },
+        { subscription: options.group, brokerMessageId: message.id, jumpGap, redelivered: message.deliveryCount > 1 },
         async () => {
           // A fresh instance per message, like handlers: no state leaks between messages.
           const instance = new subscriber();

@@ -24,6 +24,7 @@ import { errorText, MessageRunner, type HandleRequest } from './message-runner.j
 import { PassBatcher } from './pass-batcher.js';
 import { SubscriptionLifecycle } from './subscription-lifecycle.js';
 import { TransactionBatcher } from './transaction-batcher.js';
+import { BatchCommitError } from './transaction-batch.js';
 import type { Subscription, SubscriptionStatus } from './subscription-status.js';
 
 export { errorText } from './message-runner.js';
@@ -113,7 +114,17 @@ export class ConsumerLoop extends SubscriptionLifecycle implements Subscription 
     const { handle, batching } = this.options;
     if (!batching || batching.size <= 1) return handle;
     const batcher = new TransactionBatcher(batching.size, batching.maxWaitMs, this.counters, this.log);
-    return (message, request) => (request.attempt === 1 ? batcher.run(() => handle(message, request)) : handle(message, request));
+    return async (message, request) => {
+      if (request.attempt !== 1) return handle(message, request);
+      try {
+        return await batcher.run(() => handle(message, request));
+      } catch (error) {
+        // The batch's commit failed, not this message's handler (a key another worker had moved,
+        // say): nothing of it was kept, so it runs again alone at once, no attempt spent.
+        if (error instanceof BatchCommitError) return handle(message, request);
+        throw error;
+      }
+    };
   }
 
   status(): SubscriptionStatus {

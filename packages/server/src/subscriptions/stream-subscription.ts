@@ -39,7 +39,11 @@ export function createStreamSubscription(options: StreamSubscriptionOptions): Co
     handle: async (message, { jumpGap, signal }) => {
       if (!handles(message.envelope?.metadata?.headers?.type)) return 'skipped';
       return waitingOutRebuilds(
-        () => domain.handleMessage(message.envelope, { handler, inbox: { subscription: options.group, brokerMessageId: message.id, jumpGap } }),
+        () =>
+          domain.handleMessage(message.envelope, {
+            handler,
+            inbox: { subscription: options.group, brokerMessageId: message.id, jumpGap, redelivered: message.deliveryCount > 1 },
+          }),
         options.logger,
         signal,
       );
