@@ -9,7 +9,8 @@
  *
  * BEGIN is deferred: `begin` only takes a connection, and BEGIN goes out with the first statement,
  * in the same round trip (connection/pipelined-prefix.ts). A transaction that never ran a
- * statement has nothing to commit or roll back and sends nothing.
+ * statement has nothing to commit or roll back and sends nothing. COMMIT is brought forward the
+ * same way: the outbox's append, deferred to the commit, takes the COMMIT along in its round trip.
  *
  * The fork is made on demand because forking and MikroORM's transaction bookkeeping cost more
  * than the inserts of a typical commit (measured in bench/persistence); most units of work never
@@ -24,7 +25,8 @@ import { ConnectionTurns } from './connection/connection-turns.js';
 import type { PgConnection } from './connection/pg-connection.js';
 import type { StatementRunner } from './connection/statement-runner.js';
 import { qualifiedName } from './schema/column-naming.js';
-import type { ExecuteOptions, SqlResult, SqlTransaction } from './sql-executor.js';
+import type { DeferredFlush, ExecuteOptions, SqlExecutor, SqlResult, SqlTransaction } from './sql-executor.js';
+import { runDeferred, type CommittingRun, type Deferred } from './deferred-statements.js';
 
 type State = 'active' | 'committed' | 'rolled back';
 
@@ -38,6 +40,8 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
   private fork: { em: SqlEntityManager; trx: Knex.Transaction } | undefined;
   private readonly turns = new ConnectionTurns();
   private readonly committedCallbacks = new Set<() => void>();
+  /** Statements kept for the commit: only flushes that ride with the COMMIT (deferUntilCommit). */
+  private readonly deferred = new Map<object, Deferred>();
 
   private constructor(
     readonly providerName: string,
@@ -58,6 +62,8 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
 
   async execute<R = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: ExecuteOptions): Promise<SqlResult<R>> {
     this.assertActive('run a statement');
+    // A statement after a deferred append sees its rows, as if nothing had been deferred.
+    if (this.deferred.size > 0) await this.flushDeferred(undefined);
     try {
       return await this.turns.run(() => {
         if (this.begun) return this.runner.run<R>(this.connection, sql, params, options);
@@ -85,6 +91,22 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
   afterCommit(callback: () => void): void {
     this.assertActive('register an after-commit callback');
     this.committedCallbacks.add(callback);
+  }
+
+  /**
+   * Keeps a flush that `ridesWithCommit` (the outbox's append) for the commit, where it takes the
+   * COMMIT along in its round trip; any other flush is refused (false: the caller runs it now).
+   */
+  deferUntilCommit<T>(key: object, items: readonly T[], flush: DeferredFlush<T>): boolean {
+    this.assertActive('defer a statement to the commit');
+    if (flush.ridesWithCommit !== true) return false;
+    let entry = this.deferred.get(key);
+    if (!entry) {
+      entry = { items: [], flush: flush as DeferredFlush<unknown> };
+      this.deferred.set(key, entry);
+    }
+    entry.items.push(...items);
+    return true;
   }
 
   /**
@@ -121,12 +143,14 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
     try {
       const fork = this.fork;
       if (fork) {
+        await this.flushDeferred(undefined);
         await this.turns.run(async () => {
           await fork.em.flush();
           await fork.trx.commit();
         });
-      } else if (this.begun) {
-        await this.turns.run(() => this.runner.run(this.connection, 'COMMIT'));
+      } else {
+        const committed = await this.flushDeferred((sql, params, options) => this.runThenCommit(sql, params, options));
+        if (!committed && this.begun) await this.turns.run(() => this.runner.run(this.connection, 'COMMIT'));
       }
       this.state = 'committed';
     } catch (error) {
@@ -137,6 +161,24 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
       await this.finish();
     }
     for (const callback of this.committedCallbacks) callback();
+  }
+
+  /** Runs the deferred statements now (taken out first: they run through `execute`), the last with the COMMIT when `withCommit` is given. */
+  private flushDeferred(withCommit: CommittingRun | undefined): Promise<boolean> {
+    const deferred = new Map(this.deferred);
+    this.deferred.clear();
+    // Through `execute`, in turn, BEGIN first if nothing has begun the transaction yet.
+    const executor: SqlExecutor = { execute: (sql, params, options) => this.execute(sql, params, options), qualify: (table) => this.qualify(table) };
+    return runDeferred(deferred, executor, withCommit);
+  }
+
+  private runThenCommit<R>(sql: string, params?: readonly unknown[], options?: ExecuteOptions): Promise<SqlResult<R>> {
+    return this.turns.run(() => {
+      const prefix = this.begun ? [] : ['BEGIN'];
+      // As in execute: once sent, BEGIN has (practically always) run, so a failure needs ROLLBACK.
+      this.begun = true;
+      return this.runner.runAround<R>(this.connection, prefix, sql, params, options, ['COMMIT']);
+    });
   }
 
   /** Idempotent, so cleanup paths may always call it. */
@@ -151,6 +193,7 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
 
   private async abort(): Promise<void> {
     this.state = 'rolled back';
+    this.deferred.clear();
     const fork = this.fork;
     // In turn: a ROLLBACK sent while a statement is still running would queue inside the driver.
     if (fork) await this.turns.run(() => fork.trx.rollback()).catch(() => undefined);

@@ -58,13 +58,20 @@ export interface SqlTransaction extends SqlExecutor {
    */
   afterCommit(callback: () => void): void;
   /**
-   * Batched transactions only (a PostgresSavepoint): keeps `items` for one statement the batch
-   * runs just before its COMMIT, `flush` receiving every released savepoint's items under `key`
-   * together, in savepoint order (a rolled-back savepoint's are dropped). Returns false where there
-   * is no batch, and the caller runs its statement itself. A failing flush rolls the batch back.
+   * Keeps `items` for one statement run just before the COMMIT, `flush` receiving every item
+   * deferred under `key` together, in the order deferred. In a batched transaction (a
+   * PostgresSavepoint) every released savepoint's items are merged (a rolled-back savepoint's are
+   * dropped); a plain transaction defers only a flush that `ridesWithCommit`. Returns false where
+   * nothing is deferred, and the caller runs its statement itself. A failing flush rolls back.
    */
   deferUntilCommit?<T>(key: object, items: readonly T[], flush: DeferredFlush<T>): boolean;
 }
 
-/** Runs the statement for items deferred until a batch's commit, inside the batch's transaction. */
-export type DeferredFlush<T> = (executor: SqlExecutor, items: readonly T[]) => Promise<void>;
+/** Runs the statement for items deferred until a commit, inside the transaction. */
+export type DeferredFlush<T> = ((executor: SqlExecutor, items: readonly T[]) => Promise<void>) & {
+  /**
+   * The flush runs exactly one statement and needs nothing back from it: the transaction's COMMIT
+   * may go out right after it, in the same round trip (connection/pipelined-prefix.ts).
+   */
+  readonly ridesWithCommit?: boolean;
+};

@@ -38,6 +38,15 @@ export class BatchConnection {
     });
   }
 
+  /** Runs `sql` (in turn) with the transaction's COMMIT right after it, in the same round trip. */
+  runThenCommit<R>(sql: string, params?: readonly unknown[], options?: ExecuteOptions): Promise<SqlResult<R>> {
+    return this.turns.run(() => {
+      const prefix = this.begun ? [] : ['BEGIN'];
+      this.begun = true;
+      return this.runner.runAround<R>(this.connection, prefix, sql, params, options, ['COMMIT']);
+    });
+  }
+
   /** Runs a statement that ends (part of) the transaction: COMMIT, ROLLBACK, ROLLBACK TO SAVEPOINT. */
   async end(sql: string): Promise<void> {
     await this.turns.run(() => this.runner.run(this.connection, sql));

@@ -17,7 +17,8 @@ import type { StatementRunner } from '../connection/statement-runner.js';
 import { BatchConnection } from './batch-connection.js';
 import type { SqlExecutor } from '../sql-executor.js';
 import { qualifiedName } from '../schema/column-naming.js';
-import { PostgresSavepoint, type Deferred, type SavepointEnding } from './postgres-savepoint.js';
+import { PostgresSavepoint, type SavepointEnding } from './postgres-savepoint.js';
+import { runDeferred, type Deferred } from '../deferred-statements.js';
 
 type State = 'active' | 'committed' | 'rolled back';
 
@@ -113,8 +114,8 @@ export class PostgresBatchTransaction implements BatchTransaction {
       );
     }
     try {
-      await this.flushDeferred();
-      if (this.connection.hasBegun) await this.connection.end('COMMIT');
+      const committed = await this.flushDeferred();
+      if (!committed && this.connection.hasBegun) await this.connection.end('COMMIT');
       this.state = 'committed';
     } catch (error) {
       // A failed COMMIT leaves nothing applied; make sure the connection is clean.
@@ -136,15 +137,19 @@ export class PostgresBatchTransaction implements BatchTransaction {
     }
   }
 
-  /** Runs the deferred statements in the batch's transaction, each once with every savepoint's items. */
-  private async flushDeferred(): Promise<void> {
-    if (this.deferred.size === 0) return;
+  /**
+   * Runs the deferred statements in the batch's transaction, each once with every savepoint's
+   * items; true when the COMMIT went out with the last of them.
+   */
+  private async flushDeferred(): Promise<boolean> {
+    if (this.deferred.size === 0) return false;
     const executor: SqlExecutor = {
       execute: (sql, params, options) => this.connection.run(sql, params, options),
       qualify: (table) => qualifiedName(this.schemaName, table),
     };
-    for (const { items, flush } of this.deferred.values()) await flush(executor, items);
+    const committed = await runDeferred(this.deferred, executor, (sql, params, options) => this.connection.runThenCommit(sql, params, options));
     this.deferred.clear();
+    return committed;
   }
 
   private savepointEnded(savepoint: PostgresSavepoint, ending: SavepointEnding): void {

@@ -16,6 +16,7 @@ import type { SqlEntityManager } from '@mikro-orm/postgresql';
 import { qualifiedName } from '../schema/column-naming.js';
 import type { DeferredFlush, ExecuteOptions, SqlResult, SqlTransaction } from '../sql-executor.js';
 import type { BatchConnection } from './batch-connection.js';
+import type { Deferred } from '../deferred-statements.js';
 
 type State = 'active' | 'committed' | 'rolled back';
 
@@ -27,11 +28,7 @@ export type SavepointEnding =
   /** Rolling back to it failed (a broken connection): what the batch holds is unknown. */
   | { kind: 'broken'; error: Error };
 
-/** Items kept for one statement at the batch's commit (see `deferUntilCommit`). */
-export interface Deferred {
-  items: unknown[];
-  flush: DeferredFlush<unknown>;
-}
+export type { Deferred } from '../deferred-statements.js';
 
 export class PostgresSavepoint implements ProviderTransaction, SqlTransaction {
   private state: State = 'active';

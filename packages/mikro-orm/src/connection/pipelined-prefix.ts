@@ -2,7 +2,10 @@
  * Statements sent ahead of another in the same round trip: a transaction's BEGIN (and a batched
  * transaction's `SAVEPOINT s<N>`) go out with the first statement, one corked socket write and
  * one Sync, so one round trip instead of two or three. A unit of work of a few statements spent
- * about 7 % of its CPU on the socket write of a BEGIN alone (bench:hop profiles).
+ * about 7 % of its CPU on the socket write of a BEGIN alone (bench:hop profiles). The same way, a
+ * transaction's COMMIT can follow its last statement (the outbox's append) as a suffix: when the
+ * statement fails, PostgreSQL skips the COMMIT (everything after an error up to the Sync), and the
+ * transaction is left aborted for the caller's ROLLBACK.
  *
  * A statement with parameters or a name goes out as Parse/Bind/Execute of each prefix statement
  * (unnamed, no Describe) then the statement's own messages, through a subclass of the
@@ -17,7 +20,8 @@ import type { PgConnection, PgQueryResult } from './pg-connection.js';
 interface PgWire {
   parse(message: { text: string; name?: string; types?: unknown[] }): void;
   bind(message: Record<string, never>): void;
-  execute(message: Record<string, never>): void;
+  execute(message: { portal?: string; rows?: number }): void;
+  sync(): void;
   /** pg ≥ 8.21: named statements whose Parse is on its way. */
   submittedNamedStatements?: Record<string, string>;
 }
@@ -26,6 +30,7 @@ interface PgQuery {
   name?: string;
   text: string;
   types?: unknown[];
+  portal?: string;
   prepare(wire: PgWire): void;
   hasBeenParsed(wire: PgWire): boolean;
 }
@@ -38,17 +43,20 @@ interface PrefixedQueryConfig {
   values: unknown[];
   callback: Callback;
   prefix: readonly string[];
+  suffix: readonly string[];
 }
 
-type PgQueryClass = new (config: { text: string; name?: string; values: unknown[]; callback: Callback }) => PgQuery;
+type PgQueryClass = new (config: { text: string; name?: string; values: unknown[]; callback: Callback }) => PgQuery & {
+  _getRows(wire: PgWire, rows: number | undefined): void;
+};
 type PrefixedQueryClass = new (config: PrefixedQueryConfig) => PgQuery;
 
 const subclasses = new WeakMap<PgQueryClass, PrefixedQueryClass>();
 
 /**
- * Runs the `prefix` statements (fixed texts without parameters, e.g. `['BEGIN', 'SAVEPOINT s1']`)
- * and then the statement in one round trip; resolves to the statement's result. A failing
- * statement rejects with its error, whichever of them failed.
+ * Runs the `prefix` statements (fixed texts without parameters, e.g. `['BEGIN', 'SAVEPOINT s1']`),
+ * the statement, then the `suffix` statements (`['COMMIT']`) in one round trip; resolves to the
+ * statement's result. A failing statement rejects with its error, whichever of them failed.
  */
 export function queryWithPrefix(
   connection: PgConnection,
@@ -56,23 +64,27 @@ export function queryWithPrefix(
   text: string,
   values: unknown[],
   name: string | undefined,
+  suffix: readonly string[] = [],
 ): Promise<PgQueryResult> {
   if (name === undefined && values.length === 0) {
-    return connection.query(`${prefix.join(';\n')};\n${text}`).then((results) => afterPrefix(results as unknown as PgQueryResult[], prefix.length));
+    return connection
+      .query([...prefix, text, ...suffix].join(';\n'))
+      .then((results) => ownResult(results as unknown as PgQueryResult[], prefix.length, suffix.length));
   }
   const Query = prefixedQueryClass(connection);
   return new Promise((resolve, reject) => {
-    const callback: Callback = (error, results) => (error ? reject(error) : resolve(afterPrefix(results as PgQueryResult[], prefix.length)));
-    (connection as unknown as { query(query: PgQuery): void }).query(new Query({ text, name, values, callback, prefix }));
+    const callback: Callback = (error, results) => (error ? reject(error) : resolve(ownResult(results as PgQueryResult[], prefix.length, suffix.length)));
+    (connection as unknown as { query(query: PgQuery): void }).query(new Query({ text, name, values, callback, prefix, suffix }));
   });
 }
 
 /**
  * node-postgres collects one result per command: the prefix statements' first, then the
- * statement's (a text of several statements has several, returned as an array as without prefix).
+ * statement's, then the suffix's (a text of several statements has several, returned as an array
+ * as without prefix).
  */
-function afterPrefix(results: PgQueryResult[], prefixLength: number): PgQueryResult {
-  const own = results.slice(prefixLength);
+function ownResult(results: PgQueryResult[], prefixLength: number, suffixLength: number): PgQueryResult {
+  const own = results.slice(prefixLength, results.length - suffixLength);
   return (own.length === 1 ? own[0] : own) as PgQueryResult;
 }
 
@@ -90,10 +102,12 @@ function prefixed(Query: PgQueryClass): PrefixedQueryClass {
   return class PrefixedQuery extends Query {
     private parsedAhead = false;
     private readonly prefix: readonly string[];
+    private readonly suffix: readonly string[];
 
     constructor(config: PrefixedQueryConfig) {
       super(config);
       this.prefix = config.prefix;
+      this.suffix = config.suffix;
     }
 
     override prepare(wire: PgWire): void {
@@ -115,6 +129,19 @@ function prefixed(Query: PgQueryClass): PrefixedQueryClass {
 
     override hasBeenParsed(wire: PgWire): boolean {
       return this.parsedAhead || super.hasBeenParsed(wire);
+    }
+
+    // node-postgres ends the statement's messages here with Execute and Sync: the suffix
+    // statements go between them, so they run in the same pipeline only if the statement succeeded.
+    override _getRows(wire: PgWire, rows: number | undefined): void {
+      if (rows || this.suffix.length === 0) return super._getRows(wire, rows);
+      wire.execute({ portal: this.portal, rows });
+      for (const statement of this.suffix) {
+        wire.parse({ text: statement });
+        wire.bind({});
+        wire.execute({});
+      }
+      wire.sync();
     }
   };
 }

@@ -46,24 +46,40 @@ export class StatementRunner {
     return this.send(connection, prefix, sql, params, options);
   }
 
+  /**
+   * Runs `prefix`, the statement, then `suffix` (a transaction's COMMIT), in one round trip;
+   * resolves to the statement's result. When the statement fails the suffix does not run.
+   */
+  runAround<R>(
+    connection: PgConnection,
+    prefix: readonly string[],
+    sql: string,
+    params: readonly unknown[] = [],
+    options: ExecuteOptions | undefined,
+    suffix: readonly string[],
+  ): Promise<SqlResult<R>> {
+    return this.send(connection, prefix, sql, params, options, suffix);
+  }
+
   private async send<R>(
     connection: PgConnection,
     prefix: readonly string[],
     sql: string,
     params: readonly unknown[],
     options: ExecuteOptions | undefined,
+    suffix: readonly string[] = NO_PREFIX,
   ): Promise<SqlResult<R>> {
     const text = toPositional(sql);
     const values = params as unknown[];
     const name = options?.prepare === true ? preparedName(text) : undefined;
     if (!this.debug) {
-      const result = await query(connection, prefix, text, values, name);
+      const result = await query(connection, prefix, text, values, name, suffix);
       return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
     }
     const started = performance.now();
-    const carried = prefixFields(prefix);
+    const carried = { ...prefixFields(prefix), ...(suffix.length > 0 ? { then: suffix } : {}) };
     try {
-      const result = await query(connection, prefix, text, values, name);
+      const result = await query(connection, prefix, text, values, name, suffix);
       this.log.debug('sql', { sql: text, params: values, ...carried, rows: result.rowCount ?? 0, ms: round(performance.now() - started) });
       return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
     } catch (error) {
@@ -73,8 +89,15 @@ export class StatementRunner {
   }
 }
 
-function query(connection: PgConnection, prefix: readonly string[], text: string, values: unknown[], name: string | undefined): Promise<PgQueryResult> {
-  if (prefix.length > 0) return queryWithPrefix(connection, prefix, text, values, name);
+function query(
+  connection: PgConnection,
+  prefix: readonly string[],
+  text: string,
+  values: unknown[],
+  name: string | undefined,
+  suffix: readonly string[],
+): Promise<PgQueryResult> {
+  if (prefix.length > 0 || suffix.length > 0) return queryWithPrefix(connection, prefix, text, values, name, suffix);
   return name ? connection.query({ name, text, values }) : connection.query(text, values);
 }
 

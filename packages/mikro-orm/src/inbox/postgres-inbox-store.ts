@@ -21,6 +21,7 @@ import { checkpointsOfKeysSql, passedOfKeysSql, subscriptionTotalsSql } from './
 import { INBOX_CHECKPOINTS_TABLE, INBOX_MESSAGES_TABLE, INBOX_PASSED_TABLE, type InboxTableNames } from './inbox-tables.js';
 import { advanceTogether, type TrustedAdvance } from './advances-together.js';
 import { CommittedPositions } from './committed-positions.js';
+import { PostgresSavepoint } from '../batch/postgres-savepoint.js';
 
 export class PostgresInboxStore implements InboxStore {
   readonly tables: InboxTableNames;
@@ -44,16 +45,21 @@ export class PostgresInboxStore implements InboxStore {
       return recorded.length ? { kind: 'next' } : { kind: 'duplicate', checkpoint: null };
     }
     const { key, sequence } = position;
-    const remember = () => this.committedHere.set(subscription, key, sequence);
-    if (!entry.jumpGap && !entry.redelivered && sql.deferUntilCommit && (sequence === 1 || this.committedHere.get(subscription, key) === sequence - 1)) {
+    const savepoint = tx instanceof PostgresSavepoint ? tx : undefined;
+    const remember = () => {
+      sql.afterCommit(() => this.committedHere.set(subscription, key, sequence));
+      // A later message of the key in the same batch may then be taken on trust.
+      savepoint?.establishForBatch(advanced(subscription, key, sequence));
+    };
+    if (savepoint && !entry.jumpGap && !entry.redelivered && this.likelyNext(savepoint, subscription, key, sequence)) {
       // Very likely the key's next: taken on trust, the checkpoint moves (checked) at the batch's commit.
-      sql.deferUntilCommit<TrustedAdvance>(this.flushAdvances, [{ subscription, key, sequence }], this.flushAdvances);
-      sql.afterCommit(remember);
+      savepoint.deferUntilCommit<TrustedAdvance>(this.flushAdvances, [{ subscription, key, sequence }], this.flushAdvances);
+      remember();
       return { kind: 'next' };
     }
     const move = entry.jumpGap ? jumpSql : advanceSql;
     if ((await run(sql, move(this.tables, subscription, key, sequence))).length) {
-      sql.afterCommit(remember);
+      remember();
       return { kind: 'next' };
     }
     const [found] = await run<{ checkpoint: string | null; reason: string | null; broker_message_id: string | null }>(
@@ -64,7 +70,7 @@ export class PostgresInboxStore implements InboxStore {
     if (checkpoint === null || checkpoint < sequence) {
       // The predecessor committed between the two statements: it is our turn after all.
       if (checkpoint === sequence - 1 && (await run(sql, advanceSql(this.tables, subscription, key, sequence))).length) {
-        sql.afterCommit(remember);
+        remember();
         return { kind: 'next' };
       }
       return { kind: 'early', checkpoint };
@@ -74,6 +80,11 @@ export class PostgresInboxStore implements InboxStore {
     if (found.reason === 'dead-lettered' && found.broker_message_id === entry.brokerMessageId) return { kind: 'dead-lettered' };
     const taken = await run(sql, takePassedSql(this.tables, subscription, key, sequence));
     return taken.length ? { kind: 'late', passedAs: found.reason } : { kind: 'duplicate', checkpoint };
+  }
+
+  /** The key's first position, the one after what this process committed, or after one moved earlier in this batch. */
+  private likelyNext(savepoint: PostgresSavepoint, subscription: string, key: string, sequence: number): boolean {
+    return sequence === 1 || this.committedHere.get(subscription, key) === sequence - 1 || savepoint.knowsForBatch(advanced(subscription, key, sequence - 1));
   }
 
   async pass(subscription: string, passes: readonly PositionPass[]): Promise<boolean[]> {
@@ -139,6 +150,11 @@ export class PostgresInboxStore implements InboxStore {
     const rows = await run<{ subscription: string; total: string }>(this.db, subscriptionTotalsSql(this.tables));
     return rows.map((row) => ({ subscription: row.subscription, total: Number(row.total) }));
   }
+}
+
+/** The fact a batch's savepoint establishes when it moved (or will move at the commit) a key to `sequence`. */
+function advanced(subscription: string, key: string, sequence: number): string {
+  return `inbox\u0000${subscription}\u0000${key}\u0000${sequence}`;
 }
 
 // Every inbox text is fixed per table (values travel as parameters), and `enter` runs once or

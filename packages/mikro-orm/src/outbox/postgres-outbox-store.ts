@@ -18,7 +18,7 @@ import {
   type ProviderTransaction,
   type StreamPublished,
 } from '@protean-ts/core';
-import { PREPARED, type SqlDatabase, type SqlExecutor } from '../sql-executor.js';
+import { PREPARED, type DeferredFlush, type SqlDatabase, type SqlExecutor } from '../sql-executor.js';
 import { transactionExecutor } from '../transaction-executor.js';
 import { appendRowsSql } from './append-rows.sql.js';
 import { AppendSignal } from './append-signal.js';
@@ -52,20 +52,25 @@ export class PostgresOutboxStore implements OutboxStore {
     const executor = transactionExecutor(tx, this.db.providerName, 'The outbox', 'so the rows commit with the aggregate');
     if (rows.length === 0) return;
     validateOutboxRows(rows);
-    // In a batched transaction the rows of every message go out in one append at its commit.
+    // Appended at the commit, with the COMMIT in the same round trip; in a batched transaction the
+    // rows of every message go out in one append.
     if (!executor.deferUntilCommit?.(this, rows, this.appendNow)) await this.appendNow(executor, rows);
     // Registered once per transaction however many appends it makes (the same function).
     executor.afterCommit(this.signal.committed);
   }
 
-  private readonly appendNow = async (executor: SqlExecutor, rows: readonly NewOutboxRow[]): Promise<void> => {
-    const { sql, params } = appendRowsSql(this.table, this.positionsTable, rows);
-    try {
-      await executor.execute(sql, params, PREPARED);
-    } catch (error) {
-      throw duplicateMessage(error, rows) ?? error;
-    }
-  };
+  // One statement whose answer nothing needs: at a commit it takes the COMMIT along (ridesWithCommit).
+  private readonly appendNow: DeferredFlush<NewOutboxRow> = Object.assign(
+    async (executor: SqlExecutor, rows: readonly NewOutboxRow[]): Promise<void> => {
+      const { sql, params } = appendRowsSql(this.table, this.positionsTable, rows);
+      try {
+        await executor.execute(sql, params, PREPARED);
+      } catch (error) {
+        throw duplicateMessage(error, rows) ?? error;
+      }
+    },
+    { ridesWithCommit: true },
+  );
 
   async claimBatch(request: ClaimRequest): Promise<OutboxRow[]> {
     return (await this.claim([], request)).rows;
