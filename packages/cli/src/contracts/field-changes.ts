@@ -27,12 +27,15 @@ export interface FieldChange {
   forward: boolean;
 }
 
-/** The contract without its name and description: what a rename keeps and a reader relies on. */
+/**
+ * The contract without its name, description and class name: what a rename keeps and a reader
+ * relies on (the wire carries a value object's fields, never its class).
+ */
 function shape(field: FieldContract): string {
-  const { name: _name, description: _description, ...rest } = field;
+  const { name: _name, description: _description, target: _target, ...rest } = field;
   return JSON.stringify(rest, (_key, value: unknown) =>
     Array.isArray(value) && value.every((item) => typeof item === 'object' && item !== null && 'name' in item)
-      ? [...(value as FieldContract[])].sort((a, b) => a.name.localeCompare(b.name)).map((item) => ({ ...item, description: undefined }))
+      ? [...(value as FieldContract[])].sort((a, b) => a.name.localeCompare(b.name)).map((item) => ({ ...item, description: undefined, target: undefined }))
       : value,
   );
 }
@@ -86,7 +89,7 @@ function changedField(old: FieldContract, current: FieldContract, prefix: string
   const backward = fieldAccepts(current, old);
   const forward = fieldAccepts(old, current);
   const detail = `${summary(old)} → ${summary(current)}`;
-  const kindChanged = typeOf(old) !== typeOf(current);
+  const kindChanged = old.kind !== current.kind || old.of !== current.of;
   const presenceChanged = old.required !== current.required || old.hasDefault !== current.hasDefault;
   let change: FieldChangeKind;
   if (kindChanged) change = 'type-changed';
