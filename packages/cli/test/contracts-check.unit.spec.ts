@@ -69,7 +69,16 @@ describe('schema check verdicts', () => {
   });
 
   it('follows upcaster steps without gaps', () => {
-    expect(upcasterPathExists([{ from: 1, to: 2 }, { from: 2, to: 4 }], 1, 4)).toBe(true);
+    expect(
+      upcasterPathExists(
+        [
+          { from: 1, to: 2 },
+          { from: 2, to: 4 },
+        ],
+        1,
+        4,
+      ),
+    ).toBe(true);
     expect(upcasterPathExists([{ from: 1, to: 2 }], 1, 3)).toBe(false);
     expect(upcasterPathExists([{ from: 2, to: 3 }], 1, 3)).toBe(false);
   });

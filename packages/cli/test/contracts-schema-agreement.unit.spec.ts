@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { BaseValueObject, ValidationError, field, type ClassRef } from '@protean-ts/core';
 import { fieldContractsOf } from '../src/contracts/field-contract.js';
@@ -31,14 +31,38 @@ class Money extends BaseValueObject {
 const word = fc.string({ minLength: 1, maxLength: 6, unit: fc.constantFrom(...'abcdefghij') });
 const specArb: fc.Arbitrary<Spec> = fc.oneof(
   fc
-    .record({ required: fc.boolean(), minLength: fc.integer({ min: 0, max: 4 }), extra: fc.integer({ min: 0, max: 12 }), withChoices: fc.boolean(), choices: fc.uniqueArray(word, { minLength: 1, maxLength: 4 }) })
-    .map(({ required, minLength, extra, withChoices, choices }): Spec => ({ kind: 'string', required, minLength, maxLength: Math.max(1, minLength + extra), ...(withChoices ? { choices: choices.filter((c) => c.length >= minLength && c.length <= Math.max(1, minLength + extra)) } : {}) })),
+    .record({
+      required: fc.boolean(),
+      minLength: fc.integer({ min: 0, max: 4 }),
+      extra: fc.integer({ min: 0, max: 12 }),
+      withChoices: fc.boolean(),
+      choices: fc.uniqueArray(word, { minLength: 1, maxLength: 4 }),
+    })
+    .map(({ required, minLength, extra, withChoices, choices }): Spec => ({
+      kind: 'string',
+      required,
+      minLength,
+      maxLength: Math.max(1, minLength + extra),
+      ...(withChoices ? { choices: choices.filter((c) => c.length >= minLength && c.length <= Math.max(1, minLength + extra)) } : {}),
+    })),
   fc
-    .record({ kind: fc.constantFrom('integer' as const, 'float' as const), required: fc.boolean(), a: fc.integer({ min: -1000, max: 1000 }), b: fc.integer({ min: -1000, max: 1000 }) })
+    .record({
+      kind: fc.constantFrom('integer' as const, 'float' as const),
+      required: fc.boolean(),
+      a: fc.integer({ min: -1000, max: 1000 }),
+      b: fc.integer({ min: -1000, max: 1000 }),
+    })
     .map(({ kind, required, a, b }): Spec => ({ kind, required, min: Math.min(a, b), max: Math.max(a, b) })),
-  fc.record({ required: fc.boolean(), precision: fc.integer({ min: 1, max: 12 }), s: fc.integer({ min: 0, max: 12 }) }).map(({ required, precision, s }): Spec => ({ kind: 'decimal', required, precision, scale: Math.min(s, precision) })),
-  fc.record({ kind: fc.constantFrom('boolean' as const, 'date' as const, 'datetime' as const, 'identifier' as const, 'money' as const, 'integers' as const), required: fc.boolean() }),
-  fc.record({ required: fc.boolean(), values: fc.uniqueArray(word, { minLength: 1, maxLength: 4 }) }).map(({ required, values }): Spec => ({ kind: 'status', required, values })),
+  fc
+    .record({ required: fc.boolean(), precision: fc.integer({ min: 1, max: 12 }), s: fc.integer({ min: 0, max: 12 }) })
+    .map(({ required, precision, s }): Spec => ({ kind: 'decimal', required, precision, scale: Math.min(s, precision) })),
+  fc.record({
+    kind: fc.constantFrom('boolean' as const, 'date' as const, 'datetime' as const, 'identifier' as const, 'money' as const, 'integers' as const),
+    required: fc.boolean(),
+  }),
+  fc
+    .record({ required: fc.boolean(), values: fc.uniqueArray(word, { minLength: 1, maxLength: 4 }) })
+    .map(({ required, values }): Spec => ({ kind: 'status', required, values })),
 );
 
 function declare(spec: Spec): (prototype: object, key: string) => void {
@@ -129,13 +153,26 @@ function invalidValues(spec: Spec): fc.Arbitrary<unknown>[] {
     }
     case 'integer':
     case 'float': {
-      const arbs = [...missing, notScalar, fc.boolean(), fc.constant('many'), fc.integer({ min: spec.max + 1, max: spec.max + 1000 }), fc.integer({ min: spec.min - 1000, max: spec.min - 1 })];
+      const arbs = [
+        ...missing,
+        notScalar,
+        fc.boolean(),
+        fc.constant('many'),
+        fc.integer({ min: spec.max + 1, max: spec.max + 1000 }),
+        fc.integer({ min: spec.min - 1000, max: spec.min - 1 }),
+      ];
       if (spec.kind === 'integer') arbs.push(fc.integer({ min: spec.min, max: spec.max - 1 }).map((n) => n + 0.5));
       return arbs;
     }
     case 'decimal': {
       const limit = 10 ** (spec.precision - spec.scale);
-      return [...missing, notScalar, fc.boolean(), fc.integer({ min: 0, max: 1000 }).map((n) => limit + n), fc.integer({ min: 0, max: 1000 }).map((n) => -limit - n)];
+      return [
+        ...missing,
+        notScalar,
+        fc.boolean(),
+        fc.integer({ min: 0, max: 1000 }).map((n) => limit + n),
+        fc.integer({ min: 0, max: 1000 }).map((n) => -limit - n),
+      ];
     }
     case 'boolean':
       return [...missing, notScalar, fc.integer(), fc.constant('yes')];
@@ -145,7 +182,13 @@ function invalidValues(spec: Spec): fc.Arbitrary<unknown>[] {
     case 'identifier':
       return [...missing, notScalar, fc.boolean(), fc.constant('   '), fc.string({ minLength: 256, maxLength: 300 })];
     case 'money':
-      return [...missing, fc.constant('12.50 EUR'), fc.constant({ amount: 1, currency: 'eur' }), fc.constant({ amount: 1 }), fc.constant({ amount: -1, currency: 'EUR' })];
+      return [
+        ...missing,
+        fc.constant('12.50 EUR'),
+        fc.constant({ amount: 1, currency: 'eur' }),
+        fc.constant({ amount: 1 }),
+        fc.constant({ amount: -1, currency: 'EUR' }),
+      ];
     case 'integers':
       return [...missing, fc.constant('1,2'), fc.constant([1, 'x']), fc.constant([null]), fc.constant([1.5])];
     case 'status':

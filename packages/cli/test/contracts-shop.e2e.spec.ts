@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { Parser } from '@asyncapi/parser';
 import { runCli } from './run-cli.js';
@@ -86,7 +86,7 @@ describe('protean-ts schema export on the shop', () => {
     expect(code, stderr).toBe(0);
   });
 
-  it('writes a JSON Schema 2020-12 per message that ajv compiles and the shop\'s own messages satisfy', () => {
+  it("writes a JSON Schema 2020-12 per message that ajv compiles and the shop's own messages satisfy", () => {
     const ajv = new Ajv2020({ strict: true, allErrors: true });
     addFormats.default(ajv);
     const files = fs.readdirSync(path.join(out, 'schemas'));
@@ -95,7 +95,15 @@ describe('protean-ts schema export on the shop', () => {
     const validators = new Map(files.map((file) => [file, ajv.compile(JSON.parse(fs.readFileSync(path.join(out, 'schemas', file), 'utf8')))]));
     const money = { amount: 59.8, currency: 'EUR' };
     const samples: [string, unknown][] = [
-      ['Shop.OrderPlaced.v1', OrderPlaced.create({ orderId: 'o-1', customerId: 'c-1', items: [{ sku: 'TEA-1', quantity: 2, unitPrice: { amount: 29.9, currency: 'EUR' } }], total: money }).toPlain()],
+      [
+        'Shop.OrderPlaced.v1',
+        OrderPlaced.create({
+          orderId: 'o-1',
+          customerId: 'c-1',
+          items: [{ sku: 'TEA-1', quantity: 2, unitPrice: { amount: 29.9, currency: 'EUR' } }],
+          total: money,
+        }).toPlain(),
+      ],
       ['Shop.OrderConfirmed.v1', OrderConfirmed.create({ orderId: 'o-1', customerId: 'c-1', amount: money, paymentMethod: 'card' }).toPlain()],
       ['Shop.OrderCancelled.v1', OrderCancelled.create({ orderId: 'o-1', reason: 'payment declined' }).toPlain()],
     ];
@@ -115,16 +123,34 @@ describe('protean-ts schema export on the shop', () => {
     expect(diagnostics.filter((d) => d.severity === 0)).toEqual([]);
     expect(document).toBeDefined();
     expect(document!.version()).toBe('3.0.0');
-    const channel = document!.channels().all().find((c) => c.address() === 'shop::order');
+    const channel = document!
+      .channels()
+      .all()
+      .find((c) => c.address() === 'shop::order');
     expect(channel).toBeDefined();
-    expect(channel!.messages().all().map((m) => m.name()).sort()).toEqual(['Shop.OrderCancelled.v1', 'Shop.OrderConfirmed.v1']);
-    expect(document!.servers().all().map((s) => [s.host(), s.protocol()])).toEqual([['127.0.0.1:6379', 'redis']]);
-    const payload = document!.messages().all().find((m) => m.name() === 'Shop.OrderConfirmed.v1')!.payload()!;
+    expect(
+      channel!
+        .messages()
+        .all()
+        .map((m) => m.name())
+        .sort(),
+    ).toEqual(['Shop.OrderCancelled.v1', 'Shop.OrderConfirmed.v1']);
+    expect(
+      document!
+        .servers()
+        .all()
+        .map((s) => [s.host(), s.protocol()]),
+    ).toEqual([['127.0.0.1:6379', 'redis']]);
+    const payload = document!
+      .messages()
+      .all()
+      .find((m) => m.name() === 'Shop.OrderConfirmed.v1')!
+      .payload()!;
     expect(Object.keys(payload.properties() ?? {})).toEqual(['data', 'metadata']);
     expect(Object.keys(payload.properties()!.data!.properties() ?? {})).toEqual(['orderId', 'customerId', 'amount', 'paymentMethod']);
   });
 
-  it('prints one broker\'s AsyncAPI document, and refuses an unknown broker', async () => {
+  it("prints one broker's AsyncAPI document, and refuses an unknown broker", async () => {
     const one = await shopCli(['schema', 'export', '--asyncapi', 'partners']);
     expect(one.code, one.stderr).toBe(0);
     expect(JSON.parse(one.stdout).asyncapi).toBe('3.0.0');
@@ -166,7 +192,9 @@ export class Deposited extends BaseEvent {
     expect(code, stderr).toBe(1);
     const report = JSON.parse(stdout);
     expect(report.against).toBe('git ref HEAD');
-    expect(report.changes).toEqual([expect.objectContaining({ message: 'Bank.Deposited', change: 'field-renamed', field: 'amount', verdict: 'breaking', severity: 'error' })]);
+    expect(report.changes).toEqual([
+      expect.objectContaining({ message: 'Bank.Deposited', change: 'field-renamed', field: 'amount', verdict: 'breaking', severity: 'error' }),
+    ]);
     expect(stderr).toContain('1 breaking change(s) against git ref HEAD');
     expect(git('status', '--porcelain').toString()).toBe(' M src/domain.ts\n');
 

@@ -95,8 +95,12 @@ describe('the Observatory on the memory database', () => {
   };
 
   it('serves the message catalog beside the domain map', async () => {
-    const catalog = await get<{ events: { type: string; published: boolean; consumers: { kind: string; name: string }[] }[]; commands: { type: string }[] }>('api/catalog');
-    expect(catalog.events).toEqual([expect.objectContaining({ type: 'Kiosk.Sold.v1', published: false, consumers: [expect.objectContaining({ kind: 'eventHandler', name: 'Receipts' })] })]);
+    const catalog = await get<{ events: { type: string; published: boolean; consumers: { kind: string; name: string }[] }[]; commands: { type: string }[] }>(
+      'api/catalog',
+    );
+    expect(catalog.events).toEqual([
+      expect.objectContaining({ type: 'Kiosk.Sold.v1', published: false, consumers: [expect.objectContaining({ kind: 'eventHandler', name: 'Receipts' })] }),
+    ]);
     expect(catalog.commands.map((c) => c.type)).toEqual(['Kiosk.Sell.v1']);
   });
 

@@ -74,12 +74,18 @@ export const registerSchemaCommands: CommandGroup = (program, context) => {
     .option('--api-version <version>', "info.version of the AsyncAPI documents (default: the domain's package.json version)")
     .action(async (options: ExportOptions) => {
       const { contracts } = await loadedContracts(context);
-      const documents = options.asyncapi === false ? new Map<string, AsyncApiDocument>() : await asyncApiDocuments(context, contracts, applicationVersion(context, options.apiVersion));
+      const documents =
+        options.asyncapi === false
+          ? new Map<string, AsyncApiDocument>()
+          : await asyncApiDocuments(context, contracts, applicationVersion(context, options.apiVersion));
       if (typeof options.asyncapi === 'string') {
         const document = documents.get(options.asyncapi);
         if (!document) {
           const known = [...documents.keys()];
-          throw new CliError(`--asyncapi ${options.asyncapi}: no AsyncAPI document for that broker (documents: ${known.length ? known.join(', ') : 'none'}; they are written for outbox.external_brokers when events are published)`, 2);
+          throw new CliError(
+            `--asyncapi ${options.asyncapi}: no AsyncAPI document for that broker (documents: ${known.length ? known.join(', ') : 'none'}; they are written for outbox.external_brokers when events are published)`,
+            2,
+          );
         }
         context.io.stdout(`${JSON.stringify(document, null, 2)}\n`);
         return;

@@ -26,7 +26,10 @@ export interface MessageCatalog {
 }
 
 export function messageCatalog(domain: Domain): MessageCatalog {
-  const entries = domainContracts(domain).messages.map(({ schema: _schema, ...contract }): CatalogEntry => ({ ...contract, consumers: consumersOf(domain, contract.type) }));
+  const entries = domainContracts(domain).messages.map(({ schema: _schema, ...contract }): CatalogEntry => ({
+    ...contract,
+    consumers: consumersOf(domain, contract.type),
+  }));
   return { domain: domain.name, events: entries.filter((e) => e.kind === 'event'), commands: entries.filter((e) => e.kind === 'command') };
 }
 

@@ -22,6 +22,7 @@ export function renderCheck(result: CheckResult, source: string): string {
   lines.push(
     `${result.changes.length} change(s): ${result.errors} error(s), ${result.warnings} warning(s); overall ${result.verdict} (${VERDICT_MEANINGS[result.verdict]}).`,
   );
-  if (result.errors) lines.push('The check fails: fix the errors, or export again (`protean-ts schema export`) when the break is intended and its consumers are ready.');
+  if (result.errors)
+    lines.push('The check fails: fix the errors, or export again (`protean-ts schema export`) when the break is intended and its consumers are ready.');
   return `${lines.join('\n')}\n`;
 }

@@ -118,7 +118,12 @@ function messageChanges(old: MessageContract, current: MessageContract): Contrac
   if (current.version > old.version) {
     upcastsOld = old.kind === 'event' && upcasterPathExists(current.upcasters, old.version, current.version);
     if (upcastsOld || old.kind === 'command') {
-      at({ change: 'version-bumped', detail: `v${old.version} → v${current.version}${upcastsOld ? ', old events upcast' : ''}`, verdict: 'full', severity: 'info' });
+      at({
+        change: 'version-bumped',
+        detail: `v${old.version} → v${current.version}${upcastsOld ? ', old events upcast' : ''}`,
+        verdict: 'full',
+        severity: 'info',
+      });
     }
     if (old.kind === 'event' && !upcastsOld) {
       at({
@@ -136,10 +141,21 @@ function messageChanges(old: MessageContract, current: MessageContract): Contrac
       });
     }
   } else if (current.version < old.version) {
-    at({ change: 'version-lowered', detail: `v${old.version} → v${current.version}: stored v${old.version} messages are newer than the code`, verdict: 'breaking', severity: 'error' });
+    at({
+      change: 'version-lowered',
+      detail: `v${old.version} → v${current.version}: stored v${old.version} messages are newer than the code`,
+      verdict: 'breaking',
+      severity: 'error',
+    });
   }
   for (const field of fieldChanges(old.fields, current.fields)) {
-    at({ change: field.change, field: field.field, detail: field.detail, verdict: verdictOf(field.backward, field.forward), severity: severityOf(old, field, upcastsOld) });
+    at({
+      change: field.change,
+      field: field.field,
+      detail: field.detail,
+      verdict: verdictOf(field.backward, field.forward),
+      severity: severityOf(old, field, upcastsOld),
+    });
   }
   return changes;
 }

@@ -57,7 +57,8 @@ export function parseContracts(file: string, parsed: unknown): ContractsDocument
   const doc = parsed as Partial<ContractsDocument> | null;
   if (!doc || typeof doc !== 'object') throw new ContractsFileError(file, 'it is not a JSON object');
   if (doc.format !== CONTRACTS_FORMAT) throw new ContractsFileError(file, `its "format" is ${JSON.stringify(doc.format)}, not "${CONTRACTS_FORMAT}"`);
-  if (typeof doc.domain !== 'string' || !Array.isArray(doc.messages)) throw new ContractsFileError(file, 'it needs "domain" (a string) and "messages" (an array)');
+  if (typeof doc.domain !== 'string' || !Array.isArray(doc.messages))
+    throw new ContractsFileError(file, 'it needs "domain" (a string) and "messages" (an array)');
   doc.messages.forEach((message, i) => {
     const m = message as Partial<MessageContract> | null;
     if (!m || typeof m.fqn !== 'string' || typeof m.version !== 'number' || !Array.isArray(m.fields) || (m.kind !== 'event' && m.kind !== 'command')) {

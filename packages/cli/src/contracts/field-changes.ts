@@ -62,7 +62,13 @@ export function fieldChanges(before: readonly FieldContract[], after: readonly F
         forward: allowsAbsent(old),
       });
     } else {
-      changes.push({ change: 'field-removed', field: `${prefix}${old.name}`, detail: `removed (was ${summary(old)})`, backward: true, forward: allowsAbsent(old) });
+      changes.push({
+        change: 'field-removed',
+        field: `${prefix}${old.name}`,
+        detail: `removed (was ${summary(old)})`,
+        backward: true,
+        forward: allowsAbsent(old),
+      });
     }
   }
   for (const field of added) {

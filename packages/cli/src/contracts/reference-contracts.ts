@@ -31,7 +31,8 @@ export async function referenceContracts(input: ReferenceInput): Promise<{ contr
   const given = path.resolve(input.cwd, input.against);
   if (fs.existsSync(given)) {
     const file = fs.statSync(given).isDirectory() ? path.join(given, CONTRACTS_FILE) : given;
-    if (!fs.existsSync(file)) throw new CliError(`${given} holds no ${CONTRACTS_FILE}; point --against at an export written by \`protean-ts schema export --out\``);
+    if (!fs.existsSync(file))
+      throw new CliError(`${given} holds no ${CONTRACTS_FILE}; point --against at an export written by \`protean-ts schema export --out\``);
     return { contracts: readContractsFile(file), source: file };
   }
   return { contracts: await contractsAtRef(input), source: `git ref ${input.against}` };
