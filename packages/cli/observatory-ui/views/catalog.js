@@ -46,10 +46,10 @@ export function CatalogView() {
   return html`
     <section data-testid="catalog-events">
       <h2>Events <span class="count">${catalog.events.length}</span></h2>
-      <div class="kinds">${catalog.events.map((entry) => html`<${Entry} entry=${entry} />`)}</div>
+      <div class="catalog">${catalog.events.map((entry) => html`<${Entry} entry=${entry} />`)}</div>
     </section>
     <section data-testid="catalog-commands">
       <h2>Commands <span class="count">${catalog.commands.length}</span></h2>
-      <div class="kinds">${catalog.commands.map((entry) => html`<${Entry} entry=${entry} />`)}</div>
+      <div class="catalog">${catalog.commands.map((entry) => html`<${Entry} entry=${entry} />`)}</div>
     </section>`;
 }
