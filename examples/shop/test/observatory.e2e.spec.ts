@@ -125,6 +125,18 @@ describe.skipIf(!ready)('protean-ts observatory in a browser', () => {
     await shot('1-domain-map');
   });
 
+  it('shows the message catalog beside the map: fields, published events, consumers', async () => {
+    await open('messages');
+    const events = domain.recordsOf('event').length;
+    await expect.poll(() => page.locator('[data-testid="catalog-events"] .card').count()).toBe(events);
+    expect(await page.locator('[data-testid="catalog-commands"] .card').count()).toBe(domain.recordsOf('command').length);
+    const confirmed = page.locator('.card[data-message="Shop.OrderConfirmed.v1"]');
+    expect(await confirmed.locator('[data-testid="published"]').count()).toBe(1);
+    expect(await confirmed.innerText()).toContain('amount.currency');
+    expect(await page.locator('.card[data-message="Shop.OrderPlaced.v1"]').innerText()).toContain('OrderFulfilment (processManager)');
+    await shot('1b-message-catalog');
+  });
+
   it('shows the message flow, with totals per subscription as the inbox holds them', async () => {
     // A few more orders, so the rates have something to show.
     await sendOrders(planOrders(6, { skus: plentifulSkus(4), maxLines: 1, mix: false }), { concurrency: 2 });

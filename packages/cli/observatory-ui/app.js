@@ -4,6 +4,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './lib.js';
 import { MapView } from './views/map.js';
+import { CatalogView } from './views/catalog.js';
 import { FlowView } from './views/flow.js';
 import { OutboxView } from './views/outbox.js';
 import { SubscriptionsView } from './views/subscriptions.js';
@@ -11,6 +12,7 @@ import { JourneyView } from './views/journey.js';
 
 const VIEWS = [
   { id: 'map', title: 'Domain map', component: MapView },
+  { id: 'messages', title: 'Messages', component: CatalogView },
   { id: 'flow', title: 'Message flow', component: FlowView },
   { id: 'outbox', title: 'Outbox', component: OutboxView },
   { id: 'subscriptions', title: 'Subscriptions', component: SubscriptionsView },

@@ -94,6 +94,16 @@ describe('the Observatory on the memory database', () => {
     return (await response.json()) as T;
   };
 
+  it('serves the message catalog beside the domain map', async () => {
+    const catalog = await get<{ events: { type: string; published: boolean; consumers: { kind: string; name: string }[] }[]; commands: { type: string }[] }>(
+      'api/catalog',
+    );
+    expect(catalog.events).toEqual([
+      expect.objectContaining({ type: 'Kiosk.Sold.v1', published: false, consumers: [expect.objectContaining({ kind: 'eventHandler', name: 'Receipts' })] }),
+    ]);
+    expect(catalog.commands.map((c) => c.type)).toEqual(['Kiosk.Sell.v1']);
+  });
+
   it("serves the flow and a request's journey from the memory outbox and inbox", async () => {
     const commandId = await domain.process<string>(Sell.create({ item: 'tea' }), { asynchronous: true });
     await eventually(async () => seen.includes('tea'), 20_000, 'the event handled');

@@ -102,7 +102,9 @@ export class OrderPlaced extends BaseEvent {
   @field.valueObject(() => Money, { required: true }) total!: Money;
 }
 
-@domain.event({ partOf: Order })
+// Published: other systems (shipping, accounting) learn of confirmed and cancelled orders through
+// the external brokers of `outbox.external_brokers`; `protean-ts schema export` describes them.
+@domain.event({ partOf: Order, published: true })
 export class OrderConfirmed extends BaseEvent {
   @field.identifier({ required: true }) orderId!: string;
   @field.identifier({ required: true }) customerId!: string;
@@ -117,7 +119,7 @@ export class OrderPaid extends BaseEvent {
   @field.string({ required: true }) paymentReference!: string;
 }
 
-@domain.event({ partOf: Order })
+@domain.event({ partOf: Order, published: true })
 export class OrderCancelled extends BaseEvent {
   @field.identifier({ required: true }) orderId!: string;
   @field.string({ required: true }) reason!: string;

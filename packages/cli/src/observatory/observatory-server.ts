@@ -11,6 +11,7 @@ import type { Domain } from '@protean-ts/core';
 import { collectStatus } from '@protean-ts/server/operations';
 import { inspectDeadLetters, purgeDeadLetters, replayDeadLetters } from './dead-letters.js';
 import { domainMap } from './domain-map.js';
+import { messageCatalog } from '../contracts/catalog.js';
 import { messageJourney } from './message-journey.js';
 import { MessageFlowSampler } from './message-flow.js';
 import { outboxView, retryOutboxRows } from './outbox-view.js';
@@ -75,6 +76,7 @@ export async function startObservatory(options: ObservatoryOptions): Promise<Run
 
   const routes: Record<string, (url: URL, body: unknown) => Promise<unknown>> = {
     'GET /api/map': async () => domainMap(domain, options.module),
+    'GET /api/catalog': async () => messageCatalog(domain),
     'GET /api/snapshot': () => snapshot(),
     'GET /api/journey': async (url) => messageJourney(domain, requiredParam(url, 'correlation')),
     'GET /api/dead-letters': async (url) => inspectDeadLetters(domain, requiredParam(url, 'subscription'), url.searchParams.get('stream') ?? undefined),

@@ -5,6 +5,7 @@
  * the v1 → v2 and v2 → v3 upcasters. The stored record is never changed.
  */
 import type { Upcaster, UpcasterClass, UpcasterOptions } from '../elements/upcaster.js';
+import type { ClassRef } from '../fields/field-definition.js';
 import type { MessageEnvelope, MessageMetadata } from '../messages/envelope.js';
 import { RegistrationError } from '../errors/registration.error.js';
 import { MissingUpcasterError } from '../errors/missing-upcaster.error.js';
@@ -36,6 +37,11 @@ export class Upcasters {
     }
     if (!options || typeof options !== 'object') throw new RegistrationError(`${name}: @domain.upcaster needs { event, from, to }`);
     this.entries.push({ cls, event: options.event, from: options.from, to: options.to });
+  }
+
+  /** The registered steps of one event class (`from` → `to`), in registration order: what `protean-ts schema check` follows. */
+  stepsOf(event: ClassRef): { from: number; to: number }[] {
+    return this.entries.filter((entry) => entry.event === event).map((entry) => ({ from: entry.from, to: entry.to }));
   }
 
   /** Every problem of the registered upcasters, one line each (for `domain.init()`). */
