@@ -24,8 +24,15 @@ export function newCallProbe(workMs = 0): CallProbe {
   return { starts: [], handled: [], running: 0, maxRunning: 0, workMs };
 }
 
-/** `subscription`: keys of `[server.stream_subscription]` beyond the fixture's. */
-export function flowDomain(db: TempDatabase, broker: FlowBroker, flow: Record<string, unknown>, probe: CallProbe, subscription: Record<string, unknown> = {}) {
+/** `subscription`: keys of `[server.stream_subscription]` beyond the fixture's; `server`: of `[server]`. */
+export function flowDomain(
+  db: TempDatabase,
+  broker: FlowBroker,
+  flow: Record<string, unknown>,
+  probe: CallProbe,
+  subscription: Record<string, unknown> = {},
+  server: Record<string, unknown> = {},
+) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'protean-flow-'));
   const config: ConfigOverrides = {
     event_processing: 'async',
@@ -36,6 +43,7 @@ export function flowDomain(db: TempDatabase, broker: FlowBroker, flow: Record<st
       tick_interval: 0.05,
       stream_subscription: { blocking_timeout_ms: 50, max_retries: 3, retry_delay_seconds: 0.05, ...subscription },
       flow_control: { Caller: flow },
+      ...server,
     },
     outbox: { tick_interval: 0.05 },
   };
