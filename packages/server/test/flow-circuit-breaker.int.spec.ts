@@ -119,15 +119,19 @@ describe.each(BROKERS)('circuit breaker on %s', (brokerName) => {
       for (const provider of app.domain.providers.values()) await provider.setupSchema(app.domain.runtime.aggregateSchemas(), { outbox: true });
       probe.downUntil = Date.now() + OUTAGE_MS;
       const tags = await app.commitJobs();
-      engine = new Engine(app.domain, { health: false });
+      engine = new Engine(app.domain, { health: { port: 0 } });
       await engine.start();
       const caller = () => engine!.subscriptionStatuses().find((s) => s.name === 'Caller')!;
 
       const open = await eventually(() => caller().flow?.circuit?.state === 'open' && caller(), OUTAGE_MS);
       expect(open.deadLettered).toBe(0);
-      const health = await engine.healthReport();
-      expect(health.checks.find((c) => c.name === 'subscription:Caller')?.detail).toMatch(
-        /circuit (open|half-open) \(DependencyDown: the payment gateway does not answer\)/,
+      const base = `http://127.0.0.1:${engine.boundHealthPort}`;
+      const readyz = (await (await fetch(`${base}/readyz`)).json()) as { status: string; notes?: Record<string, string> };
+      // Ready (the dependency is down, not the worker), with a note saying so.
+      expect(readyz.status).toBe('ready');
+      expect(readyz.notes?.['subscription:Caller']).toMatch(/circuit (open|half-open) \(DependencyDown: the payment gateway does not answer\)/);
+      expect(await (await fetch(`${base}/metrics`)).text()).toMatch(
+        /protean_subscription_circuit_state\{[^}]*messaging_consumer_group_name="Caller"[^}]*\} [12]/,
       );
 
       await eventually(() => caller().handled === tags.length, OUTAGE_MS + 30_000, 50);
@@ -137,6 +141,9 @@ describe.each(BROKERS)('circuit breaker on %s', (brokerName) => {
       expect(status.dropped).toBe(0);
       expect(status.flow?.circuit?.state).toBe('closed');
       expect(status.flow?.circuit?.opened).toBeGreaterThanOrEqual(1);
+      const metrics = await (await fetch(`${base}/metrics`)).text();
+      expect(metrics).toMatch(/protean_subscription_circuit_state\{[^}]*\} 0/);
+      expect(metrics).toMatch(new RegExp(`protean_subscription_circuit_opened_total\\{[^}]*\\} ${status.flow!.circuit!.opened}`));
       // Every message handled exactly once, none lost.
       expect([...probe.handled.keys()].sort()).toEqual([...tags].sort());
       expect([...probe.handled.values()].every((runs) => runs === 1)).toBe(true);
