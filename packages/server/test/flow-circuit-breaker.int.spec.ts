@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BaseAggregate, BaseEvent, BaseEventHandler, Domain, field, handle, type ConfigOverrides } from '@protean-ts/core';
 import { POSTGRES, servicesUp } from '@protean-ts/conformance';
 import { Engine } from '../src/engine/engine.js';
+import { collectStatus } from '../src/status/collect-status.js';
 import { eventually } from './support/eventually.js';
 import { FLOW_BROKER_SERVICES, flowBroker, type FlowBroker, type FlowBrokerName } from './support/flow-brokers.js';
 import { createTempDatabase, type TempDatabase } from './support/real-services.js';
@@ -127,6 +128,13 @@ describe.each(BROKERS)('circuit breaker on %s', (brokerName) => {
       expect(open.deadLettered).toBe(0);
       const base = `http://127.0.0.1:${engine.boundHealthPort}`;
       const readyz = (await (await fetch(`${base}/readyz`)).json()) as { status: string; notes?: Record<string, string> };
+      // Recorded in PostgreSQL for other processes (protean-ts status, the Observatory).
+      const recorded = await eventually(async () => {
+        const backlog = (await collectStatus(app.domain)).subscriptions.find((b) => b.subscription === 'Caller');
+        return backlog?.source === 'stream' && backlog.circuits?.length ? backlog.circuits : null;
+      }, 5_000);
+      expect(recorded[0]).toMatchObject({ worker: engine.consumer, lastError: 'DependencyDown: the payment gateway does not answer' });
+      expect(['open', 'half-open']).toContain(recorded[0]!.state);
       // Ready (the dependency is down, not the worker), with a note saying so.
       expect(readyz.status).toBe('ready');
       expect(readyz.notes?.['subscription:Caller']).toMatch(/circuit (open|half-open) \(DependencyDown: the payment gateway does not answer\)/);
@@ -144,6 +152,8 @@ describe.each(BROKERS)('circuit breaker on %s', (brokerName) => {
       const metrics = await (await fetch(`${base}/metrics`)).text();
       expect(metrics).toMatch(/protean_subscription_circuit_state\{[^}]*\} 0/);
       expect(metrics).toMatch(new RegExp(`protean_subscription_circuit_opened_total\\{[^}]*\\} ${status.flow!.circuit!.opened}`));
+      const closed = (await collectStatus(app.domain)).subscriptions.find((b) => b.subscription === 'Caller');
+      expect(closed?.source === 'stream' && closed.circuits).toBeFalsy();
       // Every message handled exactly once, none lost.
       expect([...probe.handled.keys()].sort()).toEqual([...tags].sort());
       expect([...probe.handled.values()].every((runs) => runs === 1)).toBe(true);

@@ -33,6 +33,8 @@ export interface CircuitBreakerOptions {
   /** Error class names that count (the error's own or one in its `cause` chain); empty: all. */
   errors: readonly string[];
   logger: Logger;
+  /** Told of every change of state (to record it where other processes can read it). */
+  onChange?: (status: CircuitStatus) => void;
 }
 
 /** How often a message waiting behind a running probe looks again. */
@@ -55,6 +57,7 @@ export class CircuitBreaker {
     if (this.probing) throw new MessageHeld(PROBE_WAIT_MS, 'circuit half-open, a probe is running');
     this.state = 'half-open';
     this.probing = true;
+    this.changed();
     this.options.logger.info('circuit half-open: one message probes the handler', { subscription: this.options.subscription });
     return { probe: true };
   }
@@ -64,6 +67,7 @@ export class CircuitBreaker {
     this.consecutive = 0;
     if (this.state === 'closed') return;
     this.state = 'closed';
+    this.changed();
     this.options.logger.info('circuit closed: the handler succeeds again', { subscription: this.options.subscription, opened: this.opened });
   }
 
@@ -109,12 +113,17 @@ export class CircuitBreaker {
     this.opened += 1;
     this.openUntil = Date.now() + this.options.openMs;
     this.lastError = describe(error);
+    this.changed();
     this.options.logger.warn(`circuit open: ${why}; messages wait (not retried, not dead-lettered) until a probe succeeds`, {
       subscription: this.options.subscription,
       failuresInARow: this.consecutive,
       probeInMs: this.options.openMs,
       error: this.lastError,
     });
+  }
+
+  private changed(): void {
+    this.options.onChange?.(this.status());
   }
 
   private counts(error: unknown): boolean {

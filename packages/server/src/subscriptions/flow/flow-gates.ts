@@ -7,7 +7,7 @@ import { FLOW_CONTROL_DEFAULTS, type Domain, type FlowControlSettings, type Logg
 import { PostgresProvider } from '@protean-ts/mikro-orm';
 import { FlowLimitsNeedPostgresError } from '../../errors/flow-limits-need-postgres.error.js';
 import { UnknownFlowSubscriptionError } from '../../errors/unknown-flow-subscription.error.js';
-import { CircuitBreaker } from './circuit-breaker.js';
+import { CircuitBreaker, type CircuitStatus } from './circuit-breaker.js';
 import { ConcurrencyCap } from './concurrency-cap.js';
 import { Debouncer } from './debouncer.js';
 import { FlowGate } from './flow-gate.js';
@@ -33,6 +33,14 @@ export function flowGateFor(domain: Domain, subscription: string, consumer: stri
   const log = logger.child({ subscription }, 'flow');
   const scope = `${domain.name}:${subscription}`;
   const shared = settings.rate_limit_per_second > 0 || settings.max_concurrency > 0 ? limitsFor(domain, subscription) : null;
+  // Circuit changes are recorded where `protean-ts status` and the Observatory read them, when the inbox is on PostgreSQL.
+  const recorder = shared ?? optionalLimits(domain);
+  const onChange = recorder
+    ? (status: CircuitStatus) =>
+        void recorder
+          .recordCircuit(scope, consumer, status.state, status.opened, status.lastError)
+          .catch((error: unknown) => log.warn('could not record the circuit state for status; it still applies in this worker', { error }))
+    : undefined;
   const gate = new FlowGate({
     circuit:
       settings.circuit_failure_threshold > 0
@@ -42,6 +50,7 @@ export function flowGateFor(domain: Domain, subscription: string, consumer: stri
             openMs: settings.circuit_open_seconds * 1000,
             errors: settings.circuit_errors,
             logger: log,
+            ...(onChange ? { onChange } : {}),
           })
         : null,
     rate: shared && settings.rate_limit_per_second > 0 ? new RateLimiter(shared, scope, settings.rate_limit_per_second, settings.rate_limit_burst) : null,
@@ -60,6 +69,15 @@ export function flowGateFor(domain: Domain, subscription: string, consumer: stri
 export function checkFlowControlNames(domain: Domain, subscriptions: readonly string[]): void {
   const unknown = Object.keys(domain.config.server.flow_control).filter((name) => !subscriptions.includes(name));
   if (unknown.length > 0) throw new UnknownFlowSubscriptionError(unknown, [...new Set(subscriptions)].sort());
+}
+
+/** The shared store when the inbox database is PostgreSQL, else null. */
+export function optionalLimits(domain: Domain): PostgresFlowLimits | null {
+  const provider = domain.providers.get(domain.config.inbox.database);
+  if (!domain.config.inbox.enabled || !(provider instanceof PostgresProvider)) return null;
+  let limits = limitsOf.get(provider);
+  if (!limits) limitsOf.set(provider, (limits = new PostgresFlowLimits(provider)));
+  return limits;
 }
 
 function limitsFor(domain: Domain, subscription: string): PostgresFlowLimits {

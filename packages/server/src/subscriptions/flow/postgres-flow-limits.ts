@@ -15,6 +15,18 @@ import type { SqlDatabase } from '@protean-ts/mikro-orm';
 
 export const FLOW_RATES_TABLE = 'protean_flow_rates';
 export const FLOW_PERMITS_TABLE = 'protean_flow_permits';
+export const FLOW_CIRCUITS_TABLE = 'protean_flow_circuits';
+
+/** A worker's circuit of a subscription as last recorded, for `protean-ts status` and the Observatory. */
+export interface RecordedCircuit {
+  /** `<domain>:<subscription>` */
+  scope: string;
+  worker: string;
+  state: 'closed' | 'open' | 'half-open';
+  opened: number;
+  lastError: string | null;
+  changedAt: string;
+}
 
 /** A PostgreSQL error code: the type or table was created by another worker at the same moment. */
 const CONCURRENT_CREATE = ['23505', '42P07'];
@@ -23,10 +35,47 @@ export class PostgresFlowLimits {
   private ready: Promise<void> | null = null;
   private readonly rates: string;
   private readonly permits: string;
+  private readonly circuits: string;
 
   constructor(private readonly db: SqlDatabase) {
     this.rates = db.qualify(FLOW_RATES_TABLE);
     this.permits = db.qualify(FLOW_PERMITS_TABLE);
+    this.circuits = db.qualify(FLOW_CIRCUITS_TABLE);
+  }
+
+  /** Records a worker's circuit state (each change), so processes other than the worker can show it. */
+  async recordCircuit(scope: string, worker: string, state: string, opened: number, lastError: string | null): Promise<void> {
+    await this.ensureTables();
+    await this.db.execute(
+      `insert into ${this.circuits} (scope, worker, state, opened, last_error, changed_at) values (?, ?, ?, ?, ?, clock_timestamp())
+       on conflict (scope, worker) do update set state = excluded.state, opened = excluded.opened, last_error = excluded.last_error, changed_at = excluded.changed_at`,
+      [scope, worker, state, opened, lastError],
+    );
+  }
+
+  /** Circuits recorded for the scopes starting with `prefix` that are not closed; none when the table does not exist yet. */
+  async openCircuits(prefix: string): Promise<RecordedCircuit[]> {
+    const exists = await this.db.execute<{ found: string | null }>('select to_regclass(?) as found', [this.circuits]);
+    if (!exists.rows[0]?.found) return [];
+    const result = await this.db.execute<{
+      scope: string;
+      worker: string;
+      state: RecordedCircuit['state'];
+      opened: number;
+      last_error: string | null;
+      changed_at: Date;
+    }>(
+      `select scope, worker, state, opened, last_error, changed_at from ${this.circuits} where starts_with(scope, ?) and state <> 'closed' order by scope, worker`,
+      [prefix],
+    );
+    return result.rows.map((row) => ({
+      scope: row.scope,
+      worker: row.worker,
+      state: row.state,
+      opened: Number(row.opened),
+      lastError: row.last_error,
+      changedAt: new Date(row.changed_at).toISOString(),
+    }));
   }
 
   /**
@@ -98,6 +147,7 @@ export class PostgresFlowLimits {
     const statements = [
       `create table if not exists ${this.rates} (scope text primary key, tat_ms double precision not null)`,
       `create table if not exists ${this.permits} (scope text not null, slot integer not null, holder text, expires_at timestamptz, primary key (scope, slot))`,
+      `create table if not exists ${this.circuits} (scope text not null, worker text not null, state text not null, opened integer not null, last_error text, changed_at timestamptz not null, primary key (scope, worker))`,
     ];
     for (const sql of statements) {
       try {
