@@ -92,6 +92,15 @@ export function SubscriptionsView({ snapshot }) {
           .map((s) => `${s.subscription} ${s.lostToTrimming}`)
           .join(', ')}.</p>`
       }
+      ${
+        snapshot.subscriptions.some((s) => s.circuits?.length) &&
+        html`<p class="error" data-testid="open-circuits">Circuit breakers not closed (messages wait, nothing is dead-lettered): ${snapshot.subscriptions
+          .filter((s) => s.circuits?.length)
+          .flatMap((s) =>
+            s.circuits.map((c) => `${s.subscription} ${c.state} in ${c.worker} since ${formatTime(c.changedAt)}${c.lastError ? ` (${c.lastError})` : ''}`),
+          )
+          .join('; ')}.</p>`
+      }
     </section>
     ${open && html`<${DeadLetters} key=${`${open.subscription} ${open.stream}`} subscription=${open.subscription} stream=${open.stream} count=${snapshot.subscriptions.find((s) => s.subscription === open.subscription && s.stream === open.stream)?.deadLetters} onClose=${() => setOpen(null)} onResult=${setMessage} />`}`;
 }

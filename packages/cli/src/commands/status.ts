@@ -146,7 +146,9 @@ function subscriptionTable(subscriptions: readonly SubscriptionBacklog[]): strin
       const pending = s.pendingLocalOnly ? '?' : s.pending;
       // Partitioned: the numbers are sums over the partitions.
       const stream = `${s.broker}:${s.stream}${s.partitions ? ` (${s.partitions} partitions)` : ''}`;
-      table.push([s.subscription, 'stream', stream, s.lag ?? '?', pending, s.consumers ?? '?', s.deadLetters ?? '-', note].map(String));
+      const circuits = s.circuits?.map((c) => `circuit ${c.state} in ${c.worker} since ${c.changedAt}${c.lastError ? ` (${c.lastError})` : ''}`) ?? [];
+      const notes = [note, ...circuits].filter((text) => text !== '').join('; ');
+      table.push([s.subscription, 'stream', stream, s.lag ?? '?', pending, s.consumers ?? '?', s.deadLetters ?? '-', notes].map(String));
     } else {
       const note = s.error !== undefined ? `error: ${s.error}` : s.owner ? `lease held by ${s.owner}` : 'no worker holds the lease';
       table.push([s.subscription, 'event store', s.category, `${s.behindCapped ? '≥' : ''}${s.behind}`, '-', s.owner ? 1 : 0, s.deadLetters, note].map(String));

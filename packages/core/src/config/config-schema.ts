@@ -108,6 +108,22 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
             batch_max_wait_ms: { kind: 'integer', min: 0, max: 60_000 },
           },
         },
+        flow_control: {
+          kind: 'namedTables',
+          entry: {
+            kind: 'table',
+            keys: {
+              circuit_failure_threshold: count(0, 1000),
+              circuit_open_seconds: { kind: 'number', min: 0.001, max: MAX_TIMER_SECONDS },
+              circuit_errors: { kind: 'stringList' },
+              rate_limit_per_second: { kind: 'number', min: 0, max: 100_000 },
+              rate_limit_burst: count(1, 100_000),
+              max_concurrency: count(0, 10_000),
+              concurrency_lease_seconds: { kind: 'number', min: 1, max: 3600 },
+              debounce_ms: { kind: 'integer', min: 0, max: 3_600_000 },
+            },
+          },
+        },
         event_store_subscription: {
           kind: 'table',
           keys: {

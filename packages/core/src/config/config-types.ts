@@ -58,11 +58,37 @@ export interface CommandOutcomesConfig {
   retention_hours: number;
 }
 
+/**
+ * Flow control of one subscription (`[server.flow_control."<subscription>"]`): a circuit breaker,
+ * a rate limit and a concurrency cap shared by all workers, and debouncing. Every key is optional
+ * in domain.toml; `FLOW_CONTROL_DEFAULTS` fills the rest (each default leaves its feature off).
+ */
+export interface FlowControlSettings {
+  /** Failures in a row of a counted error that open the circuit; 0: no circuit breaker. */
+  circuit_failure_threshold: number;
+  /** How long an open circuit waits before one message probes the handler again. */
+  circuit_open_seconds: number;
+  /** Error class names (the error's or a `cause`'s) that count; empty: every error a retry may fix. */
+  circuit_errors: string[];
+  /** Messages per second the subscription starts, across every worker; 0: no limit. */
+  rate_limit_per_second: number;
+  /** Messages that may start back to back before the rate applies (a burst). */
+  rate_limit_burst: number;
+  /** Messages handled at once by the subscription across every worker; 0: no cap beyond `concurrency` per process. */
+  max_concurrency: number;
+  /** A permit of a worker that dies is freed after this long (renewed every third of it while held). */
+  concurrency_lease_seconds: number;
+  /** Only the latest message of a key within this window is handled; earlier ones are acked as superseded. 0: off. */
+  debounce_ms: number;
+}
+
 export interface ServerConfig {
   default_subscription_type: SubscriptionType;
   messages_per_tick: number;
   tick_interval: number;
   stream_subscription: StreamSubscriptionConfig;
+  /** Per subscription name (its consumer group), only the keys set; see `FLOW_CONTROL_DEFAULTS`. */
+  flow_control: Record<string, Partial<FlowControlSettings>>;
   event_store_subscription: EventStoreSubscriptionConfig;
   health: HealthConfig;
   /** Seconds the server waits for its databases and brokers at start before giving up; 0 waits forever. */

@@ -3,10 +3,22 @@
  * `defaultConfig()`, so code reading a `DomainConfig` never has to invent a fallback.
  * docs/configuration.md documents each key here; a unit test keeps the two in step.
  */
-import type { DomainConfig } from './config-types.js';
+import type { DomainConfig, FlowControlSettings } from './config-types.js';
 
 /** Keys every `[databases.<name>]` table gets when the user leaves them out. */
 export const DATABASE_ENTRY_DEFAULTS = { managed: true, pool_size: 10 } as const;
+
+/** What a `[server.flow_control."<subscription>"]` table leaves out: every feature off. */
+export const FLOW_CONTROL_DEFAULTS: Readonly<FlowControlSettings> = Object.freeze({
+  circuit_failure_threshold: 0,
+  circuit_open_seconds: 30,
+  circuit_errors: [],
+  rate_limit_per_second: 0,
+  rate_limit_burst: 1,
+  max_concurrency: 0,
+  concurrency_lease_seconds: 30,
+  debounce_ms: 0,
+});
 
 const DEFAULTS: DomainConfig = {
   identity_strategy: 'uuid',
@@ -33,6 +45,7 @@ const DEFAULTS: DomainConfig = {
       batch_size: 1,
       batch_max_wait_ms: 20,
     },
+    flow_control: {},
     event_store_subscription: { lease_seconds: 10, poll_interval_ms: 100 },
     health: { host: '127.0.0.1', port: 8080, metrics: true, metrics_path: '/metrics' },
     startup_timeout_seconds: 0,

@@ -10,7 +10,7 @@ export {
   type ConfigOverrides,
   type ConfigFileValues,
 } from './load-config.js';
-export { defaultConfig, DATABASE_ENTRY_DEFAULTS } from './defaults.js';
+export { defaultConfig, DATABASE_ENTRY_DEFAULTS, FLOW_CONTROL_DEFAULTS } from './defaults.js';
 export { ConfigError, type ConfigProblem } from './config-error.js';
 export { discoverConfigFile, CONFIG_FILE_NAMES, CONFIG_SEARCH_PARENTS } from './discover-config-file.js';
 export { validateConfig, type ValidateOptions, type ValidationResult } from './validate-config.js';

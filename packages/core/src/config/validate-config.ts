@@ -5,6 +5,7 @@
  * the number or boolean their key expects, since environment variables are always strings.
  * Only own keys are ever looked up: a key named `__proto__` or `toString` is a key like any other.
  */
+import { checkFlowControl } from './check-flow-control.js';
 import type { ConfigProblem } from './config-error.js';
 import type { DomainConfig } from './config-types.js';
 import { CONFIG_SCHEMA, CONNECTION_KEYS, type KeySpec, type ProviderSection } from './config-schema.js';
@@ -187,6 +188,7 @@ function checkCrossKeys(config: DomainConfig, options: ValidateOptions, problems
   if (databases && storeSettled) checkEventStore(config, databases, isPlainObject(explicit.event_store) ? explicit.event_store : {}, problems);
   checkSubscriptionType(config, problems);
   checkMetricsPath(config, problems);
+  checkFlowControl(config, problems, warnings);
   const retry = outbox && isPlainObject(outbox.retry) ? outbox.retry : undefined;
   if (
     retry &&

@@ -29,9 +29,12 @@ export async function engineHealth(parts: EngineParts): Promise<HealthReport> {
   const shared = new Set(statuses.filter((s, i) => statuses.findIndex((o) => o.name === s.name) !== i).map((s) => s.name));
   const subscriptions = statuses.map((status): HealthCheck => {
     const detail = status.lastError ? `${status.state}: ${status.lastError.split('\n')[0]}` : status.state;
+    // An open circuit is a dependency of the handler being down, not this process: ready, and said so.
+    const circuit = status.flow?.circuit;
+    const note = circuit && circuit.state !== 'closed' ? `circuit ${circuit.state} (${circuit.lastError ?? 'failures in a row'})` : undefined;
     const name = shared.has(status.name) ? `subscription:${status.name}@${status.stream}` : `subscription:${status.name}`;
     // A standby (another worker holds an event-store subscription's lease) is healthy: it takes over when needed.
-    return { name, kind: 'subscription', ok: status.state === 'running' || status.state === 'standby', detail };
+    return { name, kind: 'subscription', ok: status.state === 'running' || status.state === 'standby', detail, ...(note ? { note } : {}) };
   });
   return healthReport([...(await Promise.all([...databases, ...brokers])), ...processors, ...subscriptions]);
 }

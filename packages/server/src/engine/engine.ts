@@ -15,6 +15,7 @@ import type { HealthCheck, HealthReport } from '../health/health-report.js';
 import { createBrokerSubscription } from '../subscriptions/broker-subscription.js';
 import { createStreamSubscription } from '../subscriptions/stream-subscription.js';
 import { EventStoreSubscription } from '../subscriptions/event-store-subscription.js';
+import { checkFlowControlNames } from '../subscriptions/flow/flow-gates.js';
 import { partitionCount, planSubscriptions, plannedStreams, type PlannedSubscription } from '../subscriptions/subscription-plan.js';
 import { PartitionOwnership } from '../subscriptions/partition-ownership.js';
 import { PartitionedSubscription } from '../subscriptions/partitioned-subscription.js';
@@ -94,6 +95,10 @@ export class Engine {
     const { domain } = this;
     if (!domain.runtime.isReady) await domain.init({ ...this.options.init, connect: false });
     const plan = planSubscriptions(domain);
+    checkFlowControlNames(
+      domain,
+      plan.filter((entry) => entry.source === 'stream').map((entry) => entry.group),
+    );
     if (domain.config.server.health.metrics) this.installMetrics();
     // Health first: while databases and brokers are awaited, /livez answers and /readyz names what is missing.
     if (this.options.health !== false) await this.startHealth();

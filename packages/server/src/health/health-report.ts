@@ -12,6 +12,8 @@ export interface HealthCheck {
   ok: boolean;
   /** Why it is not ok, or a short state (`running`, `backing off`). */
   detail?: string;
+  /** Something to know although the check is ok (an open circuit breaker); `/readyz` lists these under `notes`. */
+  note?: string;
 }
 
 export interface HealthReport {

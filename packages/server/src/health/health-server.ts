@@ -78,7 +78,8 @@ export class HealthServer {
     const status = report.ready ? 200 : 503;
     if (path === '/readyz') {
       const failing = report.checks.filter((c) => !c.ok).map((c) => c.name);
-      return send(res, status, { status: report.ready ? 'ready' : 'not ready', failing });
+      const notes = Object.fromEntries(report.checks.filter((c) => c.note).map((c) => [c.name, c.note]));
+      return send(res, status, { status: report.ready ? 'ready' : 'not ready', failing, ...(Object.keys(notes).length ? { notes } : {}) });
     }
     return send(res, status, {
       status: report.ready ? 'ok' : 'degraded',

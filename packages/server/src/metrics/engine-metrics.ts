@@ -13,6 +13,9 @@ import { collectStatus } from '../status/collect-status.js';
 import type { SystemStatus } from '../status/system-status.js';
 import { ATTR, METER_NAME, METRICS, type MetricSpec } from './metric-names.js';
 
+/** The circuit state as a number a gauge can carry (and an alert compare). */
+const CIRCUIT_STATE_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
+
 /** Event-store subscriptions: events behind the cursor are counted up to this many. */
 const MAX_BEHIND = 10_000;
 
@@ -34,6 +37,10 @@ export class EngineMetrics {
       this.meter.createObservableGauge(s.name, { unit: s.unit, description: s.description, valueType });
     const consumed = counter(METRICS.consumedMessages);
     const retries = counter(METRICS.retries);
+    const circuitState = gauge(METRICS.circuitState);
+    const circuitOpened = counter(METRICS.circuitOpened);
+    const superseded = counter(METRICS.superseded);
+    const rateDelayed = counter(METRICS.rateLimitDelayed);
     const published = counter(METRICS.outboxPublished);
     const failures = counter(METRICS.outboxFailures);
     const abandoned = counter(METRICS.outboxAbandoned);
@@ -45,7 +52,25 @@ export class EngineMetrics {
     const deadLetters = gauge(METRICS.subscriptionDeadLetters);
     const instances = gauge(METRICS.processManagerInstances);
     const timeouts = gauge(METRICS.processManagerTimeouts);
-    this.observables = [consumed, retries, published, failures, abandoned, rows, oldest, lag, pending, consumers, deadLetters, instances, timeouts];
+    this.observables = [
+      consumed,
+      retries,
+      circuitState,
+      circuitOpened,
+      superseded,
+      rateDelayed,
+      published,
+      failures,
+      abandoned,
+      rows,
+      oldest,
+      lag,
+      pending,
+      consumers,
+      deadLetters,
+      instances,
+      timeouts,
+    ];
 
     this.callback = async (result: BatchObservableResult) => {
       for (const status of this.sources.subscriptions()) {
@@ -59,6 +84,13 @@ export class EngineMetrics {
         };
         for (const [outcome, value] of Object.entries(outcomes)) result.observe(consumed, value, { ...attributes, [ATTR.outcome]: outcome });
         result.observe(retries, status.retried, attributes);
+        const { circuit, debounce, rateLimit } = status.flow ?? {};
+        if (circuit) {
+          result.observe(circuitState, CIRCUIT_STATE_VALUE[circuit.state], attributes);
+          result.observe(circuitOpened, circuit.opened, attributes);
+        }
+        if (debounce) result.observe(superseded, debounce.superseded, attributes);
+        if (rateLimit) result.observe(rateDelayed, rateLimit.delayed, attributes);
       }
       for (const processor of this.sources.processors()) {
         const totals = processor.totals();

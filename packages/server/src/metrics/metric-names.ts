@@ -27,6 +27,18 @@ export const METRICS = {
     'Messages a subscription finished, by protean.outcome: handled, skipped (a type it does not handle), duplicate (the inbox had it), dead_lettered, dropped',
   ),
   retries: spec('protean.subscription.retries', '{attempt}', 'Handler attempts that failed and were retried'),
+  circuitState: spec(
+    'protean.subscription.circuit.state',
+    '{state}',
+    "State of the subscription's circuit breaker in this process: 0 closed, 1 half-open, 2 open (under a supervisor: one worker's)",
+  ),
+  circuitOpened: spec('protean.subscription.circuit.opened', '{time}', "Times the subscription's circuit breaker opened (a failed probe opens it again)"),
+  superseded: spec(
+    'protean.subscription.superseded',
+    '{message}',
+    'Messages acked without running the handler: a later message of their key came within the debounce window',
+  ),
+  rateLimitDelayed: spec('protean.subscription.rate_limit.delayed', '{message}', "Messages that waited for a slot of the subscription's rate limit"),
   outboxPublished: spec('protean.outbox.published', '{message}', 'Outbox rows published to their broker and recorded as published'),
   outboxFailures: spec('protean.outbox.failures', '{attempt}', "Failed publish attempts of outbox rows (each counts one of the row's attempts)"),
   outboxAbandoned: spec('protean.outbox.abandoned', '{message}', 'Outbox rows abandoned after their last attempt (or past outbox.retry.max_total_seconds)'),

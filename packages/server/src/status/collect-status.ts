@@ -19,6 +19,7 @@ import {
 import { plannedStreams, planSubscriptions, type PlannedSubscription } from '../subscriptions/subscription-plan.js';
 import { eventsBehind } from './events-behind.js';
 import { collectProcessManagers } from './process-manager-report.js';
+import { optionalLimits } from '../subscriptions/flow/flow-gates.js';
 import type { EventStoreSubscriptionBacklog, OutboxReport, StreamSubscriptionBacklog, SubscriptionBacklog, SystemStatus } from './system-status.js';
 
 /** Dead letters read per stream to count them; a DLQ waits for an operator, so it stays far below this. */
@@ -51,8 +52,27 @@ export async function collectStatus(domain: Domain, options: CollectStatusOption
     ),
     collectProcessManagers(domain, options.maxTransitions ?? DEFAULT_MAX_TRANSITIONS, problem),
   ]);
+  await addOpenCircuits(domain, streamBacklogs);
   const subscriptions: SubscriptionBacklog[] = [...streamBacklogs, ...storeBacklogs];
   return { takenAt, outboxes, subscriptions, processManagers };
+}
+
+/** Circuits the workers recorded as not closed, onto their subscriptions; a failed read is left out (it is only a hint). */
+async function addOpenCircuits(domain: Domain, backlogs: StreamSubscriptionBacklog[]): Promise<void> {
+  const limits = optionalLimits(domain);
+  if (!limits || Object.keys(domain.config.server.flow_control).length === 0) return;
+  const recorded = await limits.openCircuits(`${domain.name}:`).catch(() => []);
+  for (const circuit of recorded) {
+    const backlog = backlogs.find((b) => `${domain.name}:${b.subscription}` === circuit.scope);
+    if (!backlog || circuit.state === 'closed') continue;
+    (backlog.circuits ??= []).push({
+      worker: circuit.worker,
+      state: circuit.state,
+      opened: circuit.opened,
+      lastError: circuit.lastError,
+      changedAt: circuit.changedAt,
+    });
+  }
 }
 
 /** The managed databases, each with a label safe to print (the URI's secrets masked). */

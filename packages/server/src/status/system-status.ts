@@ -61,6 +61,8 @@ interface BacklogBase {
 /** A handler or subscriber reading a broker stream through a consumer group. */
 export interface StreamSubscriptionBacklog extends BacklogBase {
   source: 'stream';
+  /** Workers whose circuit breaker of this subscription is open or half-open, as they last recorded it (see docs/flow-control.md). */
+  circuits?: { worker: string; state: 'open' | 'half-open'; opened: number; lastError: string | null; changedAt: string }[];
   broker: string;
   stream: string;
   /**

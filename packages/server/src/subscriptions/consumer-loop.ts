@@ -18,6 +18,7 @@ import {
 } from '@protean-ts/core';
 import { abortableSleep, backoffDelay, sleepUntilRecovered } from './abortable-sleep.js';
 import { AckBatcher } from './ack-batcher.js';
+import type { FlowGate } from './flow/flow-gate.js';
 import { KeyScheduler, type Queued } from './key-scheduler.js';
 import { DEAD_CONSUMER_CHECK_MS, Liveness } from './liveness.js';
 import { errorText, MessageRunner, type HandleRequest } from './message-runner.js';
@@ -60,6 +61,8 @@ export interface ConsumerLoopOptions {
    * each (`batch_size` > 1); absent or size 1: each message commits alone.
    */
   batching?: { size: number; maxWaitMs: number };
+  /** Flow control of the subscription (circuit breaker, limits, debouncing); absent without a `[server.flow_control]` table. */
+  flow?: FlowGate;
   logger: Logger;
 }
 
@@ -90,7 +93,7 @@ export class ConsumerLoop extends SubscriptionLifecycle implements Subscription 
       stream,
       group,
       settings: options.settings,
-      handle: this.batchedHandle(),
+      handle: options.flow ? options.flow.wrap(this.batchedHandle(), options.isPermanent) : this.batchedHandle(),
       jumpOver: options.jumpOver,
       ...(options.isPermanent ? { isPermanent: options.isPermanent } : {}),
       ...(options.onGivingUp ? { onGivingUp: options.onGivingUp } : {}),
@@ -129,7 +132,19 @@ export class ConsumerLoop extends SubscriptionLifecycle implements Subscription 
 
   status(): SubscriptionStatus {
     const { name, kind, stream, group, broker } = this.options;
-    return { name, kind, stream, group, broker: broker.name, state: this.state, lastError: this.lastError, inFlight: this.scheduler.size, ...this.counters };
+    const flow = this.options.flow?.status();
+    return {
+      name,
+      kind,
+      stream,
+      group,
+      broker: broker.name,
+      state: this.state,
+      lastError: this.lastError,
+      inFlight: this.scheduler.size,
+      ...this.counters,
+      ...(flow ? { flow } : {}),
+    };
   }
 
   /** Whether an empty read already waited `blocking_timeout_ms`; if not, the loop pauses itself. */
@@ -267,6 +282,7 @@ export class ConsumerLoop extends SubscriptionLifecycle implements Subscription 
     const position = this.options.inbox ? positionOf(message.envelope) : null;
     const item: Queued = position ? { message, key: position.key, sequence: position.sequence } : { message, key: `#${message.id}`, sequence: 0 };
     if (this.scheduler.add(item) && reclaimed) this.reclaimedIds.add(message.id);
+    this.options.flow?.seen(message);
   }
 
   /**

@@ -17,6 +17,7 @@ import {
 } from '@protean-ts/core';
 import { ProcessDuration } from '../metrics/process-duration.js';
 import { abortableSleep } from './abortable-sleep.js';
+import { MessageHeld } from './flow/message-held.js';
 import type { HeadResult, Queued } from './key-scheduler.js';
 import type { PassBatcher } from './pass-batcher.js';
 import type { SubscriptionCounters } from './subscription-status.js';
@@ -120,6 +121,8 @@ export class MessageRunner {
         if (outcome === 'handled' || outcome === 'handled-late') this.duration.record(startedAt);
         if (outcome === 'skipped' && item.sequence > 0 && this.options.inbox) outcome = await this.passSkipped(item, jumpGap);
       } catch (error) {
+        // Flow control held it (an open circuit, a stop while waiting for a limit): not a failure, no attempt used.
+        if (error instanceof MessageHeld) return { done: false, afterMs: error.afterMs };
         this.duration.record(startedAt, error);
         const permanent = (this.options.isPermanent?.(error) ?? false) || isPermanentError(error);
         if (permanent || attempt >= maxAttempts) {

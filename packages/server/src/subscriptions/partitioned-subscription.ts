@@ -87,6 +87,8 @@ export class PartitionedSubscription implements Subscription, PartitionListener 
       inFlight: statuses.reduce((total, s) => total + s.inFlight, 0),
       partitions: { count: partitions, read: this.partitions },
       ...counters,
+      // The partitions' loops share one flow gate: any of them shows it.
+      ...(statuses[0]?.flow ? { flow: statuses[0].flow } : {}),
     };
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { Broker, Domain, Logger, StreamSubscriptionConfig } from '@protean-ts/core';
 import type { ConsumerLoopOptions } from './consumer-loop.js';
+import { flowGateFor } from './flow/flow-gates.js';
 
 export interface SubscriptionOptions {
   domain: Domain;
@@ -23,7 +24,9 @@ export interface SubscriptionOptions {
 
 export function consumerLoopBase(options: SubscriptionOptions): Omit<ConsumerLoopOptions, 'kind' | 'handle' | 'isPermanent'> {
   const { domain, group } = options;
+  const flow = flowGateFor(domain, group, options.consumer, options.logger);
   return {
+    ...(flow ? { flow } : {}),
     inbox: domain.runtime.inbox,
     // Over a timed-out gap, a message this subscription does not handle still moves its key.
     jumpOver: (message) => domain.runtime.runOnce(message.envelope, { subscription: group, brokerMessageId: message.id, jumpGap: true }, async () => {}),

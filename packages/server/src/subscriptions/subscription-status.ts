@@ -3,6 +3,8 @@
  * the Engine logs on shutdown.
  */
 
+import type { FlowStatus } from './flow/flow-gate.js';
+
 /** `standby`: an event-store subscription whose lease another worker holds (healthy: it takes over when that worker stops). */
 export type SubscriptionState = 'idle' | 'starting' | 'running' | 'standby' | 'backing-off' | 'stopping' | 'stopped';
 
@@ -46,6 +48,8 @@ export interface SubscriptionStatus extends SubscriptionCounters {
   inFlight: number;
   /** With `outbox.partitions` > 1: how many partitions the stream has, and which this process reads. */
   partitions?: { count: number; read: number[] };
+  /** With a `[server.flow_control]` table: the circuit, the limits and debouncing (see docs/flow-control.md). */
+  flow?: FlowStatus;
 }
 
 /** The part every subscription has in common, for the Engine and health checks. */
