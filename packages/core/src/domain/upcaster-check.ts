@@ -5,7 +5,7 @@
  * version an upcaster reads can be loaded.
  */
 import type { ClassRef } from '../fields/field-definition.js';
-import type { ElementRegistry } from './registry.js';
+import type { ElementRegistry } from '../registry/registry.js';
 import type { UpcasterEntry } from './upcasters.js';
 
 const nameOf = (cls: unknown): string => (typeof cls === 'function' ? cls.name : String(cls));

@@ -10,8 +10,8 @@ import { RegistrationError } from '../errors/registration.error.js';
 import { MissingUpcasterError } from '../errors/missing-upcaster.error.js';
 import { InvalidUpcastResultError } from '../errors/invalid-upcast-result.error.js';
 import { UpcasterFailedError } from '../errors/upcaster-failed.error.js';
-import type { EventRecord } from './element-record.js';
-import type { ElementRegistry } from './registry.js';
+import type { EventRecord } from '../registry/element-record.js';
+import type { ElementRegistry } from '../registry/registry.js';
 import { upcasterProblems } from './upcaster-check.js';
 
 export interface UpcasterEntry extends UpcasterOptions {

@@ -7,7 +7,7 @@
  * first command's outcome instead.
  */
 import type { BaseCommand } from '../elements/base-command.js';
-import type { HandlerBinding } from '../domain/registry.js';
+import type { HandlerBinding } from '../registry/registry.js';
 import type { MessageContext } from '../elements/element-host.js';
 import { AsyncCommandsNeedOutboxError } from '../errors/async-commands-need-outbox.error.js';
 import { HandlerNotFoundError } from '../errors/handler-not-found.error.js';

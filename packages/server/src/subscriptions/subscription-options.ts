@@ -24,9 +24,10 @@ export interface SubscriptionOptions {
 export function consumerLoopBase(options: SubscriptionOptions): Omit<ConsumerLoopOptions, 'kind' | 'handle' | 'isPermanent'> {
   const { domain, group } = options;
   return {
-    inbox: domain.runtime.inbox,
+    inbox: domain.runtime.messages.inbox,
     // Over a timed-out gap, a message this subscription does not handle still moves its key.
-    jumpOver: (message) => domain.runtime.runOnce(message.envelope, { subscription: group, brokerMessageId: message.id, jumpGap: true }, async () => {}),
+    jumpOver: (message) =>
+      domain.runtime.messages.runOnce(message.envelope, { subscription: group, brokerMessageId: message.id, jumpGap: true }, async () => {}),
     name: options.group,
     broker: options.broker,
     stream: options.stream,
