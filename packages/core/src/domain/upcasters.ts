@@ -13,10 +13,7 @@ import { UpcasterFailedError } from '../errors/upcaster-failed.error.js';
 import type { EventRecord } from '../registry/element-record.js';
 import type { ElementRegistry } from '../registry/registry.js';
 import { upcasterProblems } from './upcaster-check.js';
-
-export interface UpcasterEntry extends UpcasterOptions {
-  readonly cls: UpcasterClass;
-}
+import type { UpcasterEntry } from './upcaster-entry.js';
 
 const VERSIONED_TYPE = /^(.+)\.v(\d+)$/;
 

@@ -33,7 +33,7 @@ import type { TransitionCache } from './transition-cache.js';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
 import { correlationOf } from './correlation.js';
 import { parseDuration } from './parse-duration.js';
-import { checkedDate } from './checked-date.js';
+import { checkedDate } from '../processing/checked-date.js';
 
 export interface ProcessManagerHost {
   readonly domainName: string;

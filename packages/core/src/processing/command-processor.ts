@@ -14,7 +14,7 @@ import { HandlerNotFoundError } from '../errors/handler-not-found.error.js';
 import { serializeMessage } from '../messages/serialize-message.js';
 import type { ProcessingMode } from '../config/config-types.js';
 import { commandOutboxRow, deferredPartitionKey } from './command-outbox-row.js';
-import { checkedDate } from '../process-managers/checked-date.js';
+import { checkedDate } from './checked-date.js';
 import { InvalidDueTimeError } from '../errors/invalid-due-time.error.js';
 import { contextOf, invokeHandler } from './handler-invocation.js';
 import type { OutboxConfig } from '../config/config-types.js';
