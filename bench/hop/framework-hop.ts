@@ -9,7 +9,7 @@ import { CounterKeeper } from './hop-domain.js';
 
 export function frameworkSubscription(domain: Domain, stream: string, group: string): ConsumerLoop {
   const { server } = domain.config;
-  const broker = domain.runtime.broker(domain.config.outbox.broker);
+  const broker = domain.runtime.infrastructure.broker(domain.config.outbox.broker);
   return createStreamSubscription({
     domain,
     handler: CounterKeeper,

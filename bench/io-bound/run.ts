@@ -41,7 +41,7 @@ interface CaseResult {
 /** Drains `stream` through a new consumer group with `concurrency` keys at once; times it. */
 async function drain(stream: string, group: string, messages: number, concurrency: number): Promise<CaseResult> {
   const { server } = ioDomain.config;
-  const broker = ioDomain.runtime.broker(ioDomain.config.outbox.broker);
+  const broker = ioDomain.runtime.infrastructure.broker(ioDomain.config.outbox.broker);
   const subscription = createStreamSubscription({
     domain: ioDomain,
     handler: RemoteCaller,

@@ -71,7 +71,7 @@ describe.skipIf(!ready)('protean-ts observatory in a browser', () => {
       'outbox drained',
     );
 
-    broker = domain.runtime.broker('default');
+    broker = domain.runtime.infrastructure.broker('default');
     const provider = domain.providers.get('default')!;
     const published = await provider.outbox.list({ status: 'published', limit: 1000 });
     const handlers = planSubscriptions(domain).filter((p) => p.source === 'stream' && p.role === 'eventHandler');

@@ -22,7 +22,7 @@ async function openOnPostgres(): Promise<void> {
       beforeServer: async () => {
         expect(domain.providers.get('default')!.kind).toBe('postgresql');
         if (tablesReady) return;
-        await domain.providers.get('default')!.setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
+        await domain.providers.get('default')!.setupSchema(domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
         tablesReady = true;
       },
     },

@@ -107,10 +107,10 @@ export type { ElementHost, MessageContext, MessageTypeInfo } from './elements/el
 export { buildMessageMetadata, withMetadata, type MetadataInput } from './elements/message-metadata.js';
 export { Domain, type ElementDecorator } from './domain/domain.js';
 export type { DomainOptions } from './domain/domain-options.js';
-export { ElementRegistry, type HandlerBinding, type RegistryOptions } from './domain/registry.js';
-export type * from './domain/element-record.js';
-export { defaultStreamCategory, type ElementOptionsByKind } from './domain/element-defaults.js';
-export { snakeCase } from './domain/naming.js';
+export { ElementRegistry, type HandlerBinding, type RegistryOptions } from './registry/registry.js';
+export type * from './registry/element-record.js';
+export { defaultStreamCategory, type ElementOptionsByKind } from './registry/element-defaults.js';
+export { snakeCase } from './registry/naming.js';
 export { InvalidQueryError } from './errors/invalid-query.error.js';
 export { InvalidOutboxRowError } from './errors/invalid-outbox-row.error.js';
 export { DuplicateOutboxMessageError } from './errors/duplicate-outbox-message.error.js';
@@ -118,6 +118,7 @@ export { MessageWithoutMetadataError } from './errors/message-without-metadata.e
 export { AsyncCommandsNeedOutboxError } from './errors/async-commands-need-outbox.error.js';
 export { CommandDatabaseError } from './errors/command-database.error.js';
 export * from './messages/index.js';
+export { stampCommand } from './elements/stamp-command.js';
 export { currentUnitOfWork } from './uow/uow-storage.js';
 export { runInBatch, claimBatch, type BatchClaim, type BatchMembership } from './uow/batch-scope.js';
 export { UnitOfWork, type UnitOfWorkHost, type TrackedAggregate } from './uow/unit-of-work.js';
@@ -126,7 +127,18 @@ export { Repository, type RepositoryHost, type AsOfOptions } from './repository/
 export { NotEventSourcedError } from './errors/not-event-sourced.error.js';
 export { EventSourcedRepository, type EventSourcedRepositoryHost } from './repository/event-sourced-repository.js';
 export { aggregateStreamName, envelopeOf } from './repository/aggregate-stream.js';
-export { DomainRuntime, type InitOptions, type CommittedEventsListener } from './domain/runtime.js';
+export type { InitOptions } from './runtime/init-options.js';
+export type {
+  RuntimeSurface,
+  RuntimeInfrastructure,
+  RuntimeMessages,
+  RuntimeCommands,
+  RuntimeUnits,
+  RuntimeEvents,
+  RuntimeProjections,
+  CommittedEventsListener,
+  InboxPlace,
+} from './runtime/runtime-surface.js';
 export type { ProcessOptions } from './processing/command-processor.js';
 export { OUTCOME_EXTENSION } from './processing/command-outcomes.js';
 export type * from './ports/command-outcome-store.js';

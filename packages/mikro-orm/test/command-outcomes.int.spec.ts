@@ -20,7 +20,7 @@ describe.skipIf(!up)('command outcomes on PostgreSQL', () => {
   beforeAll(async () => {
     db = await createTempDatabase();
     await domain.init({ config: { databases: { default: { provider: 'postgresql', database_uri: db.uri, pool_size: 8 } } } });
-    const report = await domain.providers.get('default')!.setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
+    const report = await domain.providers.get('default')!.setupSchema(domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
     expect(report.created).toContain('protean_command_outcomes');
   });
   afterAll(async () => {
@@ -28,7 +28,7 @@ describe.skipIf(!up)('command outcomes on PostgreSQL', () => {
     await db?.drop();
   });
   beforeEach(async () => {
-    await domain.providers.get('default')!.truncate(domain.runtime.aggregateSchemas());
+    await domain.providers.get('default')!.truncate(domain.runtime.infrastructure.aggregateSchemas());
     handlerRuns.sell = 0;
     handlerRuns.refuse = 0;
   });

@@ -91,7 +91,7 @@ describe.skipIf(!up)('[event_store] database_uri on PostgreSQL', () => {
     });
     for (const [name, provider] of ledger.providers) {
       await provider.setupSchema(
-        ledger.runtime.aggregateSchemas().filter((s) => s.provider === name),
+        ledger.runtime.infrastructure.aggregateSchemas().filter((s) => s.provider === name),
         { outbox: true },
       );
     }

@@ -32,7 +32,7 @@ describe.skipIf(!up)('a projection rebuild while a transaction is open on the se
         brokers: { default: { provider: 'inline' } },
       },
     });
-    await provider().setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
+    await provider().setupSchema(domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
   });
   afterAll(async () => {
     await domain.close();

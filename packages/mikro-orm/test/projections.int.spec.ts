@@ -51,7 +51,7 @@ describe.skipIf(!up)('projections on PostgreSQL', () => {
         brokers: { default: { provider: 'inline' } },
       },
     });
-    await provider().setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
+    await provider().setupSchema(domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
   });
   afterAll(async () => {
     await domain.close();
@@ -80,8 +80,8 @@ describe.skipIf(!up)('projections on PostgreSQL', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     let holding!: () => void;
     const isHolding = new Promise<void>((resolve) => (holding = resolve));
-    const projectorUnit = domain.runtime.freshUnitOfWork(async () => {
-      await domain.runtime.projectionBarrier.enter({ cls: AccountSummaryProjector } as never);
+    const projectorUnit = domain.runtime.units.fresh(async () => {
+      await domain.runtime.projections.enterBarrier(AccountSummaryProjector);
       holding();
       await held;
     });
@@ -99,7 +99,7 @@ describe.skipIf(!up)('projections on PostgreSQL', () => {
     await projectorUnit;
     await marking;
     expect(marked).toBe(true);
-    await expect(domain.runtime.freshUnitOfWork(() => domain.runtime.projectionBarrier.enter({ cls: AccountSummaryProjector } as never))).rejects.toThrow(
+    await expect(domain.runtime.units.fresh(() => domain.runtime.projections.enterBarrier(AccountSummaryProjector))).rejects.toThrow(
       'AccountSummary is being rebuilt, so AccountSummaryProjector waits',
     );
     await status.markRebuilt('AccountSummary', 0, START_CURSOR);
@@ -168,9 +168,9 @@ describe.skipIf(!up)('projections on a PostgreSQL database set up before project
           brokers: { default: { provider: 'inline' } },
         },
       });
-      await (domain.providers.get('default') as PostgresProvider).setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
+      await (domain.providers.get('default') as PostgresProvider).setupSchema(domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
       await queryDatabase(db.uri, 'DROP TABLE protean_projections');
-      await expect(domain.runtime.freshUnitOfWork(() => domain.runtime.projectionBarrier.enter({ cls: AccountSummaryProjector } as never))).rejects.toThrow(
+      await expect(domain.runtime.units.fresh(() => domain.runtime.projections.enterBarrier(AccountSummaryProjector))).rejects.toThrow(
         'table protean_projections is missing in PostgreSQL database "default"; run protean-ts db setup (or db setup-outbox) to create it',
       );
     } finally {

@@ -102,7 +102,7 @@ describe.skipIf(!up)('queries on PostgreSQL', () => {
       },
     });
     const provider = domain.providers.get('default') as PostgresProvider;
-    await provider.setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
+    await provider.setupSchema(domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
   });
   afterAll(async () => {
     await domain.close();

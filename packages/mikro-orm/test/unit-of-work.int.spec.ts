@@ -32,7 +32,7 @@ describe.skipIf(!up)('PostgreSQL unit of work', () => {
     });
     for (const [name, provider] of multi.providers) {
       await provider.setupSchema(
-        multi.runtime.aggregateSchemas().filter((s) => s.provider === name),
+        multi.runtime.infrastructure.aggregateSchemas().filter((s) => s.provider === name),
         { outbox: true },
       );
     }
@@ -42,7 +42,7 @@ describe.skipIf(!up)('PostgreSQL unit of work', () => {
     await Promise.all([main?.drop(), reporting?.drop()]);
   });
   beforeEach(async () => {
-    for (const [name, provider] of multi.providers) await provider.truncate(multi.runtime.aggregateSchemas().filter((s) => s.provider === name));
+    for (const [name, provider] of multi.providers) await provider.truncate(multi.runtime.infrastructure.aggregateSchemas().filter((s) => s.provider === name));
   });
 
   it('builds a postgresql provider for each named database', () => {

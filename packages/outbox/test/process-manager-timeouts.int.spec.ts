@@ -49,7 +49,7 @@ describe.skipIf(!up)('process managers on PostgreSQL', () => {
         event_processing: 'async',
       },
     });
-    await provider(f).setupSchema(f.domain.runtime.aggregateSchemas(), { outbox: true });
+    await provider(f).setupSchema(f.domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
     open.push(f);
     return f;
   }

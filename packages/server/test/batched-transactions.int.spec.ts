@@ -130,7 +130,7 @@ describe.skipIf(!up)('batched transactions (PostgreSQL and Redis)', () => {
   ): Promise<string[]> {
     const app = makeTallies(db, prefix, streamSubscription, probe, ownTransaction);
     await app.domain.init();
-    for (const provider of app.domain.providers.values()) await provider.setupSchema(app.domain.runtime.aggregateSchemas(), { outbox: true });
+    for (const provider of app.domain.providers.values()) await provider.setupSchema(app.domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
     // Which top-level transaction inserted each tally row (the DAO names its columns, so the default applies).
     await db.query('ALTER TABLE tally ADD COLUMN inserted_by bigint DEFAULT txid_current()');
     const ids: string[] = [];

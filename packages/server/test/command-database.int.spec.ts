@@ -71,7 +71,7 @@ function makePlacement(config: ConfigOverrides) {
 
 async function setupTables(domain: Domain): Promise<void> {
   await domain.init();
-  const schemas = domain.runtime.aggregateSchemas();
+  const schemas = domain.runtime.infrastructure.aggregateSchemas();
   for (const [name, provider] of domain.providers) {
     await provider.setupSchema(
       schemas.filter((schema) => schema.provider === name),

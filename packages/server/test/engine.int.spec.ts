@@ -30,7 +30,7 @@ function shopConfig(db: TempDatabase, broker: Record<string, unknown>) {
 
 async function setupTables(domain: Domain): Promise<void> {
   await domain.init();
-  for (const provider of domain.providers.values()) await provider.setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
+  for (const provider of domain.providers.values()) await provider.setupSchema(domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
 }
 
 async function outboxCounts(domain: Domain): Promise<OutboxCounts> {
@@ -245,7 +245,7 @@ describe.skipIf(!up)('Engine against PostgreSQL and Redis', () => {
     const shop = makeShop('Late', shopConfig(db, { uri: `redis://127.0.0.1:${port}`, stream_prefix: uniquePrefix('late') }));
     // Tables first, without touching the broker (domain.init() would connect it).
     await shop.domain.init({ connect: false });
-    await shop.domain.providers.get('default')!.setupSchema(shop.domain.runtime.aggregateSchemas(), { outbox: true });
+    await shop.domain.providers.get('default')!.setupSchema(shop.domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
     await shop.domain.close();
     engine = new Engine(shop.domain, { health: false });
     const starting = engine.start();

@@ -51,7 +51,8 @@ describe.skipIf(!up)('event-store subscriptions (PostgreSQL, two workers)', () =
       probe,
     );
     await ledger.domain.init();
-    for (const provider of ledger.domain.providers.values()) await provider.setupSchema(ledger.domain.runtime.aggregateSchemas(), { outbox: true });
+    for (const provider of ledger.domain.providers.values())
+      await provider.setupSchema(ledger.domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
     const engine = new Engine(ledger.domain, { health: false, workerId: id });
     engines.push(engine);
     return { ...ledger, engine };

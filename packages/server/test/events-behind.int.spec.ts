@@ -44,7 +44,8 @@ describe.skipIf(!up)('events behind an event-store subscription while a transact
     const blocker = new pg.Client({ connectionString: db.uri });
     await blocker.connect();
     try {
-      for (const provider of ledger.domain.providers.values()) await provider.setupSchema(ledger.domain.runtime.aggregateSchemas(), { outbox: true });
+      for (const provider of ledger.domain.providers.values())
+        await provider.setupSchema(ledger.domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
       const backlog = async () => (await collectStatus(ledger.domain)).subscriptions.find((s) => s.source === 'event_store');
       // Other test files' transactions on this server hold events back too, for a moment: the
       // exact counts are the ones seen once none is open.

@@ -117,7 +117,7 @@ describe.each(BROKERS)('circuit breaker on %s', (brokerName) => {
       const probe: Probe = { downUntil: 0, failures: 0, handled: new Map() };
       const app = makeDomain(db, broker, probe);
       await app.domain.init();
-      for (const provider of app.domain.providers.values()) await provider.setupSchema(app.domain.runtime.aggregateSchemas(), { outbox: true });
+      for (const provider of app.domain.providers.values()) await provider.setupSchema(app.domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
       probe.downUntil = Date.now() + OUTAGE_MS;
       const tags = await app.commitJobs();
       engine = new Engine(app.domain, { health: { port: 0 } });

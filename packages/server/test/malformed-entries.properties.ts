@@ -376,7 +376,7 @@ function describeVariant(
 
 async function setupTables(domain: Domain): Promise<void> {
   await domain.init();
-  for (const provider of domain.providers.values()) await provider.setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
+  for (const provider of domain.providers.values()) await provider.setupSchema(domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
 }
 
 export function describeMalformedEntryProperties(tier: PropertyTier): void {

@@ -50,7 +50,8 @@ describe.skipIf(!up)('status of a partitioned stream (outbox.partitions = 3) on 
     });
     await shop.domain.init();
     try {
-      for (const provider of shop.domain.providers.values()) await provider.setupSchema(shop.domain.runtime.aggregateSchemas(), { outbox: true });
+      for (const provider of shop.domain.providers.values())
+        await provider.setupSchema(shop.domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
       // The subscriber's stream is on the outbox broker: split like the outbox's streams.
       const group = 'GatewayCallbacks';
       const [p0, p1, p2] = partitionStreams('payments-gateway', 3) as [string, string, string];

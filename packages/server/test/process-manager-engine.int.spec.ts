@@ -59,7 +59,7 @@ describe.skipIf(!up)('process managers in the server on PostgreSQL and Redis', (
   }
   async function setupTables(domain: Domain): Promise<void> {
     await domain.init();
-    for (const provider of domain.providers.values()) await provider.setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
+    for (const provider of domain.providers.values()) await provider.setupSchema(domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
   }
   async function start(f: Fulfil): Promise<Engine> {
     await setupTables(f.domain);

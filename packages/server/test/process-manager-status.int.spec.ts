@@ -55,7 +55,7 @@ describe.skipIf(!up)('process managers in collectStatus on PostgreSQL', () => {
   it('counts open and ended instances and the timeouts still scheduled', async () => {
     const f = fulfilment();
     await f.domain.init();
-    for (const provider of f.domain.providers.values()) await provider.setupSchema(f.domain.runtime.aggregateSchemas(), { outbox: true });
+    for (const provider of f.domain.providers.values()) await provider.setupSchema(f.domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
 
     const before = await collectStatus(f.domain);
     expect(before.processManagers).toEqual([

@@ -27,7 +27,7 @@ function config(db: TempDatabase, prefix: string) {
 }
 
 async function setupTables(domain: Domain): Promise<void> {
-  for (const provider of domain.providers.values()) await provider.setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
+  for (const provider of domain.providers.values()) await provider.setupSchema(domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
 }
 
 describe.skipIf(!up)('projectors through the server', () => {

@@ -20,7 +20,7 @@ export interface CapturedEvents {
 
 export function captureEvents(domain: Domain): CapturedEvents {
   const events: BaseEvent[] = [];
-  const stop = domain.runtime.onCommitted((committed) => void events.push(...committed));
+  const stop = domain.runtime.events.onCommitted((committed) => void events.push(...committed));
   return {
     events,
     ofType: <E extends BaseEvent>(cls: ClassRef<E>) => events.filter((event): event is E => event instanceof cls),

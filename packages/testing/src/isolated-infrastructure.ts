@@ -54,8 +54,8 @@ export async function isolatedInfrastructure(options: IsolatedInfrastructureOpti
     streamPrefix,
     config,
     setUp: async (domain) => {
-      const byProvider = new Map<string, ReturnType<typeof domain.runtime.aggregateSchemas>>();
-      for (const s of domain.runtime.aggregateSchemas()) byProvider.set(s.provider, [...(byProvider.get(s.provider) ?? []), s]);
+      const byProvider = new Map<string, ReturnType<typeof domain.runtime.infrastructure.aggregateSchemas>>();
+      for (const s of domain.runtime.infrastructure.aggregateSchemas()) byProvider.set(s.provider, [...(byProvider.get(s.provider) ?? []), s]);
       for (const [name, provider] of domain.providers) {
         if (provider.managed) await provider.setupSchema(byProvider.get(name) ?? [], { outbox: true });
       }

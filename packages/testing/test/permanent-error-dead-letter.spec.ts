@@ -52,7 +52,7 @@ describe('a permanent error in a handler', () => {
     await drain(desk);
 
     expect(attempts).toBe(1);
-    const letters = await desk.runtime.broker('default').listDeadLetters('desk::ticket');
+    const letters = await desk.runtime.infrastructure.broker('default').listDeadLetters('desk::ticket');
     expect(letters).toHaveLength(1);
     expect(letters[0]!.group).toBe(StaleTickets.name);
     expect(letters[0]!.envelope?.metadata.headers.type).toBe('Desk.TicketOpened.v1');

@@ -104,7 +104,7 @@ async function perform(action: DbAction, target: Target): Promise<Outcome> {
 }
 
 function targetsOf(domain: Domain): Target[] {
-  const schemas = domain.runtime.aggregateSchemas();
+  const schemas = domain.runtime.infrastructure.aggregateSchemas();
   return [...domain.providers].map(([name, provider]) => {
     const settings = domain.config.databases[name];
     const where = [

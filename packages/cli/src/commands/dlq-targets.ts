@@ -48,7 +48,7 @@ export function resolveDlqTarget(domain: Domain, name: string, brokerOption: str
     return { ...streamTarget(domain, ofStream), streams: [name], group: null };
   }
   onUnknown([...new Set(plan.map((p) => p.group))]);
-  return { stream: name, streams: [name], broker: domain.runtime.broker(brokerOption ?? domain.config.outbox.broker), group: null, readers: [] };
+  return { stream: name, streams: [name], broker: domain.runtime.infrastructure.broker(brokerOption ?? domain.config.outbox.broker), group: null, readers: [] };
 }
 
 /** One stream subscription's letters: on every partition of its stream. */
@@ -59,7 +59,7 @@ export function subscriptionTarget(domain: Domain, entry: PlannedSubscription): 
 
 function streamTarget(domain: Domain, readers: PlannedSubscription[]): Omit<DlqTarget, 'group'> {
   const first = readers[0]!;
-  return { stream: first.stream, streams: plannedStreams(domain, first), broker: domain.runtime.broker(first.broker), readers };
+  return { stream: first.stream, streams: plannedStreams(domain, first), broker: domain.runtime.infrastructure.broker(first.broker), readers };
 }
 
 /** Every letter of the target's streams (all groups'), partition 0 first. */

@@ -91,7 +91,7 @@ async function status(store: EventStore, domain: Domain, io: CliIO, json: boolea
   const cursors = new Map((await store.subscriptions.states()).map((s) => [s.subscription, s.cursor]));
   const projections: { projection: string; state: ProjectionState | null; subscriptions: SubscriptionLine[] }[] = [];
   for (const record of registry.recordsOf('projection')) {
-    const state = await domain.runtime.provider(record.options.provider).projections.state(record.name);
+    const state = await domain.runtime.infrastructure.provider(record.options.provider).projections.state(record.name);
     const lines: SubscriptionLine[] = [];
     for (const projector of registry.projectorsOf(record.cls)) {
       const source = projector.options.subscriptionType ?? config.server.default_subscription_type;

@@ -66,7 +66,7 @@ export class MessageFlowSampler {
   }
 
   private async subscriptionRates(unread: string[]): Promise<SubscriptionRate[]> {
-    const inbox = this.domain.runtime.inbox;
+    const inbox = this.domain.runtime.messages.inbox;
     if (!inbox) {
       unread.push('inbox: off ([inbox] enabled = false)');
       return [];

@@ -86,7 +86,7 @@ function stepOf(database: string, row: OutboxRow): JourneyStep {
 
 async function addHandlings(domain: Domain, steps: JourneyStep[], unread: string[]): Promise<void> {
   if (steps.length === 0) return;
-  const inbox = domain.runtime.inbox;
+  const inbox = domain.runtime.messages.inbox;
   if (!inbox) {
     unread.push('inbox: off ([inbox] enabled = false)');
     return;
@@ -137,7 +137,7 @@ async function deadLettersById(
     for (const stream of plannedStreams(domain, entry)) streams.set(`${entry.broker}\u0000${stream}`, { broker: entry.broker, stream });
   }
   for (const { broker, stream } of streams.values()) {
-    for (const letter of await domain.runtime.broker(broker).listDeadLetters(stream, { count: DLQ_READ_LIMIT })) {
+    for (const letter of await domain.runtime.infrastructure.broker(broker).listDeadLetters(stream, { count: DLQ_READ_LIMIT })) {
       const id = letter.envelope?.metadata.headers.id;
       if (id && ids.has(id)) found.set(`${letter.group}\u0000${id}`, { failedAt: letter.failedAt, error: letter.error });
     }

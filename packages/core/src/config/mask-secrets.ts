@@ -5,7 +5,7 @@
  * JSON-ish `"password": "…"` pairs, and every value under a key whose name says it is secret.
  */
 import type { DomainConfig } from './config-types.js';
-import { isPlainObject } from './substitute-env.js';
+import { isPlainObject } from './is-plain-object.js';
 
 export const MASK = '***';
 

@@ -4,6 +4,9 @@
  * as problems (every one, with its key path) rather than silently becoming empty strings.
  */
 import type { ConfigProblem } from './config-error.js';
+import { isPlainObject } from './is-plain-object.js';
+
+export { isPlainObject };
 
 const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?:\|([^}]*))?\}/g;
 
@@ -48,8 +51,4 @@ function replaceIn(text: string, at: string, env: Env, problems: ConfigProblem[]
   });
   if (matches === 1 && /^\$\{[^}]*\}$/.test(text)) whole.add(at);
   return result;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
 }

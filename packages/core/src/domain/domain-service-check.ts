@@ -1,5 +1,5 @@
 /** Model check for domain services: they span two or more registered aggregates, as in Protean. */
-import type { ElementRegistry } from './registry.js';
+import type { ElementRegistry } from '../registry/registry.js';
 
 const nameOf = (cls: unknown): string => (typeof cls === 'function' ? cls.name : String(cls));
 

@@ -3,8 +3,9 @@
  * decorators (or `register`), `init()` checks the model and wires infrastructure from
  * domain.toml, and `uow`, `repositoryFor` and `process` run the application.
  *
- * The registry half lives in `ElementRegistry` (domain/registry.ts); the runtime half (units of
- * work, providers, brokers, command processing) in `DomainRuntime` (domain/runtime.ts).
+ * The registry half lives in `ElementRegistry` (registry/registry.ts); the runtime half (units of
+ * work, providers, brokers, command processing) in `DomainRuntime` (runtime/domain-runtime.ts),
+ * whose named parts `domain.runtime` shows (runtime/runtime-surface.ts).
  * This class only exposes them under one name.
  */
 import 'reflect-metadata';
@@ -41,22 +42,24 @@ import type { BaseQueryHandler } from '../elements/base-query-handler.js';
 import type { BaseDomainService } from '../elements/base-domain-service.js';
 import { bindUnitOfWorkRunner } from '../elements/use-case.js';
 import { dispatchQuery } from '../processing/query-dispatch.js';
-import { queryRoutesOf, type QueryRoute } from './query-routes.js';
+import { queryRoutesOf, type QueryRoute } from '../registry/query-routes.js';
 import { DomainNotInitializedError } from '../errors/domain-not-initialized.error.js';
 import type { BaseProcessManager } from '../elements/base-process-manager.js';
 import type { AggregateSchema } from '../ports/aggregate-dao.js';
 import { RegistrationError } from '../errors/registration.error.js';
 import { refuseStandardDecorator } from '../fields/decorator-settings.js';
 import { DomainModelError } from '../errors/domain-model.error.js';
-import { ElementRegistry, type HandlerBinding } from './registry.js';
-import type { ElementOptionsByKind } from './element-defaults.js';
-import type { AggregateRecord, ElementRecord, RecordOfKind } from './element-record.js';
-import { inferElementKind } from './infer-element-kind.js';
+import { ElementRegistry, type HandlerBinding } from '../registry/registry.js';
+import type { ElementOptionsByKind } from '../registry/element-defaults.js';
+import type { AggregateRecord, ElementRecord, RecordOfKind } from '../registry/element-record.js';
+import { inferElementKind } from '../registry/infer-element-kind.js';
 import { validateModel } from './model-check.js';
 import { checkFieldAccessors } from './field-accessor-check.js';
-import { buildAggregateSchema } from './aggregate-schema.js';
+import { buildAggregateSchema } from '../registry/aggregate-schema.js';
 import type { DomainOptions } from './domain-options.js';
-import { DomainRuntime, type InitOptions } from './runtime.js';
+import { DomainRuntime } from '../runtime/domain-runtime.js';
+import type { InitOptions } from '../runtime/init-options.js';
+import type { RuntimeSurface } from '../runtime/runtime-surface.js';
 import { Upcasters } from './upcasters.js';
 import type { UpcasterClass, UpcasterOptions } from '../elements/upcaster.js';
 import type { Repository } from '../repository/repository.js';
@@ -253,25 +256,33 @@ export class Domain {
     if (problems.length) throw new DomainModelError(this.name, problems);
   }
 
-  // --- runtime (core-runtime: units of work, repositories, processing; delegates to DomainRuntime) ---
+  // --- runtime (units of work, repositories, processing; delegates to DomainRuntime's parts) ---
 
   /** Checks the model and freezes registration; the runtime then wires databases and brokers. */
   async init(options?: InitOptions): Promise<void> {
     this.checkModel();
     this.registry.freeze();
-    await this.runtime.init(options);
+    await this.runtimeParts.init(options);
   }
 
   private runtimeInstance: DomainRuntime | undefined;
 
-  /** Units of work, providers, brokers and processing (created on first use). */
-  get runtime(): DomainRuntime {
+  /** The runtime with its internal parts (created on first use). */
+  private get runtimeParts(): DomainRuntime {
     return (this.runtimeInstance ??= new DomainRuntime(this));
+  }
+
+  /**
+   * The runtime's named parts the server, the cli and the testing kit use: `infrastructure`,
+   * `messages`, `commands`, `units`, `events`, `projections` (docs/architecture.md).
+   */
+  get runtime(): RuntimeSurface {
+    return this.runtimeParts;
   }
 
   /** Runs `work` in a unit of work: committed when it resolves, rolled back when it throws; nested calls join. */
   uow<R>(work: () => Promise<R> | R): Promise<R> {
-    return this.runtime.uow(work);
+    return this.runtimeParts.units.run(work);
   }
 
   /**
@@ -282,12 +293,12 @@ export class Domain {
   repositoryFor<R extends BaseRepository<BaseAggregate>>(repository: ClassRef<R>): R;
   repositoryFor<T extends BaseAggregate>(aggregate: ClassRef<T>): Repository<T>;
   repositoryFor(target: ClassRef): unknown {
-    return this.runtime.repositoryFor(target as ClassRef<BaseAggregate>);
+    return this.runtimeParts.repositories.repositoryFor(target as ClassRef<BaseAggregate>);
   }
 
   /** Read-only access to a projection: `get`, `find`, `query`, `count`, `exists`; writes are refused. */
   viewFor<T extends BaseProjection>(projection: ClassRef<T>): ProjectionView<T> {
-    return this.runtime.viewFor(projection);
+    return this.runtimeParts.repositories.viewFor(projection);
   }
 
   /**
@@ -297,7 +308,7 @@ export class Domain {
    * a repeat gets the first command's outcome instead of running. `R` types the result.
    */
   process<R = string>(command: BaseCommand, options?: ProcessOptions): Promise<R> {
-    return this.runtime.process(command, options) as Promise<R>;
+    return this.runtimeParts.commands.process(command, options) as Promise<R>;
   }
 
   private queryRoutes: Map<ClassRef, QueryRoute[]> | undefined;
@@ -309,7 +320,7 @@ export class Domain {
    */
   dispatch<Q extends BaseQuery<unknown>>(query: Q): Promise<QueryResult<Q>> {
     const name = (query as { constructor?: { name?: string } } | null)?.constructor?.name;
-    if (!this.runtime.isReady) return Promise.reject(new DomainNotInitializedError(this.name, `dispatching ${name ?? 'a query'}`));
+    if (!this.runtimeParts.isReady) return Promise.reject(new DomainNotInitializedError(this.name, `dispatching ${name ?? 'a query'}`));
     // Registration is frozen once initialized, so the routes are built once.
     const routes = (this.queryRoutes ??= queryRoutesOf(this.registry));
     return dispatchQuery(
@@ -324,7 +335,7 @@ export class Domain {
 
   /** Runs the handlers of a delivered message envelope (what stream subscriptions call). */
   handleMessage(envelope: MessageEnvelope, options?: HandleMessageOptions): Promise<HandleOutcome> {
-    return this.runtime.handleMessage(envelope, options);
+    return this.runtimeParts.messages.handle(envelope, options);
   }
 
   async close(): Promise<void> {
@@ -332,19 +343,19 @@ export class Domain {
   }
 
   get config(): DomainConfig {
-    return this.runtime.config;
+    return this.runtimeParts.config;
   }
 
   get providers(): ReadonlyMap<string, DatabaseProvider> {
-    return this.runtime.providers;
+    return this.runtimeParts.providers;
   }
 
   get brokers(): ReadonlyMap<string, Broker> {
-    return this.runtime.brokers;
+    return this.runtimeParts.brokers;
   }
 
   get outboxEnabled(): boolean {
-    return this.runtime.outboxEnabled;
+    return this.runtimeParts.outboxEnabled;
   }
 
   // --- outbox alerts ---------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 import type { ClassRef } from '../fields/field-definition.js';
 import { applyMarksOf } from '../elements/apply.js';
 import { isCategory } from '../ports/stream-names.js';
-import type { ElementRegistry } from './registry.js';
+import type { ElementRegistry } from '../registry/registry.js';
 
 const nameOf = (cls: unknown): string => (typeof cls === 'function' ? cls.name : String(cls));
 

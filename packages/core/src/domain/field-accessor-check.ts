@@ -6,7 +6,7 @@
 import type { ClassRef } from '../fields/field-definition.js';
 import { fieldsOf } from '../fields/field-metadata.js';
 import { refuseShadowedFields } from '../fields/decorator-settings.js';
-import type { ElementRegistry } from './registry.js';
+import type { ElementRegistry } from '../registry/registry.js';
 
 const WITH_FIELDS = ['aggregate', 'entity', 'valueObject', 'event', 'command'] as const;
 

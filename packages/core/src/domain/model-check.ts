@@ -5,8 +5,8 @@
 import type { ClassRef, FieldDefinition } from '../fields/field-definition.js';
 import { fieldsOf } from '../fields/field-metadata.js';
 import { handleMarksOf } from '../elements/handle.js';
-import type { ElementRecord } from './element-record.js';
-import type { ElementRegistry } from './registry.js';
+import type { ElementRecord } from '../registry/element-record.js';
+import type { ElementRegistry } from '../registry/registry.js';
 import { checkEventSourcedAggregates } from './event-sourced-check.js';
 import { checkQueries } from './query-check.js';
 import { checkDomainServices } from './domain-service-check.js';

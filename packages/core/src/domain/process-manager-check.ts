@@ -7,8 +7,8 @@
 import type { ClassRef } from '../fields/field-definition.js';
 import { fieldsOf } from '../fields/field-metadata.js';
 import { handleMarksOf, type HandleMark } from '../elements/handle.js';
-import type { ProcessManagerRecord } from './element-record.js';
-import type { ElementRegistry } from './registry.js';
+import type { ProcessManagerRecord } from '../registry/element-record.js';
+import type { ElementRegistry } from '../registry/registry.js';
 import { correlationOf } from '../process-managers/correlation.js';
 
 const nameOf = (cls: unknown): string => (typeof cls === 'function' ? cls.name : String(cls));

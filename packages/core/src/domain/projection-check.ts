@@ -7,8 +7,8 @@
 import type { ClassRef } from '../fields/field-definition.js';
 import { identityFieldOf } from '../fields/field-metadata.js';
 import { handleMarksOf } from '../elements/handle.js';
-import type { ProjectorRecord } from './element-record.js';
-import type { ElementRegistry } from './registry.js';
+import type { ProjectorRecord } from '../registry/element-record.js';
+import type { ElementRegistry } from '../registry/registry.js';
 
 const nameOf = (cls: unknown): string => (typeof cls === 'function' ? cls.name : String(cls));
 

@@ -6,8 +6,8 @@ import type { ClassRef } from '../fields/field-definition.js';
 import type { ElementKind } from '../elements/element-kind.js';
 import { handleMarksOf } from '../elements/handle.js';
 import { readMarksOf } from '../elements/read.js';
-import type { ElementRegistry } from './registry.js';
-import { queryRoutesOf } from './query-routes.js';
+import type { ElementRegistry } from '../registry/registry.js';
+import { queryRoutesOf } from '../registry/query-routes.js';
 
 /**
  * The element kinds a query or query handler may be partOf, with the word used in messages.

@@ -5,8 +5,8 @@
  * version an upcaster reads can be loaded.
  */
 import type { ClassRef } from '../fields/field-definition.js';
-import type { ElementRegistry } from './registry.js';
-import type { UpcasterEntry } from './upcasters.js';
+import type { ElementRegistry } from '../registry/registry.js';
+import type { UpcasterEntry } from './upcaster-entry.js';
 
 const nameOf = (cls: unknown): string => (typeof cls === 'function' ? cls.name : String(cls));
 const isVersion = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 1;

@@ -11,13 +11,10 @@ import { RegistrationError } from '../errors/registration.error.js';
 import { MissingUpcasterError } from '../errors/missing-upcaster.error.js';
 import { InvalidUpcastResultError } from '../errors/invalid-upcast-result.error.js';
 import { UpcasterFailedError } from '../errors/upcaster-failed.error.js';
-import type { EventRecord } from './element-record.js';
-import type { ElementRegistry } from './registry.js';
+import type { EventRecord } from '../registry/element-record.js';
+import type { ElementRegistry } from '../registry/registry.js';
 import { upcasterProblems } from './upcaster-check.js';
-
-export interface UpcasterEntry extends UpcasterOptions {
-  readonly cls: UpcasterClass;
-}
+import type { UpcasterEntry } from './upcaster-entry.js';
 
 const VERSIONED_TYPE = /^(.+)\.v(\d+)$/;
 

@@ -11,9 +11,9 @@ import { buildElement, type ElementConstructor } from './element-builder.js';
 import { ASSIGN, AFTER_BUILD, callHook, installHooks, type FromPlainOptions } from './element-hooks.js';
 import { newState, STATE, stateOf, type ElementState } from './element-state.js';
 import { toPlainValues } from './element-plain.js';
-import type { CreateArgs } from './create-props.js';
+import type { CreateArgs, DataElementShape } from './create-props.js';
 
-export abstract class BaseDataElement {
+export abstract class BaseDataElement implements DataElementShape {
   constructor() {
     // A plain symbol-keyed property: symbols never show in Object.keys or JSON, and a plain
     // assignment is much cheaper than defineProperty on this hot path.

@@ -5,7 +5,15 @@
  * Types cannot tell a field from any other public property, so non-field state on an element
  * belongs in `private`/`protected` members (left out here) or in methods.
  */
-import type { BaseDataElement } from './base-data-element.js';
+/**
+ * The instance side of BaseDataElement, which implements it: these types test for an element by
+ * its shape, so they need not import the class (whose `create` takes CreateArgs from here).
+ */
+export interface DataElementShape {
+  toPlain(): Record<string, unknown>;
+  toJSON(): Record<string, unknown>;
+  equals(other: unknown): boolean;
+}
 
 type IfEquals<X, Y, A, B> = (<G>() => G extends X ? 1 : 2) extends <G>() => G extends Y ? 1 : 2 ? A : B;
 
@@ -20,7 +28,7 @@ export type PropInput<V> = V extends Date
   ? Date | string
   : V extends readonly (infer E)[]
     ? readonly PropInput<E>[]
-    : V extends BaseDataElement
+    : V extends DataElementShape
       ? V | CreateProps<V>
       : V;
 

@@ -9,7 +9,6 @@ export { brokerEnvelopeProblem } from './broker-envelope-problem.js';
 export { deserializeMessage, type MessageTypeLookup, type DeserializeOptions } from './deserialize-message.js';
 export { stripEnvelope } from './strip-envelope.js';
 export { storableText } from './storable-text.js';
-export { stampCommand } from './stamp-command.js';
 export { newMessageId } from './message-id.js';
 export { withPosition, positionOf, MAX_POSITION_KEY_LENGTH } from './with-position.js';
 export { POSITION_PASSED_TYPE, positionPassedEnvelope, passedRowOf, checkPositionPassed, type PassedRow } from './position-passed.js';

@@ -5,7 +5,7 @@
  * with an idempotency key claims that key too: a second command with the same key finds the
  * first one's record instead of running again.
  */
-import type { ProviderTransaction } from './database-provider.js';
+import type { ProviderTransaction } from './provider-transaction.js';
 
 export type CommandOutcomeStatus = 'pending' | 'succeeded' | 'refused';
 

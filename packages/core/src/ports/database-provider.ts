@@ -10,13 +10,9 @@ import type { CommandOutcomeStore } from './command-outcome-store.js';
 import type { OutboxStore } from './outbox-store.js';
 import type { ProjectionStatusStore } from './projection-status-store.js';
 import type { PartitionLeaseStore } from './partition-leases.js';
+import type { ProviderTransaction } from './provider-transaction.js';
 
-export interface ProviderTransaction {
-  /** The `[databases.<name>]` key of the provider that opened it. */
-  readonly providerName: string;
-  commit(): Promise<void>;
-  rollback(): Promise<void>;
-}
+export type { ProviderTransaction } from './provider-transaction.js';
 
 /**
  * One database transaction that several units of work share, each inside a savepoint of its own

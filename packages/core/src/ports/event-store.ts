@@ -8,7 +8,7 @@
  * `ExpectedVersionError`, on mismatch). Category and `$all` readers never skip a committed event:
  * see `ReaderCursor`.
  */
-import type { ProviderTransaction } from './database-provider.js';
+import type { ProviderTransaction } from './provider-transaction.js';
 import { inSpan } from '../tracing/in-span.js';
 import { SpanAttributes, SpanNames } from '../tracing/span-names.js';
 import { EventStoreChecks } from './event-store-checks.js';

@@ -6,7 +6,7 @@
  * position (from outside the outbox) are recorded by message id instead.
  */
 import type { MessagePosition } from '../messages/envelope.js';
-import type { ProviderTransaction } from './database-provider.js';
+import type { ProviderTransaction } from './provider-transaction.js';
 
 export interface InboxEntry {
   /** The subscription (consumer group) name. */

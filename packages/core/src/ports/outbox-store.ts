@@ -5,7 +5,7 @@
  * overwrite the work of the worker that took the row over.
  */
 import type { MessageEnvelope } from '../messages/envelope.js';
-import type { ProviderTransaction } from './database-provider.js';
+import type { ProviderTransaction } from './provider-transaction.js';
 
 /**
  * `scheduled`: a row with a due time (`deliverAt`) still in the future. It holds back nothing and

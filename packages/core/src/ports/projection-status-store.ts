@@ -8,7 +8,7 @@
  * lands only after projector transactions in flight have finished, and every later one sees it.
  */
 import type { AggregateSchema } from './aggregate-dao.js';
-import type { ProviderTransaction } from './database-provider.js';
+import type { ProviderTransaction } from './provider-transaction.js';
 import type { ReaderCursor } from './event-store-records.js';
 
 export interface ProjectionState {

@@ -18,13 +18,13 @@ import type { MessageContext } from '../elements/element-host.js';
 import { handleMarksOf, type HandleMark } from '../elements/handle.js';
 import { buildMessageMetadata, withMetadata } from '../elements/message-metadata.js';
 import type { OutboxConfig } from '../config/config-types.js';
-import type { ProcessManagerRecord } from '../domain/element-record.js';
-import type { ElementRegistry } from '../domain/registry.js';
+import type { ProcessManagerRecord } from '../registry/element-record.js';
+import type { ElementRegistry } from '../registry/registry.js';
 import { ProcessManagerUsageError } from '../errors/process-manager-usage.error.js';
 import type { ClassRef } from '../fields/field-definition.js';
 import { newMessageId } from '../messages/message-id.js';
 import { serializeMessage } from '../messages/serialize-message.js';
-import { stampCommand } from '../messages/stamp-command.js';
+import { stampCommand } from '../elements/stamp-command.js';
 import type { DatabaseProvider, ProviderTransaction } from '../ports/database-provider.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { NewOutboxRow } from '../ports/outbox-store.js';
@@ -33,7 +33,7 @@ import type { TransitionCache } from './transition-cache.js';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
 import { correlationOf } from './correlation.js';
 import { parseDuration } from './parse-duration.js';
-import { checkedDate } from './checked-date.js';
+import { checkedDate } from '../processing/checked-date.js';
 
 export interface ProcessManagerHost {
   readonly domainName: string;

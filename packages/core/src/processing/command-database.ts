@@ -5,8 +5,8 @@
  * effects. A command with no aggregate uses the "default" database.
  */
 import type { ClassRef } from '../fields/field-definition.js';
-import type { AggregateRecord } from '../domain/element-record.js';
-import type { ElementRegistry } from '../domain/registry.js';
+import type { AggregateRecord } from '../registry/element-record.js';
+import type { ElementRegistry } from '../registry/registry.js';
 import { CommandDatabaseError } from '../errors/command-database.error.js';
 
 /** Where commands that belong to no aggregate go. */

@@ -7,14 +7,14 @@
  * first command's outcome instead.
  */
 import type { BaseCommand } from '../elements/base-command.js';
-import type { HandlerBinding } from '../domain/registry.js';
+import type { HandlerBinding } from '../registry/registry.js';
 import type { MessageContext } from '../elements/element-host.js';
 import { AsyncCommandsNeedOutboxError } from '../errors/async-commands-need-outbox.error.js';
 import { HandlerNotFoundError } from '../errors/handler-not-found.error.js';
 import { serializeMessage } from '../messages/serialize-message.js';
 import type { ProcessingMode } from '../config/config-types.js';
 import { commandOutboxRow, deferredPartitionKey } from './command-outbox-row.js';
-import { checkedDate } from '../process-managers/checked-date.js';
+import { checkedDate } from './checked-date.js';
 import { InvalidDueTimeError } from '../errors/invalid-due-time.error.js';
 import { contextOf, invokeHandler } from './handler-invocation.js';
 import type { OutboxConfig } from '../config/config-types.js';

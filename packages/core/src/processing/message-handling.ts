@@ -6,7 +6,7 @@
  * runs only when the message is its key's next (or a late one), and the record of it commits
  * with the handler's effects.
  */
-import type { HandlerBinding } from '../domain/registry.js';
+import type { HandlerBinding } from '../registry/registry.js';
 import type { MessageContext } from '../elements/element-host.js';
 import { HandlerNotFoundError } from '../errors/handler-not-found.error.js';
 import type { ClassRef } from '../fields/field-definition.js';

@@ -5,7 +5,7 @@
  * transactions in flight, and a projector that starts during a rebuild is refused with
  * ProjectionRebuildingError (its subscription waits and tries again; nothing is written).
  */
-import type { ElementRegistry, HandlerBinding } from '../domain/registry.js';
+import type { ElementRegistry, HandlerBinding } from '../registry/registry.js';
 import { ProjectionRebuildingError } from '../errors/projection-rebuilding.error.js';
 import type { DatabaseProvider } from '../ports/database-provider.js';
 import type { UnitOfWork } from '../uow/unit-of-work.js';
@@ -20,7 +20,7 @@ export class ProjectionBarrier {
   constructor(private readonly host: ProjectionBarrierHost) {}
 
   /** Nothing for handlers; for a projector, holds its projection's status or throws while it is rebuilt. */
-  async enter(binding: HandlerBinding): Promise<void> {
+  async enter(binding: Pick<HandlerBinding, 'cls'>): Promise<void> {
     const projector = this.host.registry().recordOf(binding.cls);
     if (projector?.kind !== 'projector' || !projector.options.projectorFor) return;
     const projection = this.host.registry().recordOf(projector.options.projectorFor);

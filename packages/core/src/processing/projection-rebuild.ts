@@ -16,8 +16,13 @@
  * 4. Lifts the mark. An interrupted rebuild leaves it set (the projection is incomplete, so its
  *    projectors keep waiting); running the rebuild again finishes the job.
  */
-import type { Domain } from '../domain/domain.js';
-import type { ProjectionRecord, ProjectorRecord } from '../domain/element-record.js';
+import type { DomainConfig } from '../config/config-types.js';
+import type { MessageTypeLookup } from '../messages/deserialize-message.js';
+import type { AggregateSchema } from '../ports/aggregate-dao.js';
+import type { DatabaseProvider } from '../ports/database-provider.js';
+import type { InboxEntry, InboxStore, InboxVerdict } from '../ports/inbox-store.js';
+import type { ElementRegistry } from '../registry/registry.js';
+import type { ProjectionRecord, ProjectorRecord } from '../registry/element-record.js';
 import type { ClassRef } from '../fields/field-definition.js';
 import { deserializeMessage } from '../messages/deserialize-message.js';
 import { envelopeOf } from '../repository/aggregate-stream.js';
@@ -65,7 +70,7 @@ interface ReplayTarget {
 const VERSION_SUFFIX = /\.v\d+$/;
 
 /** The projection registered under `name` (a class name), refused by name when there is none. */
-export function projectionNamed(domain: Domain, name: string): ProjectionRecord {
+export function projectionNamed(domain: RebuildableDomain, name: string): ProjectionRecord {
   const projections = domain.registry.recordsOf('projection');
   const found = projections.find((record) => record.name === name);
   if (!found) {
@@ -76,7 +81,7 @@ export function projectionNamed(domain: Domain, name: string): ProjectionRecord 
 }
 
 /** Why the projection's events cannot be replayed from the event store; undefined when they can. */
-export function whyNotRebuildable(domain: Domain, projection: ProjectionRecord): string | undefined {
+export function whyNotRebuildable(domain: RebuildableDomain, projection: ProjectionRecord): string | undefined {
   const { registry } = domain;
   const projectors = registry.projectorsOf(projection.cls);
   if (projectors.length === 0) return `no projector writes it (declare @domain.projector({ projectorFor: ${projection.name}, ... }))`;
@@ -93,7 +98,19 @@ export function whyNotRebuildable(domain: Domain, projection: ProjectionRecord):
   return undefined;
 }
 
-export async function rebuildProjection(domain: Domain, projection: ClassRef | string, options: RebuildOptions = {}): Promise<RebuildSummary> {
+/** The part of a Domain a rebuild uses (a Domain satisfies it): its model, configuration and runtime parts. */
+export interface RebuildableDomain extends MessageTypeLookup {
+  readonly registry: ElementRegistry;
+  readonly config: DomainConfig;
+  aggregateSchemaFor(aggregate: ClassRef): AggregateSchema;
+  readonly runtime: {
+    readonly infrastructure: { provider(name: string): DatabaseProvider };
+    readonly messages: { readonly inbox: InboxStore | null; enterInbox(entry: InboxEntry): Promise<InboxVerdict> };
+    readonly units: { fresh<R>(work: () => Promise<R> | R): Promise<R> };
+  };
+}
+
+export async function rebuildProjection(domain: RebuildableDomain, projection: ClassRef | string, options: RebuildOptions = {}): Promise<RebuildSummary> {
   const started = Date.now();
   const record = typeof projection === 'string' ? projectionNamed(domain, projection) : projectionNamed(domain, projection.name);
   const batchSize = options.batchSize ?? DEFAULT_REBUILD_BATCH;
@@ -104,16 +121,16 @@ export async function rebuildProjection(domain: Domain, projection: ClassRef | s
 
   const runtime = domain.runtime;
   // Without an inbox the server's subscriptions could not tell replayed events from new ones.
-  if (domain.config.event_processing === 'async' && runtime.inbox === null) {
+  if (domain.config.event_processing === 'async' && runtime.messages.inbox === null) {
     throw new ProjectionRebuildError(
       record.name,
       "the inbox is off ([inbox] enabled = false), so the server's projector subscriptions could not tell the events the rebuild applies from new ones and would apply them again; turn the inbox on",
     );
   }
   const targets = replayTargets(domain, record);
-  const status = runtime.provider(record.options.provider).projections;
-  const store = runtime.provider(domain.config.event_store.database).eventStore;
-  const inbox = runtime.inbox;
+  const status = runtime.infrastructure.provider(record.options.provider).projections;
+  const store = runtime.infrastructure.provider(domain.config.event_store.database).eventStore;
+  const inbox = runtime.messages.inbox;
 
   await status.markRebuilding(record.name);
   await status.truncate(domain.aggregateSchemaFor(record.cls as never));
@@ -133,7 +150,7 @@ export async function rebuildProjection(domain: Domain, projection: ClassRef | s
     fields: { projection: record.name },
   });
   for await (const page of pages) {
-    const counted = await runtime.freshUnitOfWork(() => replayBatch(domain, targets, page.events, inbox !== null));
+    const counted = await runtime.units.fresh(() => replayBatch(domain, targets, page.events, inbox !== null));
     progress.read += page.events.length;
     progress.applied += counted.applied;
     progress.skipped += counted.skipped;
@@ -145,7 +162,7 @@ export async function rebuildProjection(domain: Domain, projection: ClassRef | s
   return { ...progress, seconds: (Date.now() - started) / 1000 };
 }
 
-function replayTargets(domain: Domain, projection: ProjectionRecord): ReplayTarget[] {
+function replayTargets(domain: RebuildableDomain, projection: ProjectionRecord): ReplayTarget[] {
   const { registry, config } = domain;
   return registry.projectorsOf(projection.cls).flatMap((projector) => {
     const source = projector.options.subscriptionType ?? config.server.default_subscription_type;
@@ -166,7 +183,7 @@ function replayTargets(domain: Domain, projection: ProjectionRecord): ReplayTarg
  * it (several may follow its category), skipped otherwise, so applied + skipped = read.
  */
 async function replayBatch(
-  domain: Domain,
+  domain: RebuildableDomain,
   targets: readonly ReplayTarget[],
   events: readonly StoredEvent[],
   useInbox: boolean,
@@ -179,7 +196,7 @@ async function replayBatch(
 }
 
 /** True when one of the targets applied `event`. */
-async function replayEvent(domain: Domain, targets: readonly ReplayTarget[], event: StoredEvent, useInbox: boolean): Promise<boolean> {
+async function replayEvent(domain: RebuildableDomain, targets: readonly ReplayTarget[], event: StoredEvent, useInbox: boolean): Promise<boolean> {
   const category = categoryOf(event.streamName);
   let applied = false;
   for (const target of targets) {
@@ -190,7 +207,7 @@ async function replayEvent(domain: Domain, targets: readonly ReplayTarget[], eve
     const methods = message ? (target.methods.get(message._metadata?.headers.type ?? event.type) ?? []) : [];
     // Recorded even when not applied, so the key's next event is next for the subscription too.
     const verdict = useInbox
-      ? await domain.runtime.enterInbox({
+      ? await domain.runtime.messages.enterInbox({
           subscription: target.inbox,
           position: { key: event.streamName, sequence: event.position + 1 },
           messageId: event.messageId,
@@ -205,7 +222,7 @@ async function replayEvent(domain: Domain, targets: readonly ReplayTarget[], eve
 }
 
 /** The stored event as its registered class; an upcaster's failure names the event's stream and position. */
-function storedMessage(domain: Domain, event: StoredEvent): { _metadata?: { headers: { type: string } } } {
+function storedMessage(domain: RebuildableDomain, event: StoredEvent): { _metadata?: { headers: { type: string } } } {
   try {
     return deserializeMessage(domain, envelopeOf(event), { requireChecksum: true });
   } catch (error) {

@@ -7,7 +7,7 @@ import { BaseQuery } from '../elements/base-query.js';
 import { HandlerNotFoundError } from '../errors/handler-not-found.error.js';
 import { RegistrationError } from '../errors/registration.error.js';
 import type { ClassRef } from '../fields/field-definition.js';
-import type { QueryRoute } from '../domain/query-routes.js';
+import type { QueryRoute } from '../registry/query-routes.js';
 import { describe } from '../fields/describe-value.js';
 
 export interface QueryDispatchHost {

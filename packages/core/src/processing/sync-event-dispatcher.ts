@@ -9,7 +9,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { BaseEvent } from '../elements/base-event.js';
-import type { HandlerBinding } from '../domain/registry.js';
+import type { HandlerBinding } from '../registry/registry.js';
 import type { Logger } from '../logging/logger.js';
 import { contextOf, invokeHandler } from './handler-invocation.js';
 import { retryOnConflict } from './retry-on-conflict.js';

@@ -428,6 +428,6 @@ describe('custom repositories', () => {
 describe('tables', () => {
   it('an event-sourced aggregate has no table: aggregateSchemas leaves it out', async () => {
     await openBank();
-    expect(bank.domain.runtime.aggregateSchemas().map((schema) => schema.name)).toEqual([]);
+    expect(bank.domain.runtime.infrastructure.aggregateSchemas().map((schema) => schema.name)).toEqual([]);
   });
 });

@@ -59,7 +59,7 @@ export function makeLibrary(name = 'Library') {
 
     // A synchronous answer is awaited like an asynchronous one.
     @read(BookCount) count(): number {
-      reads.push(`count:${domain.runtime.activeUnitOfWork() ? 'in a unit of work' : 'no unit of work'}`);
+      reads.push(`count:${domain.runtime.units.active() ? 'in a unit of work' : 'no unit of work'}`);
       return 42;
     }
 
@@ -144,11 +144,11 @@ export function makeLibrary(name = 'Library') {
 
     /** Not a use case: no unit of work of its own. */
     async plain(): Promise<boolean> {
-      return domain.runtime.activeUnitOfWork() !== undefined;
+      return domain.runtime.units.active() !== undefined;
     }
 
     @useCase() async inUnitOfWork(): Promise<boolean> {
-      return domain.runtime.activeUnitOfWork() !== undefined;
+      return domain.runtime.units.active() !== undefined;
     }
   }
 

@@ -99,10 +99,10 @@ describe('domain.dispatch', () => {
     const { domain, Book, BooksByAuthor } = library;
     await domain.uow(async () => {
       await domain.repositoryFor(Book).add(Book.create({ title: 'Solaris', author: 'Lem' }));
-      const before = domain.runtime.activeUnitOfWork();
+      const before = domain.runtime.units.active();
       await domain.dispatch(BooksByAuthor.create({ author: 'Lem' }));
       await domain.dispatch(library.BookCount.create());
-      expect(domain.runtime.activeUnitOfWork()).toBe(before);
+      expect(domain.runtime.units.active()).toBe(before);
     });
     expect(library.reads).toEqual(['byAuthor:Lem', 'count:in a unit of work']);
     expect(await domain.dispatch(BooksByAuthor.create({ author: 'Lem' }))).toEqual([{ title: 'Solaris', copies: 1 }]);

@@ -78,22 +78,22 @@ describe('the database of an asynchronous command', () => {
   afterAll(() => shop.close());
 
   it("is the database of the command's aggregate", () => {
-    expect(shop.runtime.commandDatabase(PlaceOrder)).toBe('orders');
-    expect(shop.runtime.commandDatabase(shop.registry.messageTypeOf(PlaceOrder))).toBe('orders');
+    expect(shop.runtime.commands.database(PlaceOrder)).toBe('orders');
+    expect(shop.runtime.commands.database(shop.registry.messageTypeOf(PlaceOrder))).toBe('orders');
   });
 
   it("is the database of its command handler's aggregate when the command names none", () => {
-    expect(shop.runtime.commandDatabase(CancelOrder)).toBe('orders');
+    expect(shop.runtime.commands.database(CancelOrder)).toBe('orders');
   });
 
   it("is the event store's database for an event-sourced aggregate", () => {
-    expect(shop.runtime.commandDatabase(OpenLedger)).toBe('events');
+    expect(shop.runtime.commands.database(OpenLedger)).toBe('events');
   });
 
   it('is "default" for a command of no aggregate, and for a type no command is registered under', () => {
-    expect(shop.runtime.commandDatabase(Ping)).toBe('default');
-    expect(shop.runtime.commandDatabase('Placement.Unknown.v1')).toBe('default');
-    expect(shop.runtime.commandDatabases().sort()).toEqual(['default', 'events', 'orders']);
+    expect(shop.runtime.commands.database(Ping)).toBe('default');
+    expect(shop.runtime.commands.database('Placement.Unknown.v1')).toBe('default');
+    expect(shop.runtime.commands.databases().sort()).toEqual(['default', 'events', 'orders']);
   });
 
   it("queues the command and records its outcome in its aggregate's database only", async () => {
@@ -131,7 +131,7 @@ describe('the database of an asynchronous command', () => {
       envelope = (await queuedIn('orders')).find((e) => e.data.customer === 'cy');
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    await shop.runtime.recordGivenUpCommand(envelope, new Error('retries spent'));
+    await shop.runtime.commands.recordGivenUp(envelope, new Error('retries spent'));
     await expect(outcome).rejects.toMatchObject({ name: 'CommandRefusedError', errorMessage: 'retries spent' });
   });
 });

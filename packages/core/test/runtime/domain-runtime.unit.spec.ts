@@ -125,7 +125,7 @@ describe('domain runtime wiring', () => {
     await domain.init();
     expect(domain.config.event_processing).toBe('async');
     expect(domain.config.outbox.messages_per_tick).toBe(11);
-    expect(domain.runtime.configFile).toBe(path.join(dir, 'domain.toml'));
+    expect(domain.runtime.infrastructure.configFile).toBe(path.join(dir, 'domain.toml'));
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

@@ -4,7 +4,7 @@ import { canonicalJson } from '../../src/messages/canonical-json.js';
 import { deserializeMessage } from '../../src/messages/deserialize-message.js';
 import { envelopeChecksum } from '../../src/messages/envelope-checksum.js';
 import { serializeMessage } from '../../src/messages/serialize-message.js';
-import { stampCommand } from '../../src/messages/stamp-command.js';
+import { stampCommand } from '../../src/elements/stamp-command.js';
 import { stripEnvelope } from '../../src/messages/strip-envelope.js';
 import { ChecksumMismatchError } from '../../src/errors/checksum-mismatch.error.js';
 import { UnknownMessageTypeError } from '../../src/errors/unknown-message-type.error.js';

@@ -27,7 +27,7 @@ describe.skipIf(!up)('transactional outbox on PostgreSQL', () => {
         brokers: { default: { provider: 'inline' } },
       },
     });
-    await shop.domain.providers.get('default')!.setupSchema(shop.domain.runtime.aggregateSchemas(), { outbox: true });
+    await shop.domain.providers.get('default')!.setupSchema(shop.domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
   });
   afterAll(async () => {
     await shop.domain.close();

@@ -299,7 +299,7 @@ describe('unit of work', () => {
     it('regression: a command handled inside an outer unit keeps the outer correlation but is itself the cause of its events', async () => {
       const handled = await shop.domain.uow(async () => currentUnitOfWork()!.context);
       expect(handled).toMatchObject({ correlationId: null, causationId: null });
-      const id = await shop.domain.runtime.uow(() => shop.domain.process<string>(shop.PlaceOrder.create({ customer: 'Ann' })), {
+      const id = await shop.domain.runtime.units.run(() => shop.domain.process<string>(shop.PlaceOrder.create({ customer: 'Ann' })), {
         correlationId: 'req-42',
         causationId: 'http-1',
       });

@@ -205,7 +205,7 @@ describe('raw subscribers', () => {
       const command = tracing.one(SpanNames.commandProcess);
       tracing.reset();
       const inbox = { subscription: 'payment-callbacks', brokerMessageId: '1-0' };
-      await shop.domain.runtime.runOnce(queued!.envelope, inbox, async () => {}, { name: 'PaymentCallbacks', kind: 'subscriber' });
+      await shop.domain.runtime.messages.runOnce(queued!.envelope, inbox, async () => {}, { name: 'PaymentCallbacks', kind: 'subscriber' });
       const span = tracing.one(SpanNames.handlerExecute);
       expect(parentIdOf(span)).toBe(command.spanContext().spanId);
       expect(span.attributes).toMatchObject({
@@ -215,7 +215,7 @@ describe('raw subscribers', () => {
         'protean.handler.outcome': expect.any(String),
       });
       tracing.reset();
-      await shop.domain.runtime.runOnce(queued!.envelope, { ...inbox, brokerMessageId: '2-0', jumpGap: true }, async () => {});
+      await shop.domain.runtime.messages.runOnce(queued!.envelope, { ...inbox, brokerMessageId: '2-0', jumpGap: true }, async () => {});
       expect(tracing.named(SpanNames.handlerExecute)).toHaveLength(0);
     } finally {
       await shop.domain.close();

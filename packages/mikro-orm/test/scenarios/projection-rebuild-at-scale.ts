@@ -58,7 +58,7 @@ export async function describeRebuildAtScale(tier: Tier): Promise<void> {
           brokers: { default: { provider: 'inline' } },
         },
       });
-      await provider().setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
+      await provider().setupSchema(domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
     });
     afterAll(async () => {
       await domain.close();

@@ -154,7 +154,7 @@ export class Engine {
   }
 
   private async startInboxJanitor(hasSubscriptions: boolean): Promise<void> {
-    const inbox = this.domain.runtime.inbox;
+    const inbox = this.domain.runtime.messages.inbox;
     if (!inbox || !hasSubscriptions) return;
     const { database, retention_hours: retentionHours } = this.domain.config.inbox;
     this.inboxJanitor = new InboxJanitor(inbox, database, retentionHours, this.log.child({}, 'inbox'));
@@ -167,10 +167,10 @@ export class Engine {
    */
   private async startOutcomeJanitors(handlesCommands: boolean): Promise<void> {
     if (!handlesCommands || !this.domain.outboxEnabled) return;
-    for (const database of this.domain.runtime.commandDatabases()) {
+    for (const database of this.domain.runtime.commands.databases()) {
       if (this.stopping.signal.aborted) return;
       const janitor = new CommandOutcomeJanitor(
-        this.domain.runtime.provider(database).commandOutcomes,
+        this.domain.runtime.infrastructure.provider(database).commandOutcomes,
         database,
         this.domain.config.command_outcomes.retention_hours,
         this.log.child({}, 'command-outcomes'),
@@ -238,7 +238,7 @@ export class Engine {
     for (const entry of plan) {
       if (entry.source !== 'stream' || this.stopping.signal.aborted) continue;
       try {
-        for (const stream of plannedStreams(this.domain, entry)) await this.domain.runtime.broker(entry.broker).ensureGroup(stream, entry.group);
+        for (const stream of plannedStreams(this.domain, entry)) await this.domain.runtime.infrastructure.broker(entry.broker).ensureGroup(stream, entry.group);
       } catch (err) {
         this.log.warn('could not create a consumer group before publishing; the subscription creates it when it starts', {
           stream: entry.stream,
@@ -253,7 +253,7 @@ export class Engine {
     const { domain } = this;
     const { server } = domain.config;
     if (entry.source === 'event_store') return { sub: this.subscribeToEventStore(entry), broker: null };
-    const broker = domain.runtime.broker(entry.broker);
+    const broker = domain.runtime.infrastructure.broker(entry.broker);
     const common = {
       domain,
       group: entry.group,

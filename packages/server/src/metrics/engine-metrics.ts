@@ -112,7 +112,7 @@ export class EngineMetrics {
 
   private subscriptionAttributes(status: SubscriptionStatus): Attributes {
     return {
-      [ATTR.messagingSystem]: status.kind === 'event_store' ? 'protean_event_store' : this.sources.domain.runtime.broker(status.broker).provider,
+      [ATTR.messagingSystem]: status.kind === 'event_store' ? 'protean_event_store' : this.sources.domain.runtime.infrastructure.broker(status.broker).provider,
       [ATTR.destination]: status.stream,
       [ATTR.consumerGroup]: status.name,
       [ATTR.source]: status.kind,

@@ -120,7 +120,7 @@ async function collectStreamBacklogs(domain: Domain, planned: readonly PlannedSu
       };
       const empty = { exists: false, lag: null, pending: 0, consumers: null, deadLetters: null, lostToTrimming: 0 };
       try {
-        const broker = domain.runtime.broker(entry.broker);
+        const broker = domain.runtime.infrastructure.broker(entry.broker);
         const parts = await Promise.all(
           streams.map((stream) => Promise.all([broker.groupStatus(stream, entry.group), broker.groupProgress(stream, entry.group), lettersOf(broker, stream)])),
         );

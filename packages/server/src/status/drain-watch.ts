@@ -128,7 +128,7 @@ export class DrainWatch {
     for (const entry of this.plan) {
       try {
         if (entry.source === 'stream') {
-          const broker = this.domain.runtime.broker(entry.broker);
+          const broker = this.domain.runtime.infrastructure.broker(entry.broker);
           const streams = await Promise.all(
             plannedStreams(this.domain, entry).map(async (stream) => ({
               stream,
@@ -162,7 +162,7 @@ export class DrainWatch {
     }
     try {
       if (mark.kind === 'stream') {
-        const broker = this.domain.runtime.broker(entry.broker);
+        const broker = this.domain.runtime.infrastructure.broker(entry.broker);
         const partitions = await Promise.all(
           mark.streams.map(async ({ stream, through }): Promise<PartitionDrain> => {
             const progress = await broker.groupProgress(stream, entry.group, through);

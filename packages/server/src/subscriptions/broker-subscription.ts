@@ -20,7 +20,7 @@ export function createBrokerSubscription(options: BrokerSubscriptionOptions): Co
     // Like handlers: once per message through the inbox (by position, or by message id for
     // foreign producers), and a lost version race runs again in a fresh unit of work.
     handle: (message, { jumpGap }) =>
-      domain.runtime.runOnce(
+      domain.runtime.messages.runOnce(
         message.envelope,
         { subscription: options.group, brokerMessageId: message.id, jumpGap, redelivered: message.deliveryCount > 1 },
         async () => {

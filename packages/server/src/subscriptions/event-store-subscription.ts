@@ -96,7 +96,7 @@ export class EventStoreSubscription extends SubscriptionLifecycle implements Sub
     this.leaseMs = Math.round(options.eventStoreSettings.lease_seconds * 1000);
     this.lease = new EventStoreLease(options.store.subscriptions, name, options.consumer, this.leaseMs);
     const inboxName = eventStoreInboxName(name);
-    const inbox = domain.runtime.inbox;
+    const inbox = domain.runtime.messages.inbox;
     const handles = handledTypes(domain, handler);
     this.runner = new MessageRunner({
       deadLetters: {
@@ -115,7 +115,8 @@ export class EventStoreSubscription extends SubscriptionLifecycle implements Sub
           signal,
         );
       },
-      jumpOver: (message) => domain.runtime.runOnce(message.envelope, { subscription: inboxName, brokerMessageId: message.id, jumpGap: true }, async () => {}),
+      jumpOver: (message) =>
+        domain.runtime.messages.runOnce(message.envelope, { subscription: inboxName, brokerMessageId: message.id, jumpGap: true }, async () => {}),
       isPermanent: isPermanentMessageError,
       inbox: inbox ? { store: inbox, passes: new PassBatcher(inbox, inboxName) } : null,
       acks: { ack: (id) => this.settle(id) },
@@ -227,7 +228,7 @@ export class EventStoreSubscription extends SubscriptionLifecycle implements Sub
       consumer: this.options.consumer,
       from: cursor,
       concurrency,
-      inbox: this.options.domain.runtime.inbox !== null,
+      inbox: this.options.domain.runtime.messages.inbox !== null,
     });
   }
 

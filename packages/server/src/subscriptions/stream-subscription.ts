@@ -34,7 +34,7 @@ export function createStreamSubscription(options: StreamSubscriptionOptions): Co
     kind: 'stream',
     isPermanent: isPermanentMessageError,
     // A command whose sender awaits its outcome learns that it failed for good.
-    onGivingUp: (message, error) => domain.runtime.recordGivenUpCommand(message.envelope, error),
+    onGivingUp: (message, error) => domain.runtime.commands.recordGivenUp(message.envelope, error),
     ...(ownsTransaction(domain, handler) ? {} : { batching: { size: options.settings.batch_size, maxWaitMs: options.settings.batch_max_wait_ms } }),
     handle: async (message, { jumpGap, signal }) => {
       if (!handles(message.envelope?.metadata?.headers?.type)) return 'skipped';

@@ -27,9 +27,10 @@ export function consumerLoopBase(options: SubscriptionOptions): Omit<ConsumerLoo
   const flow = flowGateFor(domain, group, options.consumer, options.logger);
   return {
     ...(flow ? { flow } : {}),
-    inbox: domain.runtime.inbox,
+    inbox: domain.runtime.messages.inbox,
     // Over a timed-out gap, a message this subscription does not handle still moves its key.
-    jumpOver: (message) => domain.runtime.runOnce(message.envelope, { subscription: group, brokerMessageId: message.id, jumpGap: true }, async () => {}),
+    jumpOver: (message) =>
+      domain.runtime.messages.runOnce(message.envelope, { subscription: group, brokerMessageId: message.id, jumpGap: true }, async () => {}),
     name: options.group,
     broker: options.broker,
     stream: options.stream,

@@ -100,7 +100,7 @@ export function flowDomain(
 
   async function setUp(): Promise<void> {
     await domain.init();
-    for (const provider of domain.providers.values()) await provider.setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
+    for (const provider of domain.providers.values()) await provider.setupSchema(domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
   }
   return { domain, commitJobs, commitStep, setUp, Caller };
 }

@@ -93,5 +93,5 @@ export function notesConfig(db: TempDatabase, broker: Record<string, unknown>, s
 
 export async function setupTables(domain: Domain): Promise<void> {
   await domain.init();
-  for (const provider of domain.providers.values()) await provider.setupSchema(domain.runtime.aggregateSchemas(), { outbox: true });
+  for (const provider of domain.providers.values()) await provider.setupSchema(domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
 }

@@ -16,14 +16,7 @@ import type { EventStoreSubscriptions } from '../../ports/event-store-subscripti
 import { MemoryEventStoreSubscriptions } from './memory-event-store-subscriptions.js';
 import { MemoryTransaction } from './memory-transaction.js';
 
-/** The events one transaction appends to one stream, with the committed version they follow. */
-export interface StagedStreamAppend {
-  /** The stream's committed version when the transaction first appended to it. */
-  baseVersion: number;
-  /** True when an append gave an expected version: then the base must still hold at commit. */
-  checked: boolean;
-  events: NewEvent[];
-}
+export type { StagedStreamAppend } from './staged-writes.js';
 
 export class MemoryEventStore extends EventStore {
   private readonly streams = new Map<string, StoredEvent[]>();

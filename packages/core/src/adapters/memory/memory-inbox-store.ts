@@ -18,6 +18,9 @@ import type {
   PositionPass,
 } from '../../ports/inbox-store.js';
 import { MemoryTransaction } from './memory-transaction.js';
+import type { StagedInboxWrite } from './staged-writes.js';
+
+export type { StagedInboxWrite } from './staged-writes.js';
 
 interface PassedRecord {
   subscription: string;
@@ -26,15 +29,6 @@ interface PassedRecord {
   reason: string;
   brokerMessageId: string | null;
   at: number;
-}
-
-/** A checkpoint move or message record staged by `enter`, checked and applied at commit. */
-export interface StagedInboxWrite {
-  /** Throws ExpectedVersionError when the committed state no longer allows the write. */
-  check(): void;
-  apply(): void;
-  /** For a checkpoint move: the key and the sequence it moves to, so later enters of the same unit see it. */
-  move?: { checkpointKey: string; sequence: number };
 }
 
 /** Positions recorded per jump over a gap; more are jumped over but not recorded. */

@@ -5,15 +5,9 @@
  */
 import { ExpectedVersionError } from '../../errors/expected-version.error.js';
 import { UniqueViolationError } from '../../errors/unique-violation.error.js';
-import type { StagedPut, StagedWrite } from './memory-transaction.js';
+import type { MemoryRecord, StagedPut, StagedWrite } from './staged-writes.js';
 
-export type PlainRecord = Record<string, unknown>;
-
-export interface MemoryRecord {
-  id: string;
-  version: number;
-  data: PlainRecord;
-}
+export type { PlainRecord, MemoryRecord } from './staged-writes.js';
 
 export class MemoryTables {
   private readonly tables = new Map<string, Map<string, MemoryRecord>>();

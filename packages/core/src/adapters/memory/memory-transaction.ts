@@ -8,26 +8,9 @@ import { TransactionStateError } from '../../errors/transaction-state.error.js';
 import type { ProviderTransaction } from '../../ports/database-provider.js';
 import type { SealedSnapshot } from '../../ports/event-store-records.js';
 import type { NewOutboxRow } from '../../ports/outbox-store.js';
-import type { StagedStreamAppend } from './memory-event-store.js';
-import type { StagedInboxWrite } from './memory-inbox-store.js';
-import type { MemoryRecord } from './memory-tables.js';
+import type { StagedInboxWrite, StagedStreamAppend, StagedWrite } from './staged-writes.js';
 
-/** A staged insert/update; `baseVersion` is the committed version it was based on (null when absent). */
-export interface StagedPut {
-  kind: 'put';
-  record: MemoryRecord;
-  baseVersion: number | null;
-  /** Used in error messages and for unique checks at commit. */
-  aggregate: string;
-  uniqueFields: readonly string[];
-}
-
-export interface StagedDelete {
-  kind: 'delete';
-  baseVersion: number | null;
-}
-
-export type StagedWrite = StagedPut | StagedDelete;
+export type { StagedPut, StagedDelete, StagedWrite } from './staged-writes.js';
 
 type TransactionState = 'active' | 'committed' | 'rolled back';
 

@@ -1,6 +1,6 @@
 /** A projection names a database like an aggregate does; `domain.init()` refuses one that is not configured. */
 import type { DomainConfig } from '../config/config-types.js';
-import type { ElementRegistry } from './registry.js';
+import type { ElementRegistry } from '../registry/registry.js';
 
 export function projectionProviderProblems(registry: ElementRegistry, config: DomainConfig): { path: string; message: string }[] {
   return registry

@@ -5,10 +5,10 @@
  */
 import type { ClassRef } from '../fields/field-definition.js';
 import { fieldsOf } from '../fields/field-metadata.js';
-import type { BaseCommand } from '../elements/base-command.js';
-import type { ElementHost, MessageContext } from '../elements/element-host.js';
-import { stateOf } from '../elements/element-state.js';
-import { buildMessageMetadata, withMetadata } from '../elements/message-metadata.js';
+import type { BaseCommand } from './base-command.js';
+import type { ElementHost, MessageContext } from './element-host.js';
+import { stateOf } from './element-state.js';
+import { buildMessageMetadata, withMetadata } from './message-metadata.js';
 import { RegistrationError } from '../errors/registration.error.js';
 
 export function stampCommand<C extends BaseCommand>(host: ElementHost, command: C, context: MessageContext | undefined): C {
