@@ -118,6 +118,8 @@ export { MessageWithoutMetadataError } from './errors/message-without-metadata.e
 export { AsyncCommandsNeedOutboxError } from './errors/async-commands-need-outbox.error.js';
 export { CommandDatabaseError } from './errors/command-database.error.js';
 export * from './messages/index.js';
+export * from './messages/cloudevents/index.js';
+export { UnhandledCloudEventTypeError } from './errors/unhandled-cloud-event-type.error.js';
 export { currentUnitOfWork } from './uow/uow-storage.js';
 export { runInBatch, claimBatch, type BatchClaim, type BatchMembership } from './uow/batch-scope.js';
 export { UnitOfWork, type UnitOfWorkHost, type TrackedAggregate } from './uow/unit-of-work.js';
