@@ -32,7 +32,12 @@ describe.skipIf(!up)('outbox → RabbitMQ external brokers sending CloudEvents',
     channel = await partner.acquire();
     // The other system's queues, bound to the exchanges the external brokers publish to.
     for (const mode of received.keys()) {
-      await channel.exchangeDeclare({ exchange: `${mode}.shop::order`, type: 'fanout', durable: true, arguments: { 'alternate-exchange': `${mode}.protean.unrouted` } });
+      await channel.exchangeDeclare({
+        exchange: `${mode}.shop::order`,
+        type: 'fanout',
+        durable: true,
+        arguments: { 'alternate-exchange': `${mode}.protean.unrouted` },
+      });
       await channel.queueDeclare({ queue: `billing-${mode}`, durable: true });
       await channel.queueBind({ queue: `billing-${mode}`, exchange: `${mode}.shop::order` });
       await channel.basicConsume({ queue: `billing-${mode}`, noAck: true }, (message) => void received.get(mode)!.push(message));
@@ -89,7 +94,12 @@ describe.skipIf(!up)('outbox → RabbitMQ external brokers sending CloudEvents',
     expect(message.contentType).toBe('application/cloudevents+json');
     expect(message.durable).toBe(true);
     const { data, ...attributes } = JSON.parse(Buffer.from(message.body as Buffer).toString()) as Record<string, unknown>;
-    expectCloudEventOfRow(attributes, data, rows.find((r) => r.targetBroker === 'structured')!, '/Shop/shop%3A%3Aorder');
+    expectCloudEventOfRow(
+      attributes,
+      data,
+      rows.find((r) => r.targetBroker === 'structured')!,
+      '/Shop/shop%3A%3Aorder',
+    );
   });
 
   it('binary mode: cloudEvents_ headers carry the attributes, the body is the data as application/json', () => {
@@ -98,8 +108,15 @@ describe.skipIf(!up)('outbox → RabbitMQ external brokers sending CloudEvents',
     const message = messages[0]!;
     expect(message.contentType).toBe('application/json');
     const headers = (message.headers ?? {}) as Record<string, unknown>;
-    const attributes = Object.fromEntries(Object.entries(headers).flatMap(([k, v]) => (k.startsWith('cloudEvents_') ? [[k.slice('cloudEvents_'.length), v]] : [])));
+    const attributes = Object.fromEntries(
+      Object.entries(headers).flatMap(([k, v]) => (k.startsWith('cloudEvents_') ? [[k.slice('cloudEvents_'.length), v]] : [])),
+    );
     // rabbitmq-client parses an application/json body by itself.
-    expectCloudEventOfRow(attributes, message.body, rows.find((r) => r.targetBroker === 'binary')!, 'https://shop.example.com/orders');
+    expectCloudEventOfRow(
+      attributes,
+      message.body,
+      rows.find((r) => r.targetBroker === 'binary')!,
+      'https://shop.example.com/orders',
+    );
   });
 });

@@ -20,7 +20,10 @@ import { rawText, type Decoded } from './rabbitmq-message-codec.js';
 export const CE_HEADER_PREFIX = 'cloudEvents_';
 const CE_HEADER_PREFIXES = [CE_HEADER_PREFIX, 'cloudEvents:'];
 
-export function encodeCloudEvent(envelope: MessageEnvelope, format: MessageFormatSettings): { body: Buffer; contentType: string; headers: Record<string, string> } {
+export function encodeCloudEvent(
+  envelope: MessageEnvelope,
+  format: MessageFormatSettings,
+): { body: Buffer; contentType: string; headers: Record<string, string> } {
   const event = envelopeToCloudEvent(envelope, format.source);
   if (format.mode === 'structured') return { body: Buffer.from(JSON.stringify(event)), contentType: CLOUDEVENTS_JSON, headers: {} };
   const binary = toBinaryCloudEvent(event);
@@ -37,7 +40,8 @@ export function decodeCloudEvent(delivery: Pick<Envelope, 'contentType' | 'heade
   }
   // rabbitmq-client parses an application/json body itself: turned back into its text.
   const body = rawText(delivery.body);
-  const decoded = attributes.specversion !== undefined ? binaryCloudEventToEnvelope(attributes, delivery.contentType, body) : structuredCloudEventToEnvelope(body);
+  const decoded =
+    attributes.specversion !== undefined ? binaryCloudEventToEnvelope(attributes, delivery.contentType, body) : structuredCloudEventToEnvelope(body);
   return decoded.ok ? { ok: true, envelope: decoded.envelope } : { ok: false, reason: `its CloudEvent is malformed: ${decoded.problem}`, raw: body };
 }
 

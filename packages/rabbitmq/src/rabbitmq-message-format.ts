@@ -14,7 +14,10 @@ export interface RabbitMQMessageFormat {
 
 export function rabbitmqMessageFormat(format: MessageFormatSettings): RabbitMQMessageFormat {
   if (format.format === 'envelope') {
-    return { encode: (id, envelope) => ({ body: encodeEnvelope(envelope), properties: messageProperties(id, envelope) }), decode: (delivery) => decodeBody(delivery.body) };
+    return {
+      encode: (id, envelope) => ({ body: encodeEnvelope(envelope), properties: messageProperties(id, envelope) }),
+      decode: (delivery) => decodeBody(delivery.body),
+    };
   }
   return {
     encode: (id, envelope) => {

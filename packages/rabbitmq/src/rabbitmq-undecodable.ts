@@ -37,7 +37,10 @@ export interface UndecodableDelivery {
   reason: string;
 }
 
-export async function deadLetterUndecodable(broker: UndecodableDeadLettering, { stream, group, channel, delivery, id, reason }: UndecodableDelivery): Promise<void> {
+export async function deadLetterUndecodable(
+  broker: UndecodableDeadLettering,
+  { stream, group, channel, delivery, id, reason }: UndecodableDelivery,
+): Promise<void> {
   const { names, log } = broker;
   const error = `UndecodableEntryError: message ${id} of stream "${stream}" (group "${group}") cannot be decoded: ${reason}`;
   const deliveryCount = deliveryCountOf(delivery.headers as Record<string, unknown> | undefined, delivery.redelivered);

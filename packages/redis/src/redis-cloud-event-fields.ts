@@ -36,7 +36,12 @@ export function decodeCloudEventEntry(stream: string, [id, fields]: RawEntry, de
   } else if (map.has('cloudevent')) {
     decoded = structuredCloudEventToEnvelope(map.get('cloudevent')!);
   } else {
-    return { ok: false, id, fields, problem: 'it is no CloudEvent: it has neither a "ce_specversion" field (binary mode) nor a "cloudevent" field (structured mode)' };
+    return {
+      ok: false,
+      id,
+      fields,
+      problem: 'it is no CloudEvent: it has neither a "ce_specversion" field (binary mode) nor a "cloudevent" field (structured mode)',
+    };
   }
   if (!decoded.ok) return { ok: false, id, fields, problem: `its CloudEvent is malformed: ${decoded.problem}` };
   return { ok: true, message: { id, stream, envelope: decoded.envelope, deliveryCount } };

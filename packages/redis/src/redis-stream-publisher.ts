@@ -36,7 +36,9 @@ export class RedisStreamPublisher {
     this.options.knownStreams.add(stream);
     if (!this.trims.appended(stream, 1)) return (await client().call('XADD', key(stream), '*', ...format.fields(envelope))) as string;
     // Due for a trim: it rides in the same round trip.
-    const pipeline = client().pipeline().call('XADD', key(stream), '*', ...format.fields(envelope));
+    const pipeline = client()
+      .pipeline()
+      .call('XADD', key(stream), '*', ...format.fields(envelope));
     this.queueTrim(pipeline, stream);
     const [[error, id], trim] = ((await pipeline.exec()) ?? []) as [Error | null, unknown][];
     if (error) throw error;

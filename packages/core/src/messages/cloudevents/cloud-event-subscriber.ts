@@ -46,12 +46,16 @@ export function onCloudEvent<E>(type: string, event: abstract new (...args: neve
   return <F extends CloudEventMethod<E>>(target: object, key: string | symbol, _descriptor: TypedPropertyDescriptor<F>): void => {
     refuseStandardDecorator(`@onCloudEvent('${type}')`, key);
     if (typeof key !== 'string') throw new TypeError(`@onCloudEvent methods must have string names, got ${String(key)}`);
-    if (typeof type !== 'string' || type.trim() === '') throw new TypeError(`@onCloudEvent on ${target.constructor.name}.${key} needs the CloudEvents type it handles, got ${String(type)}`);
+    if (typeof type !== 'string' || type.trim() === '')
+      throw new TypeError(`@onCloudEvent on ${target.constructor.name}.${key} needs the CloudEvents type it handles, got ${String(type)}`);
     if (typeof event !== 'function' || typeof (event as unknown as EventBuilder<E>).fromPlain !== 'function') {
-      throw new TypeError(`@onCloudEvent('${type}') on ${target.constructor.name}.${key} needs an event class, got ${String(event)} (check for an import cycle)`);
+      throw new TypeError(
+        `@onCloudEvent('${type}') on ${target.constructor.name}.${key} needs an event class, got ${String(event)} (check for an import cycle)`,
+      );
     }
     const own: CloudEventMark[] = Reflect.getOwnMetadata(CLOUD_EVENT_METHODS, target) ?? [];
-    if (own.some((mark) => mark.type === type)) throw new TypeError(`${target.constructor.name} declares CloudEvents type "${type}" twice; keep one @onCloudEvent('${type}', …)`);
+    if (own.some((mark) => mark.type === type))
+      throw new TypeError(`${target.constructor.name} declares CloudEvents type "${type}" twice; keep one @onCloudEvent('${type}', …)`);
     Reflect.defineMetadata(CLOUD_EVENT_METHODS, [...own, { type, event: event as unknown as EventBuilder<unknown>, method: key }], target);
   };
 }
@@ -62,7 +66,12 @@ export abstract class CloudEventSubscriber extends BaseSubscriber {
     const { type } = envelope.metadata.headers;
     const marks = cloudEventMarksOf(this.constructor);
     const mark = marks.find((m) => m.type === type);
-    if (!mark) throw new UnhandledCloudEventTypeError(this.constructor.name, type, marks.map((m) => m.type));
+    if (!mark)
+      throw new UnhandledCloudEventTypeError(
+        this.constructor.name,
+        type,
+        marks.map((m) => m.type),
+      );
     const event = mark.event.fromPlain(structuredClone(envelope.data), { metadata: structuredClone(envelope.metadata) });
     const method = (this as unknown as Record<string, CloudEventMethod<unknown>>)[mark.method]!;
     await method.call(this, event, contextOf(envelope));

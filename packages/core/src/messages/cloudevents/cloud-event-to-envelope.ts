@@ -63,7 +63,7 @@ function cloudEventToEnvelope(attributes: Record<string, unknown>, data: unknown
     return { ok: false, problem: `its datacontenttype is "${contentType}"; only JSON data can become a domain event` };
   }
   const fields = data === undefined ? {} : data;
-  if (!isObject(fields)) return { ok: false, problem: 'its data is not a JSON object (an event\'s fields)' };
+  if (!isObject(fields)) return { ok: false, problem: "its data is not a JSON object (an event's fields)" };
   const own = readOwnExtensions(attributes.proteanextensions);
   if (typeof own === 'string') return { ok: false, problem: own };
   const envelope = buildEnvelope(attributes, fields, own);
@@ -137,4 +137,3 @@ function readOwnExtensions(raw: unknown): Record<string, unknown> | string {
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-

@@ -43,7 +43,11 @@ export function readMessageFormatSettings(brokerName: string, settings: BrokerSe
   const mode = oneOf(brokerName, 'cloudevents_mode', reader.string('cloudevents_mode', DEFAULT_CLOUDEVENTS_MODE), CLOUDEVENTS_MODES);
   const source = reader.string('cloudevents_source', '');
   if (sourceSet && source.trim() === '') {
-    throw new BrokerSettingsError(brokerName, 'cloudevents_source', 'must be a non-empty URI-reference, e.g. "https://shop.example.com/orders"; remove it for the default');
+    throw new BrokerSettingsError(
+      brokerName,
+      'cloudevents_source',
+      'must be a non-empty URI-reference, e.g. "https://shop.example.com/orders"; remove it for the default',
+    );
   }
   return { format, mode, source };
 }
