@@ -88,13 +88,23 @@ describe.skipIf(!up)('outbox → NATS JetStream external brokers sending CloudEv
     const { headers, text } = await readAsAnotherSystem('structured');
     expect(headers['content-type']).toBe('application/cloudevents+json');
     const { data, ...attributes } = JSON.parse(text) as Record<string, unknown>;
-    expectCloudEventOfRow(attributes, data, rows.find((r) => r.targetBroker === 'structured')!, '/Shop/shop%3A%3Aorder');
+    expectCloudEventOfRow(
+      attributes,
+      data,
+      rows.find((r) => r.targetBroker === 'structured')!,
+      '/Shop/shop%3A%3Aorder',
+    );
   });
 
   it('binary mode: ce- headers carry the attributes, the payload is the data as application/json', async () => {
     const { headers, text } = await readAsAnotherSystem('binary');
     expect(headers['content-type']).toBe('application/json');
     const attributes = Object.fromEntries(Object.entries(headers).flatMap(([k, v]) => (k.startsWith('ce-') ? [[k.slice(3), v]] : [])));
-    expectCloudEventOfRow(attributes, JSON.parse(text), rows.find((r) => r.targetBroker === 'binary')!, 'https://shop.example.com/orders');
+    expectCloudEventOfRow(
+      attributes,
+      JSON.parse(text),
+      rows.find((r) => r.targetBroker === 'binary')!,
+      'https://shop.example.com/orders',
+    );
   });
 });
