@@ -82,7 +82,7 @@ describe.skipIf(!up)('consuming CloudEvents from another system into a subscribe
 
   const structured = (event: Record<string, unknown>) =>
     redis.xadd(stream, '*', 'content-type', 'application/cloudevents+json', 'cloudevent', JSON.stringify(event));
-  const lettersOf = async () => billing.domain.brokers.get('gateway')!.listDeadLetters('payments', 100);
+  const lettersOf = async () => billing.domain.brokers.get('gateway')!.listDeadLetters('payments', { count: 100 });
 
   it('structured mode: the handler gets the typed event and the CloudEvent context', async () => {
     await structured({
