@@ -29,9 +29,6 @@ export type CloudEventsMode = 'structured' | 'binary';
 export const CLOUDEVENTS_JSON = 'application/cloudevents+json';
 export const JSON_CONTENT_TYPE = 'application/json';
 
-/** The attributes CloudEvents 1.0 itself defines; any other is an extension. */
-export const CORE_ATTRIBUTES = ['specversion', 'id', 'source', 'type', 'time', 'subject', 'datacontenttype', 'dataschema'] as const;
-
 /**
  * The envelope parts carried as extension attributes (CloudEvents names: lower-case letters and
  * digits, at most 20 characters). `traceparent` and `tracestate` are the Distributed Tracing
@@ -60,8 +57,4 @@ export const ENVELOPE_EXTENSIONS = {
 export function isJsonContentType(contentType: string): boolean {
   const media = contentType.split(';')[0]!.trim().toLowerCase();
   return media === JSON_CONTENT_TYPE || media.endsWith('+json') || media === 'text/json';
-}
-
-export function isStructuredContentType(contentType: string | undefined): boolean {
-  return contentType !== undefined && contentType.split(';')[0]!.trim().toLowerCase() === CLOUDEVENTS_JSON;
 }
