@@ -119,6 +119,8 @@ export { AsyncCommandsNeedOutboxError } from './errors/async-commands-need-outbo
 export { CommandDatabaseError } from './errors/command-database.error.js';
 export * from './messages/index.js';
 export { stampCommand } from './elements/stamp-command.js';
+export * from './messages/cloudevents/index.js';
+export { UnhandledCloudEventTypeError } from './errors/unhandled-cloud-event-type.error.js';
 export { currentUnitOfWork } from './uow/uow-storage.js';
 export { runInBatch, claimBatch, type BatchClaim, type BatchMembership } from './uow/batch-scope.js';
 export { UnitOfWork, type UnitOfWorkHost, type TrackedAggregate } from './uow/unit-of-work.js';

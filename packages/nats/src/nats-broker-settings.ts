@@ -2,7 +2,17 @@
  * The `[brokers.<name>]` table of a `provider = "nats"` broker, read and checked once, with the
  * URI kept alongside its masked form for logs and errors.
  */
-import { BrokerSettingsError, BrokerSettingsReader, MAX_TIMER_MS, maskUri, type BrokerSettings, type ProviderSettingsSpec } from '@protean-ts/core';
+import {
+  BrokerSettingsError,
+  BrokerSettingsReader,
+  CLOUDEVENTS_BROKER_KEYS,
+  MAX_TIMER_MS,
+  maskUri,
+  readMessageFormatSettings,
+  type BrokerSettings,
+  type MessageFormatSettings,
+  type ProviderSettingsSpec,
+} from '@protean-ts/core';
 
 export const NATS_DEFAULT_ACK_WAIT_MS = 30_000;
 export const NATS_DEFAULT_DUPLICATE_WINDOW_MS = 120_000;
@@ -31,6 +41,7 @@ export const NATS_BROKER_SETTINGS: ProviderSettingsSpec = {
     request_timeout_ms: duration(100),
     replicas: { kind: 'integer', min: 1, max: 5 },
     server_sync_always: { kind: 'boolean' },
+    ...CLOUDEVENTS_BROKER_KEYS,
   },
   required: ['uri'],
 };
@@ -59,6 +70,8 @@ export interface NatsBrokerSettings {
   replicas: number;
   /** The operator says the server syncs every write to disk (`jetstream { sync_interval: always }`). */
   serverSyncAlways: boolean;
+  /** `message_format` and the CloudEvents keys (docs/cloudevents.md). */
+  messageFormat: MessageFormatSettings;
 }
 
 const NAME_PART = /^[A-Za-z0-9_-]*$/;
@@ -108,6 +121,7 @@ export function readNatsBrokerSettings(name: string, settings: BrokerSettings): 
     requestTimeoutMs: reader.integer('request_timeout_ms', NATS_DEFAULT_REQUEST_TIMEOUT_MS, 100, MAX_TIMER_MS),
     replicas: reader.integer('replicas', 1, 1, 5),
     serverSyncAlways: reader.boolean('server_sync_always', false),
+    messageFormat: readMessageFormatSettings(name, settings),
   };
 }
 

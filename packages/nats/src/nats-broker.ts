@@ -7,17 +7,7 @@
  * progress notes (see NatsHeldMessages). Dead letters go to a stream of their own.
  */
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import {
-  AckPolicy,
-  DeliverPolicy,
-  DiscardPolicy,
-  jetstream,
-  jetstreamManager,
-  RetentionPolicy,
-  StorageType,
-  type JetStreamClient,
-  type JetStreamManager,
-} from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import {
   BaseBroker,
   BrokerBatchError,
@@ -38,21 +28,18 @@ import { isNatsAuthError, isNatsConnectionError, NatsNotConnectedError } from '.
 import { NatsConsumerMembers } from './nats-consumer-members.js';
 import { isConsumerNotFound, isStreamNotFound, NatsDeadLetters } from './nats-dead-letters.js';
 import type { NatsDelivery } from './nats-delivery.js';
-import { decodeEnvelope } from './nats-envelope.js';
+import { NatsArrivals } from './nats-arrivals.js';
 import { NatsHeldMessages } from './nats-held-messages.js';
 import { NatsNaming, type NatsStreamNames } from './nats-names.js';
 import { NatsPuller } from './nats-pull.js';
-import { durabilityProblems, type StreamDurability } from './nats-durability.js';
+import { natsMessageFormat, type NatsMessageFormat } from './nats-message-format.js';
+import { NatsTopology } from './nats-topology.js';
 
 /** Reconnect back-off: a restarted NATS is picked up within about half a second. */
 const RECONNECT_WAIT_MS = 500;
 /** nats-server's default `max_payload`, for a connection that has not reported its own. */
 const DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
-/**
- * Deliveries of a message bound for the dead-letter stream whose letter could not be written
- * before it is terminated without one (with `max_deliver` lower, at its last delivery).
- */
-export const DEAD_LETTER_WRITE_DELIVERIES = 5;
+export { DEAD_LETTER_WRITE_DELIVERIES } from './nats-arrivals.js';
 /** Extra wait past a pull's own expiry before a pull nobody answered counts as an outage. */
 const PULL_GRACE_MS = 5_000;
 
@@ -74,13 +61,13 @@ export class NatsBroker extends BaseBroker {
   private js: JetStreamClient | null = null;
   private jsm: JetStreamManager | null = null;
   private down = false;
-  private readonly knownStreams = new Map<string, Promise<void>>();
-  private readonly knownGroups = new Map<string, Promise<void>>();
+  private readonly topology: NatsTopology;
+  private readonly format: NatsMessageFormat;
+  private readonly arrivals: NatsArrivals;
   private readonly held: NatsHeldMessages;
   private readonly puller: NatsPuller;
   private readonly members: NatsConsumerMembers;
   private readonly deadLetters: NatsDeadLetters;
-  private durabilityWarned = false;
 
   constructor(name: string, settings: BrokerSettings) {
     super(name, settings);
@@ -97,10 +84,14 @@ export class NatsBroker extends BaseBroker {
     this.deadLetters = new NatsDeadLetters(
       () => this.jetStream(),
       () => this.manager(),
-      (stream, subject) => this.ensureStream(stream, subject),
+      (stream, subject) => this.topology.ensureStream(stream, subject),
       this.config.requestTimeoutMs,
       () => this.nc?.info?.max_payload ?? DEFAULT_MAX_PAYLOAD_BYTES,
     );
+    this.topology = new NatsTopology(name, this.config, this.naming, () => this.manager(), this.log);
+    this.format = natsMessageFormat(this.config.messageFormat);
+    const { config, naming, format, held, deadLetters, log } = this;
+    this.arrivals = new NatsArrivals({ config, naming, format, held, deadLetters, log, connection, ackDelivery: (delivery) => this.ackDelivery(delivery) });
   }
 
   /** The JetStream names behind a protean stream (for operators and tests). */
@@ -180,13 +171,13 @@ export class NatsBroker extends BaseBroker {
   }
 
   protected async doPublish(message: OutgoingMessage): Promise<string> {
-    return (await this.publishOne(message, JSON.stringify(message.envelope))).id;
+    return (await this.publishOne(message)).id;
   }
 
   protected override async doPublishBatch(messages: readonly OutgoingMessage[]): Promise<string[]> {
     // Sent back to back on one connection, so each stream keeps the batch's order; the acks are awaited together.
-    for (const stream of new Set(messages.map((m) => m.stream))) await this.ensureStreamOf(stream);
-    const settled = await Promise.allSettled(messages.map((message) => this.publishOne(message, JSON.stringify(message.envelope))));
+    for (const stream of new Set(messages.map((m) => m.stream))) await this.topology.ensureStreamOf(stream);
+    const settled = await Promise.allSettled(messages.map((message) => this.publishOne(message)));
     if (settled.every((s) => s.status === 'fulfilled')) return settled.map((s) => (s as PromiseFulfilledResult<{ id: string }>).value.id);
     const failures = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failures.length === settled.length || failures.some((f) => isNatsConnectionError(f.reason))) throw failures[0]!.reason;
@@ -196,22 +187,24 @@ export class NatsBroker extends BaseBroker {
     throw new BrokerBatchError(this.name, results);
   }
 
-  private async publishOne(message: OutgoingMessage, payload: string): Promise<{ id: string }> {
-    await this.ensureStreamOf(message.stream);
+  private async publishOne(message: OutgoingMessage): Promise<{ id: string }> {
+    await this.topology.ensureStreamOf(message.stream);
     const names = this.naming.stream(message.stream);
+    const { payload, headers } = this.format.encode(message.envelope);
     const ack = await this.jetStream().publish(names.subject, payload, {
       msgID: message.envelope.metadata.headers.id,
       timeout: this.config.requestTimeoutMs,
+      ...(headers ? { headers } : {}),
     });
     return { id: String(ack.seq) };
   }
 
   protected override async doEnsureGroup(stream: string, group: string): Promise<void> {
-    await this.ensureGroupOf(stream, group);
+    await this.topology.ensureGroupOf(stream, group);
   }
 
   protected override async doRead(stream: string, group: string, consumer: string, options: ReadOptions): Promise<ReceivedMessage[]> {
-    await this.ensureGroupOf(stream, group);
+    await this.topology.ensureGroupOf(stream, group);
     const names = this.naming.stream(stream);
     const durable = this.naming.durable(group);
     let deliveries = await this.pull(names.stream, durable, stream, group, options.count, 0);
@@ -223,7 +216,7 @@ export class NatsBroker extends BaseBroker {
     }
     const messages: ReceivedMessage[] = [];
     for (const delivery of deliveries) {
-      const message = await this.accept(stream, group, consumer, delivery);
+      const message = await this.arrivals.accept(stream, group, consumer, delivery);
       if (message) messages.push(message);
     }
     if (messages.length > 0) await this.members.touch(stream, group, consumer, this.held.count(stream, group, consumer));
@@ -236,73 +229,9 @@ export class NatsBroker extends BaseBroker {
       return await this.puller.pull(jsStream, durable, { batch, expiresMs });
     } catch (err) {
       // The consumer was deleted behind our back: forget it, so the next read creates it again.
-      this.knownGroups.delete(`${stream}\u0000${group}`);
+      this.topology.forgetGroup(stream, group);
       throw err;
     }
-  }
-
-  /**
-   * Decodes a delivery; one that is not an envelope, or was delivered `max_deliver` times, goes to
-   * the DLQ here, raw. Never throws for one message: when its letter cannot be written it is left
-   * for a redelivery, and at its last one terminated with one ERROR naming it (see letterless()).
-   */
-  private async accept(stream: string, group: string, consumer: string, delivery: NatsDelivery): Promise<ReceivedMessage | null> {
-    const decoded = decodeEnvelope(delivery.data);
-    const { maxDeliver } = this.config;
-    if (decoded.envelope && (maxDeliver === 0 || delivery.deliveryCount <= maxDeliver)) {
-      this.held.hold(stream, group, consumer, delivery);
-      return { id: String(delivery.seq), stream, envelope: decoded.envelope, deliveryCount: delivery.deliveryCount };
-    }
-    const id = String(delivery.seq);
-    const error = decoded.envelope
-      ? `delivered ${delivery.deliveryCount} times without an ack (max_deliver = ${maxDeliver})`
-      : `UndecodableEntryError: message ${id} of stream "${stream}" (group "${group}") cannot be decoded: ${decoded.error}`;
-    const where = { stream, group, id, deliveryCount: delivery.deliveryCount, ...(decoded.envelope ? {} : { reason: decoded.error }) };
-    try {
-      await this.deadLetters.write(this.naming.stream(stream), {
-        originalId: id,
-        stream,
-        group,
-        error,
-        failedAt: new Date().toISOString(),
-        deliveryCount: delivery.deliveryCount,
-        payload: decoded.envelope ? decoded.text : null,
-        ...(decoded.envelope ? {} : { rawFields: ['data', decoded.text] }),
-      });
-      // A retried write after a lost ack is one letter (its msgID), so a failed ack is only redelivered.
-      await this.ackDelivery(delivery);
-    } catch (err) {
-      await this.letterless(delivery, where, err);
-      return null;
-    }
-    this.log.warn(
-      decoded.envelope ? 'message moved to the dead-letter stream: max_deliver reached' : 'undecodable message moved to the dead-letter stream',
-      where,
-    );
-    return null;
-  }
-
-  /** A message bound for the DLQ whose letter JetStream refused: redelivered after ack_wait, up to a bound; then terminated. */
-  private async letterless(delivery: NatsDelivery, where: Record<string, unknown>, err: unknown): Promise<void> {
-    const { maxDeliver } = this.config;
-    const last = maxDeliver === 0 ? DEAD_LETTER_WRITE_DELIVERIES : Math.min(DEAD_LETTER_WRITE_DELIVERIES, maxDeliver + 1);
-    // An outage is no reason to give up on it: the delivery comes back once NATS does.
-    if (delivery.deliveryCount < last || isNatsConnectionError(err)) {
-      this.log.error('could not dead-letter a message; JetStream redelivers it after ack_wait for another try', { ...where, error: err });
-      return;
-    }
-    // +TERM: JetStream never delivers it again; it stays in the stream under its sequence until the stream's limits remove it.
-    try {
-      await this.connection().request(delivery.reply, '+TERM', { timeout: this.config.requestTimeoutMs });
-    } catch (termError) {
-      this.log.error('could not dead-letter a message, nor terminate it; JetStream redelivers it after ack_wait', { ...where, error: termError });
-      return;
-    }
-    this.log.error('message dropped: it could not be dead-lettered on any of its deliveries; terminated so it does not loop', {
-      ...where,
-      deadLetterError: err,
-      hint: `the message stays in its JetStream stream as sequence ${String(where.id)} until the stream's limits remove it; fix what makes dead-lettering fail (see deadLetterError)`,
-    });
   }
 
   protected override async doAck(stream: string, group: string, ids: readonly string[]): Promise<number> {
@@ -376,7 +305,7 @@ export class NatsBroker extends BaseBroker {
   }
 
   protected override async doReplayDeadLetters(stream: string, ids: readonly string[] | undefined): Promise<number> {
-    await this.ensureStreamOf(stream);
+    await this.topology.ensureStreamOf(stream);
     return this.deadLetters.replay(this.naming.stream(stream), ids);
   }
 
@@ -441,111 +370,6 @@ export class NatsBroker extends BaseBroker {
     for (const { stream, group, consumer } of this.held.holders()) {
       await this.members.touch(stream, group, consumer, this.held.count(stream, group, consumer), false).catch(() => undefined);
     }
-  }
-
-  private ensureStreamOf(stream: string): Promise<void> {
-    const names = this.naming.stream(stream);
-    return this.ensureStream(names.stream, names.subject);
-  }
-
-  /** Creates the JetStream stream once per process (idempotent on the server too). */
-  private ensureStream(name: string, subject: string): Promise<void> {
-    let known = this.knownStreams.get(name);
-    if (!known) {
-      known = this.createStream(name, subject).catch((err: unknown) => {
-        this.knownStreams.delete(name);
-        throw err;
-      });
-      this.knownStreams.set(name, known);
-    }
-    return known;
-  }
-
-  private async createStream(name: string, subject: string): Promise<void> {
-    this.assertUp();
-    const jsm = this.manager();
-    try {
-      this.checkDurability(name, (await jsm.streams.info(name)).config);
-      return;
-    } catch (err) {
-      if (!isStreamNotFound(err)) throw err;
-    }
-    const { maxMsgs, maxAgeMs, duplicateWindowMs, replicas } = this.config;
-    try {
-      const created = await jsm.streams.add({
-        name,
-        subjects: [subject],
-        storage: StorageType.File,
-        num_replicas: replicas,
-        retention: RetentionPolicy.Limits,
-        discard: DiscardPolicy.Old,
-        max_msgs: maxMsgs === 0 ? -1 : maxMsgs,
-        max_age: maxAgeMs * 1_000_000,
-        duplicate_window: duplicateWindowMs * 1_000_000,
-      });
-      this.checkDurability(name, created.config);
-    } catch (err) {
-      const message = String((err as Error).message);
-      if (replicas > 1 && /replicas/i.test(message))
-        throw new BrokerSettingsError(
-          this.name,
-          'replicas',
-          `is ${replicas}, and the NATS server cannot create stream ${name} with it (${message}); replicas above 1 need a JetStream cluster of at least that many servers`,
-        );
-      // Another process created it between our info and add.
-      if (!/already in use/i.test(message)) throw err;
-    }
-  }
-
-  /** One WARN per broker when a stream it uses may lose messages JetStream acknowledged (nats-durability.ts). */
-  private checkDurability(stream: string, config: StreamDurability): void {
-    if (this.durabilityWarned) return;
-    const problems = durabilityProblems(config, this.config.serverSyncAlways);
-    if (problems.length === 0) return;
-    this.durabilityWarned = true;
-    this.log.warn(`NATS stream ${stream} may lose messages JetStream acknowledged, which the outbox has then marked published: ${problems.join('; ')}`, {
-      stream,
-      storage: config.storage,
-      replicas: config.num_replicas,
-      serverSyncAlways: this.config.serverSyncAlways,
-    });
-  }
-
-  private ensureGroupOf(stream: string, group: string): Promise<void> {
-    const key = `${stream}\u0000${group}`;
-    let known = this.knownGroups.get(key);
-    if (!known) {
-      known = this.createGroup(stream, group).catch((err: unknown) => {
-        this.knownGroups.delete(key);
-        throw err;
-      });
-      this.knownGroups.set(key, known);
-    }
-    return known;
-  }
-
-  private async createGroup(stream: string, group: string): Promise<void> {
-    await this.ensureStreamOf(stream);
-    const names = this.naming.stream(stream);
-    const durable = this.naming.durable(group);
-    const jsm = this.manager();
-    try {
-      await jsm.consumers.info(names.stream, durable);
-      return;
-    } catch (err) {
-      if (!isConsumerNotFound(err)) throw err;
-    }
-    const { ackWaitMs, maxDeliver } = this.config;
-    // Creating a durable with the same config is idempotent on the server; a new one starts at the oldest message.
-    await jsm.consumers.add(names.stream, {
-      durable_name: durable,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: ackWaitMs * 1_000_000,
-      // One delivery past max_deliver, which the adapter itself dead-letters on arrival.
-      max_deliver: maxDeliver === 0 ? -1 : maxDeliver + 1,
-      max_ack_pending: -1,
-    });
   }
 
   private assertUp(): void {

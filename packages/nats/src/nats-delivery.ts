@@ -15,6 +15,8 @@ export interface NatsDelivery {
   reply: string;
   /** The payload exactly as published. */
   data: Uint8Array;
+  /** The message's headers, first value of each (a binary-mode CloudEvent's `ce-` attributes); absent when it has none. */
+  headers?: Record<string, string>;
 }
 
 export function parseDelivery(msg: Msg): NatsDelivery | null {
@@ -26,5 +28,7 @@ export function parseDelivery(msg: Msg): NatsDelivery | null {
   const deliveryCount = Number(tokens[at]);
   const seq = Number(tokens[at + 1]);
   if (!Number.isSafeInteger(seq) || !Number.isSafeInteger(deliveryCount)) return null;
-  return { seq, deliveryCount, reply, data: msg.data };
+  const delivery: NatsDelivery = { seq, deliveryCount, reply, data: msg.data };
+  if (msg.headers) delivery.headers = Object.fromEntries(msg.headers.keys().map((key) => [key, msg.headers!.get(key)]));
+  return delivery;
 }

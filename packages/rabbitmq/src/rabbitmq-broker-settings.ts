@@ -2,7 +2,17 @@
  * The `[brokers.<name>]` table of a `provider = "rabbitmq"` broker, read and checked once, with
  * the URI kept alongside its masked form for logs and errors.
  */
-import { BrokerSettingsError, BrokerSettingsReader, MAX_TIMER_MS, maskUri, type BrokerSettings, type ProviderSettingsSpec } from '@protean-ts/core';
+import {
+  BrokerSettingsError,
+  BrokerSettingsReader,
+  CLOUDEVENTS_BROKER_KEYS,
+  MAX_TIMER_MS,
+  maskUri,
+  readMessageFormatSettings,
+  type BrokerSettings,
+  type MessageFormatSettings,
+  type ProviderSettingsSpec,
+} from '@protean-ts/core';
 
 /** Messages a stream holds while it has no consumer group yet (the oldest go first); 0 = no limit. */
 export const RABBITMQ_DEFAULT_MAXLEN = 100_000;
@@ -33,6 +43,7 @@ export const RABBITMQ_BROKER_SETTINGS: ProviderSettingsSpec = {
     connect_timeout_ms: connectTimeout,
     management_uri: MANAGEMENT_URI,
     management_stats_interval_ms: statsInterval,
+    ...CLOUDEVENTS_BROKER_KEYS,
   },
   required: ['uri'],
 };
@@ -52,6 +63,8 @@ export interface RabbitMQBrokerSettings {
   vhost: string;
   /** Where other connections' unacked deliveries can be read; null when `management_uri` is not set. */
   management: RabbitMQManagementSettings | null;
+  /** `message_format` and the CloudEvents keys (docs/cloudevents.md). */
+  messageFormat: MessageFormatSettings;
 }
 
 export interface RabbitMQManagementSettings {
@@ -91,6 +104,7 @@ export function readRabbitMQBrokerSettings(name: string, settings: BrokerSetting
     // The same rule as the AMQP client's: the first path segment, decoded, or `/`.
     vhost: safeDecode(url.pathname.split('/')[1] || '/'),
     management,
+    messageFormat: readMessageFormatSettings(name, settings),
   };
 }
 

@@ -30,17 +30,15 @@ import { readRabbitMQBrokerSettings, type RabbitMQBrokerSettings } from './rabbi
 import { letterHeaders, visitLetters } from './rabbitmq-dead-letters.js';
 import { RabbitMQGroupBacklog } from './rabbitmq-group-backlog.js';
 import { RabbitMQManagementApi } from './rabbitmq-management.js';
-import { decodeBody, deliveryCountOf, encodeEnvelope, messageProperties, rawText } from './rabbitmq-message-codec.js';
+import { deliveryCountOf, encodeEnvelope, messageProperties, rawText } from './rabbitmq-message-codec.js';
+import { rabbitmqMessageFormat, type RabbitMQMessageFormat } from './rabbitmq-message-format.js';
+import { deadLetterUndecodable, type UndecodableDeadLettering } from './rabbitmq-undecodable.js';
 import { RabbitMQNames } from './rabbitmq-names.js';
 import { PendingDeliveries } from './rabbitmq-pending.js';
 import { ConfirmingPublisher } from './rabbitmq-publisher.js';
 import { QueueConsumer } from './rabbitmq-queue-consumer.js';
 import { RabbitMQTopology } from './rabbitmq-topology.js';
 
-/** Deliveries of an undecodable message whose dead letter could not be written before it is acked without one. */
-export const UNDECODABLE_DEAD_LETTER_DELIVERIES = 5;
-/** How much of a dropped message's body its ERROR log quotes. */
-const DROPPED_BODY_LOGGED_CHARS = 1_000;
 /** Reconnect back-off bounds: a restarted RabbitMQ is picked up within about a second. */
 const RETRY_LOW_MS = 200;
 const RETRY_HIGH_MS = 1_000;
@@ -65,6 +63,8 @@ const CONNECTION_ERROR_CODES = new Set([
 
 type Delivery = SyncMessage | AsyncMessage;
 
+export { UNDECODABLE_DEAD_LETTER_DELIVERIES } from './rabbitmq-undecodable.js';
+
 export class RabbitMQBroker extends BaseBroker {
   readonly provider = 'rabbitmq';
   readonly capabilities =
@@ -86,6 +86,8 @@ export class RabbitMQBroker extends BaseBroker {
   private readonly topology: RabbitMQTopology;
   private readonly backlog: RabbitMQGroupBacklog;
   private readonly pending = new PendingDeliveries();
+  private readonly format: RabbitMQMessageFormat;
+  private readonly undecodable: UndecodableDeadLettering;
   /** The long-lived consumer of each group queue this instance has read blocking. */
   private readonly queueConsumers = new Map<string, QueueConsumer>();
   private readonly instance = randomBytes(4).toString('hex');
@@ -107,6 +109,15 @@ export class RabbitMQBroker extends BaseBroker {
     // Buffered deliveries are this instance's as much as read ones: RabbitMQ counts them unacked.
     const heldHere = (queue: string) => this.pending.count(queue) + (this.queueConsumers.get(queue)?.buffered ?? 0);
     this.backlog = new RabbitMQGroupBacklog(name, this.names, this.topology, management, heldHere);
+    this.format = rabbitmqMessageFormat(this.config.messageFormat);
+    this.undecodable = {
+      names: this.names,
+      topology: this.topology,
+      publisher: this.publisher,
+      log: this.log,
+      nextId: () => this.nextId(),
+      isConnectionError: (error) => this.isConnectionError(error),
+    };
   }
 
   protected async doConnect(): Promise<void> {
@@ -132,12 +143,8 @@ export class RabbitMQBroker extends BaseBroker {
   protected async doPublish(message: OutgoingMessage): Promise<string> {
     const id = this.nextId();
     await this.topology.ensureStream(message.stream);
-    await this.publisher.publish(
-      this.names.exchange(message.stream),
-      message.stream,
-      encodeEnvelope(message.envelope),
-      messageProperties(id, message.envelope),
-    );
+    const { body, properties } = this.format.encode(id, message.envelope);
+    await this.publisher.publish(this.names.exchange(message.stream), message.stream, body, properties);
     return id;
   }
 
@@ -353,10 +360,10 @@ export class RabbitMQBroker extends BaseBroker {
   private async accept(stream: string, group: string, queue: string, consumer: string, channel: Channel, deliveries: Delivery[]): Promise<ReceivedMessage[]> {
     const received: ReceivedMessage[] = [];
     for (const delivery of deliveries) {
-      const decoded = decodeBody(delivery.body);
+      const decoded = this.format.decode(delivery);
       const id = delivery.messageId ?? `${this.nextId()}-unnamed`;
       if (!decoded.ok) {
-        await this.deadLetterUndecodable(stream, group, channel, delivery, id, decoded.reason);
+        await deadLetterUndecodable(this.undecodable, { stream, group, channel, delivery, id, reason: decoded.reason });
         continue;
       }
       this.pending.add(id, { channel, deliveryTag: delivery.deliveryTag, queue, consumer, body: delivery.body });
@@ -368,41 +375,5 @@ export class RabbitMQBroker extends BaseBroker {
       });
     }
     return received;
-  }
-
-  /**
-   * Raw to the dead-letter queue, then acked. When the letter cannot be written it goes back to
-   * its queue for another try, up to UNDECODABLE_DEAD_LETTER_DELIVERIES deliveries; then it is
-   * acked without a letter, with one ERROR naming it, so it never loops.
-   */
-  private async deadLetterUndecodable(stream: string, group: string, channel: Channel, delivery: Delivery, id: string, reason: string): Promise<void> {
-    const error = `UndecodableEntryError: message ${id} of stream "${stream}" (group "${group}") cannot be decoded: ${reason}`;
-    const deliveryCount = deliveryCountOf(delivery.headers as Record<string, unknown> | undefined, delivery.redelivered);
-    const where = { stream, group, id, reason, deliveryCount };
-    try {
-      await this.topology.ensureDeadLetterQueue(stream);
-      const headers = letterHeaders({ originalId: id, stream, group, error, deliveryCount });
-      // The bytes as they came (rabbitmq-client hands over a parsed body for application/json).
-      const body = Buffer.isBuffer(delivery.body) ? delivery.body : Buffer.from(rawText(delivery.body));
-      await this.publisher.publish('', this.names.deadLetterQueue(stream), body, { messageId: this.nextId(), durable: true, headers });
-      channel.basicAck({ deliveryTag: delivery.deliveryTag });
-      this.log.warn('undecodable message moved to the dead-letter queue', { ...where, deadLetterQueue: this.names.deadLetterQueue(stream) });
-    } catch (err) {
-      if (!channel.active) return; // Back in its queue with the channel.
-      // An outage is no reason to give up on it: it is redelivered once RabbitMQ is back.
-      if (deliveryCount < UNDECODABLE_DEAD_LETTER_DELIVERIES || this.isConnectionError(err)) {
-        this.log.error('could not dead-letter an undecodable message; it goes back to its queue', { ...where, error: err });
-        channel.basicNack({ deliveryTag: delivery.deliveryTag, requeue: true });
-        return;
-      }
-      channel.basicAck({ deliveryTag: delivery.deliveryTag });
-      this.log.error('undecodable message dropped: it could not be dead-lettered on any of its deliveries; acked so it does not loop', {
-        ...where,
-        deadLetterError: err,
-        // Gone from RabbitMQ once acked: the log keeps the start of what it held.
-        bodyStart: rawText(delivery.body).slice(0, DROPPED_BODY_LOGGED_CHARS),
-        hint: `fix what makes dead-lettering to "${this.names.deadLetterQueue(stream)}" fail (see deadLetterError), and the producer that sent message ${id}`,
-      });
-    }
   }
 }

@@ -2,7 +2,17 @@
  * The `[brokers.<name>]` table of a `provider = "redis"` broker, read and checked once, with
  * the URI kept alongside its masked form for logs and errors.
  */
-import { BrokerSettingsError, BrokerSettingsReader, MAX_TIMER_MS, maskUri, type BrokerSettings, type ProviderSettingsSpec } from '@protean-ts/core';
+import {
+  BrokerSettingsError,
+  BrokerSettingsReader,
+  CLOUDEVENTS_BROKER_KEYS,
+  MAX_TIMER_MS,
+  maskUri,
+  readMessageFormatSettings,
+  type BrokerSettings,
+  type MessageFormatSettings,
+  type ProviderSettingsSpec,
+} from '@protean-ts/core';
 
 /** Soft target of entries per stream: entries beyond it are trimmed once every group acked them; 0 = never. */
 export const REDIS_DEFAULT_MAXLEN = 100_000;
@@ -26,6 +36,7 @@ export const REDIS_BROKER_SETTINGS: ProviderSettingsSpec = {
     maxlen: streamLength,
     maxlen_hard: streamLength,
     connect_timeout_ms: connectTimeout,
+    ...CLOUDEVENTS_BROKER_KEYS,
   },
   required: ['uri'],
 };
@@ -41,6 +52,8 @@ export interface RedisBrokerSettings {
   maxlen: number;
   maxlenHard: number;
   connectTimeoutMs: number;
+  /** `message_format` and the CloudEvents keys (docs/cloudevents.md). */
+  messageFormat: MessageFormatSettings;
 }
 
 export function readRedisBrokerSettings(name: string, settings: BrokerSettings): RedisBrokerSettings {
@@ -62,6 +75,7 @@ export function readRedisBrokerSettings(name: string, settings: BrokerSettings):
     maxlen,
     maxlenHard,
     connectTimeoutMs: reader.integer('connect_timeout_ms', REDIS_DEFAULT_CONNECT_TIMEOUT_MS, connectTimeout.min, connectTimeout.max),
+    messageFormat: readMessageFormatSettings(name, settings),
   };
 }
 

@@ -10,7 +10,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import {
   BaseBroker,
-  BrokerBatchError,
   BrokerCapability,
   BrokerSettingsError,
   getLogger,
@@ -20,7 +19,6 @@ import {
   type GroupStatus,
   type Logger,
   type OutgoingMessage,
-  type PublishResult,
   type ReadOptions,
   type ReceivedMessage,
 } from '@protean-ts/core';
@@ -29,13 +27,15 @@ import { readRedisBrokerSettings, type RedisBrokerSettings } from './redis-broke
 import { explainRedisError, isRedisConnectionError, isRedisCredentialsError, isRedisDatabaseIndexError, notReadyError } from './redis-connection-errors.js';
 import { checkRedisDatabase } from './redis-database-check.js';
 import { RedisDeadLetterQueue } from './redis-dead-letter-queue.js';
-import { envelopeFields, type RawEntry } from './redis-entry-codec.js';
+import type { RawEntry } from './redis-entry-codec.js';
+import { redisEntryFormat, type RedisEntryFormat } from './redis-entry-format.js';
 import { repliesOrThrow, type PipelineResults } from './redis-replies.js';
 import { readGroupProgress } from './redis-group-progress.js';
 import { readGroupStatus } from './redis-group-status.js';
 import { claimFromDeadConsumers, reportAlive } from './redis-liveness.js';
 import { nackPending, REDIS_SCRIPTS, removeIdleConsumers, touchPending } from './redis-scripts.js';
-import { parseTrimReply, queueTrim, TrimSchedule, type TrimOutcome } from './redis-stream-trimming.js';
+import { RedisStreamPublisher } from './redis-stream-publisher.js';
+import type { TrimOutcome } from './redis-stream-trimming.js';
 import { decodeOrDeadLetter } from './redis-undecodable-entries.js';
 
 /**
@@ -73,7 +73,8 @@ export class RedisBroker extends BaseBroker {
   private readonly deadLetters: RedisDeadLetterQueue;
   private readonly log: Logger;
   private readonly knownStreams = new Set<string>();
-  private readonly trims: TrimSchedule;
+  private readonly format: RedisEntryFormat;
+  private readonly publisher: RedisStreamPublisher;
   private lastConnectionError: Error | undefined;
   /** A settings mistake found while connecting (no such database): every later connect fails with it. */
   private refused: BrokerSettingsError | undefined;
@@ -85,14 +86,27 @@ export class RedisBroker extends BaseBroker {
     this.streamPrefix = this.config.streamPrefix;
     this.maxlen = this.config.maxlen;
     this.maxlenHard = this.config.maxlenHard;
-    this.trims = new TrimSchedule(this.maxlen, this.maxlenHard);
     this.log = getLogger('broker.redis', { broker: name, uri: this.config.maskedUri });
     this.client = this.watch(new Redis(this.config.uri, this.options('commands')), true);
     this.pool = new RedisBlockingPool(() => this.watch(new Redis(this.config.uri, this.options('blocking')), false));
+    this.format = redisEntryFormat(this.config.messageFormat);
     this.deadLetters = new RedisDeadLetterQueue(
       () => this.client,
       (stream) => this.key(stream),
+      this.format,
     );
+    this.publisher = new RedisStreamPublisher({
+      brokerName: name,
+      client: () => this.client,
+      key: (stream) => this.key(stream),
+      format: this.format,
+      maxlen: this.maxlen,
+      maxlenHard: this.maxlenHard,
+      log: this.log,
+      redact: (text) => this.redact(text),
+      translate: (operation, error) => this.translate(operation, error),
+      knownStreams: this.knownStreams,
+    });
   }
 
   /** The Redis key of a stream: `stream_prefix` + the stream name. */
@@ -107,12 +121,7 @@ export class RedisBroker extends BaseBroker {
   async trimStream(stream: string): Promise<TrimOutcome> {
     this.check.name('trimStream', 'stream', stream);
     await this.connect();
-    return this.guard(`trim stream "${stream}"`, async () => {
-      const pipeline = this.client.pipeline();
-      queueTrim(pipeline, this.key(stream), this.lostKey(stream), this.maxlen, this.maxlenHard);
-      const [reply] = repliesOrThrow((await pipeline.exec()) as PipelineResults, isRedisConnectionError);
-      return this.reportTrim(stream, parseTrimReply(reply));
-    });
+    return this.guard(`trim stream "${stream}"`, () => this.publisher.trim(stream));
   }
 
   protected async doConnect(): Promise<void> {
@@ -153,40 +162,12 @@ export class RedisBroker extends BaseBroker {
     );
   }
 
-  protected async doPublish(message: OutgoingMessage): Promise<string> {
-    const { stream, envelope } = message;
-    this.knownStreams.add(stream);
-    if (!this.trims.appended(stream, 1)) return (await this.client.call('XADD', this.key(stream), '*', ...envelopeFields(envelope))) as string;
-    // Due for a trim: it rides in the same round trip.
-    const pipeline = this.client.pipeline().call('XADD', this.key(stream), '*', ...envelopeFields(envelope));
-    queueTrim(pipeline, this.key(stream), this.lostKey(stream), this.maxlen, this.maxlenHard);
-    const [[error, id], trim] = ((await pipeline.exec()) ?? []) as [Error | null, unknown][];
-    if (error) throw error;
-    this.afterTrims([stream], [trim]);
-    return id as string;
+  protected doPublish(message: OutgoingMessage): Promise<string> {
+    return this.publisher.publish(message);
   }
 
-  protected override async doPublishBatch(messages: readonly OutgoingMessage[]): Promise<string[]> {
-    const pipeline = this.client.pipeline();
-    const appended = new Map<string, number>();
-    for (const { stream, envelope } of messages) {
-      this.knownStreams.add(stream);
-      appended.set(stream, (appended.get(stream) ?? 0) + 1);
-      pipeline.call('XADD', this.key(stream), '*', ...envelopeFields(envelope));
-    }
-    const due = [...appended].filter(([stream, count]) => this.trims.appended(stream, count)).map(([stream]) => stream);
-    for (const stream of due) queueTrim(pipeline, this.key(stream), this.lostKey(stream), this.maxlen, this.maxlenHard);
-    const all = ((await pipeline.exec()) ?? []) as [Error | null, unknown][];
-    this.afterTrims(due, all.slice(messages.length));
-    const results = all.slice(0, messages.length);
-    const errors = results.map(([error]) => error).filter((error): error is Error => error !== null);
-    if (errors.length === 0) return results.map(([, id]) => id as string);
-    const outage = errors.find(isRedisConnectionError);
-    if (outage) throw outage;
-    const outcome: PublishResult[] = results.map(([error, id], i) =>
-      error ? { ok: false, error: this.translate(`publish to stream "${messages[i]!.stream}"`, error) } : { ok: true, id: id as string },
-    );
-    throw new BrokerBatchError(this.name, outcome);
+  protected override doPublishBatch(messages: readonly OutgoingMessage[]): Promise<string[]> {
+    return this.publisher.publishBatch(messages);
   }
 
   protected override async doEnsureGroup(stream: string, group: string): Promise<void> {
@@ -220,6 +201,7 @@ export class RedisBroker extends BaseBroker {
       entries.map(() => 1),
       this.deadLetters,
       this.log,
+      this.format,
     );
   }
 
@@ -257,7 +239,7 @@ export class RedisBroker extends BaseBroker {
       group,
       claimed.map(([id]) => id),
     );
-    return decodeOrDeadLetter(stream, group, claimed, counts, this.deadLetters, this.log);
+    return decodeOrDeadLetter(stream, group, claimed, counts, this.deadLetters, this.log, this.format);
   }
 
   protected override doReportAlive(consumer: string, ttlMs: number): Promise<void> {
@@ -273,7 +255,7 @@ export class RedisBroker extends BaseBroker {
   ): Promise<ReceivedMessage[]> {
     const { entries, deliveryCounts } = await claimFromDeadConsumers(this.client, this.key(stream), this.livenessKey, group, consumer, count, minIdleMs);
     if (entries.length === 0) return [];
-    return decodeOrDeadLetter(stream, group, entries, deliveryCounts, this.deadLetters, this.log);
+    return decodeOrDeadLetter(stream, group, entries, deliveryCounts, this.deadLetters, this.log, this.format);
   }
 
   protected override async doDeadLetter(stream: string, group: string, message: ReceivedMessage, error: string): Promise<void> {
@@ -298,7 +280,7 @@ export class RedisBroker extends BaseBroker {
   }
 
   protected override doGroupStatus(stream: string, group: string): Promise<GroupStatus> {
-    return readGroupStatus(this.client, this.key(stream), this.lostKey(stream), group);
+    return readGroupStatus(this.client, this.key(stream), this.publisher.lostKey(stream), group);
   }
 
   protected override doGroupProgress(stream: string, group: string, through: string | undefined): Promise<GroupProgress> {
@@ -312,7 +294,7 @@ export class RedisBroker extends BaseBroker {
   protected async doInfo(): Promise<Record<string, unknown>> {
     const streams = [...this.knownStreams].sort();
     const pipeline = this.client.pipeline().info('server');
-    for (const stream of streams) pipeline.xlen(this.key(stream)).hgetall(this.lostKey(stream));
+    for (const stream of streams) pipeline.xlen(this.key(stream)).hgetall(this.publisher.lostKey(stream));
     const [server, ...perStream] = repliesOrThrow((await pipeline.exec()) as PipelineResults, isRedisConnectionError);
     const version = /redis_version:([^\r\n]+)/.exec(String(server))?.[1] ?? 'unknown';
     return {
@@ -369,33 +351,6 @@ export class RedisBroker extends BaseBroker {
   /** The sorted set of consumers' liveness expiries, one per broker (consumer names are process-wide). */
   private get livenessKey(): string {
     return `${this.streamPrefix}protean:alive`;
-  }
-
-  /** The hash counting, per group, the entries of `stream` lost to the hard limit. */
-  private lostKey(stream: string): string {
-    return `${this.key(stream)}:lost`;
-  }
-
-  /** A trim that fails leaves the messages published (they were): logged, never thrown. */
-  private afterTrims(streams: readonly string[], results: readonly (readonly [Error | null, unknown] | undefined)[]): void {
-    streams.forEach((stream, i) => {
-      const [error, reply] = results[i] ?? [new Error('no reply'), null];
-      if (error) this.log.warn('could not trim stream; it is retried with later publishes', { stream, error: this.redact(error.message) });
-      else this.reportTrim(stream, parseTrimReply(reply));
-    });
-  }
-
-  private reportTrim(stream: string, outcome: TrimOutcome): TrimOutcome {
-    for (const { group, entries } of outcome.lost) {
-      this.log.error('stream passed its hard length limit: entries the consumer group had not consumed were trimmed and are lost to it', {
-        stream,
-        group,
-        lostEntries: entries,
-        maxlenHard: this.maxlenHard,
-        length: outcome.length,
-      });
-    }
-    return outcome;
   }
 
   private options(role: 'commands' | 'blocking'): RedisOptions {

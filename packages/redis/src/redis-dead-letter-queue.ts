@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 import type { DeadLetter, ReceivedMessage } from '@protean-ts/core';
 import { isRedisConnectionError } from './redis-connection-errors.js';
 import { failureFields, fallbackEnvelopeFields, fallbackRawFields, toDeadLetter, type RawEntry } from './redis-entry-codec.js';
+import type { RedisEntryFormat } from './redis-entry-format.js';
 import { repliesOrThrow, type PipelineResults } from './redis-replies.js';
 import { deadLetterPending, queueReplay } from './redis-scripts.js';
 
@@ -16,6 +17,7 @@ export class RedisDeadLetterQueue {
   constructor(
     private readonly client: () => Redis,
     private readonly streamKey: (stream: string) => string,
+    private readonly format: RedisEntryFormat,
   ) {}
 
   key(stream: string): string {
@@ -24,9 +26,10 @@ export class RedisDeadLetterQueue {
 
   /** XADD to the DLQ, then XACK, in one script: never acked without its dead letter. */
   async add(stream: string, group: string, message: ReceivedMessage, error: string): Promise<void> {
+    const raw = this.format.rawDeadLetters;
     await deadLetterPending(this.client(), this.keys(stream), group, message.id, {
-      mode: 'envelope',
-      fallback: fallbackEnvelopeFields(message.envelope),
+      mode: raw ? 'raw' : 'envelope',
+      fallback: raw ? fallbackRawFields(this.format.fields(message.envelope)) : fallbackEnvelopeFields(message.envelope),
       failure: failureFields(message.id, stream, group, error, new Date().toISOString(), message.deliveryCount),
     });
   }

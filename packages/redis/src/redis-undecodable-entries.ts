@@ -7,7 +7,8 @@
  */
 import type { Logger, ReceivedMessage } from '@protean-ts/core';
 import type { RedisDeadLetterQueue } from './redis-dead-letter-queue.js';
-import { decodeEntry, type RawEntry } from './redis-entry-codec.js';
+import type { RawEntry } from './redis-entry-codec.js';
+import type { RedisEntryFormat } from './redis-entry-format.js';
 import { UndecodableEntryError } from './undecodable-entry.error.js';
 
 /** Deliveries of an undecodable entry whose dead letter could not be written before it is acked without one. */
@@ -21,10 +22,11 @@ export async function decodeOrDeadLetter(
   deliveryCounts: readonly number[],
   deadLetters: RedisDeadLetterQueue,
   log: Logger,
+  format: RedisEntryFormat,
 ): Promise<ReceivedMessage[]> {
   const messages: ReceivedMessage[] = [];
   for (const [i, entry] of entries.entries()) {
-    const decoded = decodeEntry(stream, entry, deliveryCounts[i] ?? 1);
+    const decoded = format.decode(stream, entry, deliveryCounts[i] ?? 1);
     if (decoded.ok) {
       messages.push(decoded.message);
       continue;

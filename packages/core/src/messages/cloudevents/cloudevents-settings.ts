@@ -1,0 +1,58 @@
+/**
+ * The CloudEvents keys of a `[brokers.<name>]` table, shared by every broker adapter that can
+ * send and read CloudEvents (redis, rabbitmq, nats): declared to the config loader through each
+ * adapter's settings spec, and read once by the adapter with named errors.
+ */
+import type { BrokerSettings } from '../../ports/broker.js';
+import { BrokerSettingsError } from '../../ports/broker-settings.error.js';
+import { BrokerSettingsReader } from '../../ports/broker-settings-reader.js';
+import type { CloudEventsMode, MessageFormat } from './cloud-event.js';
+
+export const MESSAGE_FORMATS: readonly MessageFormat[] = ['envelope', 'cloudevents'];
+export const CLOUDEVENTS_MODES: readonly CloudEventsMode[] = ['structured', 'binary'];
+export const DEFAULT_CLOUDEVENTS_MODE: CloudEventsMode = 'structured';
+
+/** Spread into an adapter's `ProviderSettingsSpec.keys`. */
+export const CLOUDEVENTS_BROKER_KEYS = {
+  message_format: { kind: 'enum', values: MESSAGE_FORMATS },
+  cloudevents_mode: { kind: 'enum', values: CLOUDEVENTS_MODES },
+  cloudevents_source: { kind: 'string' },
+} as const;
+
+export const CLOUDEVENTS_SETTING_KEYS = Object.keys(CLOUDEVENTS_BROKER_KEYS) as readonly string[];
+
+/** How a broker writes and reads messages. `source` is empty when the default applies. */
+export interface MessageFormatSettings {
+  format: MessageFormat;
+  mode: CloudEventsMode;
+  /** `cloudevents_source`; empty: each event's `/<domain>/<stream category>`. */
+  source: string;
+}
+
+export const ENVELOPE_FORMAT: MessageFormatSettings = { format: 'envelope', mode: DEFAULT_CLOUDEVENTS_MODE, source: '' };
+
+export function readMessageFormatSettings(brokerName: string, settings: BrokerSettings): MessageFormatSettings {
+  const reader = new BrokerSettingsReader(brokerName, settings);
+  const format = oneOf(brokerName, 'message_format', reader.string('message_format', 'envelope'), MESSAGE_FORMATS);
+  const modeSet = settings.cloudevents_mode !== undefined;
+  const sourceSet = settings.cloudevents_source !== undefined;
+  if (format !== 'cloudevents' && (modeSet || sourceSet)) {
+    const key = modeSet ? 'cloudevents_mode' : 'cloudevents_source';
+    throw new BrokerSettingsError(brokerName, key, 'only applies with message_format = "cloudevents"; set that too, or remove this key');
+  }
+  const mode = oneOf(brokerName, 'cloudevents_mode', reader.string('cloudevents_mode', DEFAULT_CLOUDEVENTS_MODE), CLOUDEVENTS_MODES);
+  const source = reader.string('cloudevents_source', '');
+  if (sourceSet && source.trim() === '') {
+    throw new BrokerSettingsError(
+      brokerName,
+      'cloudevents_source',
+      'must be a non-empty URI-reference, e.g. "https://shop.example.com/orders"; remove it for the default',
+    );
+  }
+  return { format, mode, source };
+}
+
+function oneOf<T extends string>(brokerName: string, key: string, value: string, allowed: readonly T[]): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new BrokerSettingsError(brokerName, key, `must be one of ${allowed.map((v) => `"${v}"`).join(', ')}, got "${value}"`);
+}
