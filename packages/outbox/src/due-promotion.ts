@@ -4,7 +4,7 @@
  * fires when that comes before the next poll. A commit's wake-up does not promote, which saves a
  * round trip before the claim of every quiet message.
  */
-import type { Logger, OutboxStore } from '@protean-ts/core';
+import type { Clock, Logger, OutboxStore } from '@protean-ts/core';
 
 /** Scheduled rows promoted per statement at most; more wait for the next one. */
 const PROMOTE_LIMIT = 1000;
@@ -22,6 +22,8 @@ export class DuePromotion {
     private readonly targetBroker: string,
     private readonly tickMs: number,
     private readonly log: Logger,
+    /** Rows are due by its now (a `ManualClock` moved forward makes them due early); never before the store's own. */
+    private readonly clock: Clock,
     /** Wakes the processor's loop when the due timer fires. */
     private readonly wake: () => void,
   ) {}
@@ -42,7 +44,7 @@ export class DuePromotion {
     this.dueTimerFired = false;
     let outcome: Awaited<ReturnType<OutboxStore['promoteDue']>>;
     try {
-      outcome = await this.store.promoteDue(this.targetBroker, PROMOTE_LIMIT);
+      outcome = await this.store.promoteDue(this.targetBroker, PROMOTE_LIMIT, { dueBy: new Date(this.clock.now()) });
     } catch (error) {
       // Not done: the next pass promotes if the due timer or the interval since the last success says so.
       this.dueTimerFired ||= timerFired;
@@ -64,7 +66,7 @@ export class DuePromotion {
     if (this.dueTimer) clearTimeout(this.dueTimer);
     this.dueTimer = undefined;
     if (!due || this.stopped) return;
-    const wait = due.getTime() - Date.now();
+    const wait = due.getTime() - this.clock.now();
     // Only when it is nearer than the next poll; the poll covers the rest.
     if (wait >= this.tickMs) return;
     this.dueTimer = setTimeout(

@@ -3,7 +3,7 @@
  * `outbox.cleanup.published_retention_hours`, abandoned ones after `abandoned_retention_hours`.
  * A failure is logged and left to the next run: cleanup never stops the relay.
  */
-import type { Logger, OutboxConfig, OutboxStore } from '@protean-ts/core';
+import type { Clock, Logger, OutboxConfig, OutboxStore } from '@protean-ts/core';
 
 const HOUR_MS = 3_600_000;
 
@@ -13,9 +13,10 @@ export async function cleanUpOutbox(
   cleanup: OutboxConfig['cleanup'],
   batchSize: number,
   log: Logger,
+  clock: Clock,
 ): Promise<{ published: number; abandoned: number } | null> {
   const { published_retention_hours: publishedHours, abandoned_retention_hours: abandonedHours } = cleanup;
-  const now = Date.now();
+  const now = clock.now();
   try {
     const removed = await store.cleanup({
       publishedBefore: new Date(now - publishedHours * HOUR_MS),

@@ -1,5 +1,5 @@
 /** What an `OutboxProcessor` is built from: its store, broker, configuration and tuning knobs. */
-import type { AbandonedMessageListener, Broker, Logger, OutboxConfig, OutboxStore } from '@protean-ts/core';
+import type { AbandonedMessageListener, Broker, Clock, Logger, OutboxConfig, OutboxStore } from '@protean-ts/core';
 import type { BackoffSchedule } from './backoff-schedule.js';
 
 export interface OutboxProcessorOptions {
@@ -33,6 +33,11 @@ export interface OutboxProcessorOptions {
    * and order per key is kept: a key whose head is in flight in one lane is skipped by the others.
    */
   lanes?: number;
+  /**
+   * The time retention, retry backoff and due times are decided by (`domain.clock`). Default: the
+   * system clock. Pacing (poll intervals, lock renewal) and logged durations keep the real time.
+   */
+  clock?: Clock;
   /** Source of jitter, for tests. */
   random?: () => number;
 }

@@ -6,7 +6,7 @@
  * charging attempts, database outages make it wait and retry; its loop never throws, so it cannot
  * take the server down.
  */
-import { getLogger, type Broker, type Logger, type OutboxConfig, type OutboxRow, type OutboxStore } from '@protean-ts/core';
+import { getLogger, systemClock, type Broker, type Clock, type Logger, type OutboxConfig, type OutboxRow, type OutboxStore } from '@protean-ts/core';
 import { AbandonAlerts } from './abandon-alerts.js';
 import { Backoff } from './backoff-schedule.js';
 import { checkProcessorConfig } from './check-processor-config.js';
@@ -49,6 +49,7 @@ export class OutboxProcessor {
   private readonly claimLimit: number;
   private readonly cleanupBatchSize: number;
   private readonly random: () => number;
+  private readonly clock: Clock;
   private readonly probeBackoff: Backoff;
   private readonly databaseBackoff: Backoff;
   private readonly locks: LockHeartbeat;
@@ -99,11 +100,12 @@ export class OutboxProcessor {
     this.claimLimit = Math.floor(options.config.messages_per_tick / this.lanes);
     this.cleanupBatchSize = options.cleanupBatchSize ?? 1000;
     this.random = options.random ?? Math.random;
+    this.clock = options.clock ?? systemClock;
     this.probeBackoff = new Backoff(options.brokerProbe ?? { initialMs: 100, maxMs: 5_000 });
     this.databaseBackoff = new Backoff(options.databaseRetry ?? { initialMs: 200, maxMs: 10_000 });
     this.log = (options.logger ?? getLogger('outbox')).child({ processor: this.name, broker: this.targetBroker, worker: this.workerId });
     this.relayLog = new RelayLog(this.log);
-    this.promotion = new DuePromotion(this.store, this.targetBroker, this.tickMs, this.log, () => this.work.wake());
+    this.promotion = new DuePromotion(this.store, this.targetBroker, this.tickMs, this.log, this.clock, () => this.work.wake());
     this.locks = new LockHeartbeat(this.store, this.workerId, this.lockMs, this.log);
     const listenerTimeoutMs = options.abandonListenerTimeoutMs ?? DEFAULT_LISTENER_TIMEOUT_MS;
     if (!(listenerTimeoutMs > 0)) {
@@ -122,6 +124,7 @@ export class OutboxProcessor {
       alerts: this.alerts,
       rate: this.rate,
       random: this.random,
+      clock: this.clock,
       total: this.total,
       persist: (what, write, ids) => this.persist(what, write, ids),
     });
@@ -374,7 +377,7 @@ export class OutboxProcessor {
   }
 
   private async cleanup(): Promise<void> {
-    const removed = await cleanUpOutbox(this.store, this.config.cleanup, this.cleanupBatchSize, this.log);
+    const removed = await cleanUpOutbox(this.store, this.config.cleanup, this.cleanupBatchSize, this.log, this.clock);
     if (!removed) return;
     this.total.cleanedPublished += removed.published;
     this.total.cleanedAbandoned += removed.abandoned;

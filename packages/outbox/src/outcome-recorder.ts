@@ -4,7 +4,7 @@
  * abandoned-message listeners), unsent rows released. A row another worker took over meanwhile
  * (its lock expired) is counted as a lost lock, never as an attempt.
  */
-import type { Broker, Logger, OutboxConfig, OutboxRow, OutboxStore } from '@protean-ts/core';
+import type { Broker, Clock, Logger, OutboxConfig, OutboxRow, OutboxStore } from '@protean-ts/core';
 import type { AbandonAlerts } from './abandon-alerts.js';
 import { abandonedMessage, planFailures } from './failure-updates.js';
 import type { LockHeartbeat } from './lock-heartbeat.js';
@@ -32,6 +32,8 @@ export interface OutcomeRecorderHost {
   readonly alerts: AbandonAlerts;
   readonly rate: RateWindow;
   readonly random: () => number;
+  /** Retry times and abandonment times are counted from its now. */
+  readonly clock: Clock;
   /** The processor's running totals, counted into in place. */
   readonly total: Omit<OutboxProcessorTotals, 'abandonAlertsFailed' | 'abandonAlertsDropped'>;
   /** Runs a write about held rows, retrying through a database outage until their lock expires; null when it gave up. */
@@ -63,7 +65,7 @@ export class OutcomeRecorder {
 
   async failed(outcome: PublishOutcome, result: TickResult): Promise<void> {
     if (outcome.failed.length === 0) return;
-    const now = Date.now();
+    const now = this.host.clock.now();
     const planned = planFailures(outcome.failed, this.host.config.retry, now, this.host.random);
     const ids = planned.map((p) => p.row.id);
     const updated = await this.host.persist(

@@ -432,6 +432,7 @@ export class DomainRuntime {
       outboxEnabled: this.outboxEnabled,
       outboxConfig: config.outbox,
       eventProcessing: config.event_processing,
+      clock: this.domain.clock,
       stateStore: () => ({ store: this.provider(config.event_store.database).eventStore, provider: config.event_store.database }),
       transitions: this.transitions,
       provider: (name) => this.provider(name),
