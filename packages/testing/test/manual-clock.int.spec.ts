@@ -40,7 +40,7 @@ describe.skipIf(!up)('ManualClock moving a process-manager timeout on PostgreSQL
     await drain(library);
     expect(reminded).toEqual([loan.id]);
     expect(await scheduled()).toBe(0);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('ManualClock', () => {
