@@ -38,6 +38,7 @@ export {
 } from './ports/broker.js';
 export { BaseBroker, DEFAULT_DEAD_LETTER_LIST_COUNT, DEFAULT_CLAIM_IDLE_MS, DEFAULT_DEAD_CONSUMER_MIN_IDLE_MS, type BrokerState } from './ports/base-broker.js';
 export { BrokerSettingsReader, COMMON_BROKER_KEYS } from './ports/broker-settings-reader.js';
+export { systemClock, type Clock } from './ports/clock.js';
 export { BrokerUnavailableError } from './ports/broker-unavailable.error.js';
 export { isRetryableConnectError } from './ports/retryable-connect-error.js';
 export { BrokerArgumentError } from './ports/broker-argument.error.js';

@@ -2,7 +2,16 @@
  * Builds every processor a domain needs: one per managed database × target broker (the
  * `outbox.broker` plus each of `outbox.external_brokers`), so the server only starts them.
  */
-import { outboxEnabled, type AbandonedMessageListener, type Broker, type DatabaseProvider, type DomainConfig, type Logger } from '@protean-ts/core';
+import {
+  outboxEnabled,
+  systemClock,
+  type AbandonedMessageListener,
+  type Broker,
+  type Clock,
+  type DatabaseProvider,
+  type DomainConfig,
+  type Logger,
+} from '@protean-ts/core';
 import type { BackoffSchedule } from './backoff-schedule.js';
 import { OutboxConfigError } from './outbox-config.error.js';
 import { OutboxProcessor } from './outbox-processor.js';
@@ -16,6 +25,8 @@ export interface OutboxProcessorHost {
   readonly brokers: ReadonlyMap<string, Broker>;
   /** `domain.onAbandoned` listeners, read at each abandonment. */
   abandonedListeners?(): readonly AbandonedMessageListener[];
+  /** `domain.clock`, read at each use (a test may replace it); the system clock when absent. */
+  readonly clock?: Clock;
 }
 
 export interface CreateOutboxProcessorsOptions {
@@ -50,6 +61,7 @@ export function createOutboxProcessors(host: OutboxProcessorHost, options: Creat
           workerId,
           ...(options.logger ? { logger: options.logger } : {}),
           abandonedListeners: () => host.abandonedListeners?.() ?? [],
+          clock: { now: () => (host.clock ?? systemClock).now() },
           ...(options.abandonListenerTimeoutMs ? { abandonListenerTimeoutMs: options.abandonListenerTimeoutMs } : {}),
           ...(options.brokerProbe ? { brokerProbe: options.brokerProbe } : {}),
           ...(options.databaseRetry ? { databaseRetry: options.databaseRetry } : {}),

@@ -5,9 +5,9 @@
  * `drain` resolves once every outbox and subscription has been empty for a few checks in a row,
  * i.e. every handler has run on everything committed so far, including what the handlers
  * themselves committed. Commands and timeouts due later do not count until they are due, unless
- * `dueWithin` brings them forward.
+ * `dueWithin` brings them forward or the domain's clock (a `ManualClock`) was moved past them.
  */
-import { parseDuration, type Domain } from '@protean-ts/core';
+import { parseDuration, systemClock, type Domain } from '@protean-ts/core';
 import { Engine } from '@protean-ts/server';
 
 export interface DrainOptions {
@@ -47,7 +47,9 @@ export async function startHandlers(domain: Domain): Promise<void> {
 
 /** Runs the domain's handlers until nothing is left to handle. */
 export async function drain(domain: Domain, options: DrainOptions = {}): Promise<void> {
-  const dueBy = options.dueWithin === undefined ? undefined : new Date(Date.now() + parseDuration(options.dueWithin, 'drain(…, { dueWithin })'));
+  const window = options.dueWithin === undefined ? undefined : parseDuration(options.dueWithin, 'drain(…, { dueWithin })');
+  // Due by the domain's clock: a test that moved it (ManualClock) sees what it made due fire now.
+  const dueBy = window === undefined && domain.clock === systemClock ? undefined : new Date(domain.clock.now() + (window ?? 0));
   await startHandlers(domain);
   if (dueBy) await bringForward(domain, dueBy);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;

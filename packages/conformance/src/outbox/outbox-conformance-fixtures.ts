@@ -28,6 +28,9 @@ export function conformanceEnvelope(messageId: string, partitionKey: string, seq
 }
 
 /** Builds rows for one test; `broker` and key prefixes are unique to it. */
+/** Waits in real time: the stores compare lock and due times with the database's clock. */
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 export class RowFactory {
   readonly broker = `conf-${randomUUID().slice(0, 8)}`;
   private readonly prefix = `conformance::thing-${randomUUID().slice(0, 8)}`;

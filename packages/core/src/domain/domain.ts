@@ -57,6 +57,7 @@ import { validateModel } from './model-check.js';
 import { checkFieldAccessors } from './field-accessor-check.js';
 import { buildAggregateSchema } from '../registry/aggregate-schema.js';
 import type { DomainOptions } from './domain-options.js';
+import { systemClock, type Clock } from '../ports/clock.js';
 import { DomainRuntime } from '../runtime/domain-runtime.js';
 import type { InitOptions } from '../runtime/init-options.js';
 import type { RuntimeSurface } from '../runtime/runtime-surface.js';
@@ -83,12 +84,18 @@ export class Domain {
   readonly registry: ElementRegistry;
   /** The `@domain.upcaster` classes, run when a stored event of an older version is read. */
   readonly upcasters: Upcasters;
+  /**
+   * The time timeouts, retention and retries are decided by (the `clock` option, default the system
+   * clock). Read at each use, so a test may replace it at any time, e.g. with a `ManualClock`.
+   */
+  clock: Clock;
 
   constructor(name: string, options: DomainOptions = {}) {
     this.registry = new ElementRegistry(name, { identityFunction: options.identityFunction });
     this.upcasters = new Upcasters(this.registry);
     this.name = name;
     this.options = { ...options };
+    this.clock = options.clock ?? systemClock;
     bindUnitOfWorkRunner(this.registry, (work) => this.uow(work));
   }
 

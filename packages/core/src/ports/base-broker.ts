@@ -5,15 +5,13 @@
  * Adapters implement the small `do*` methods and say which errors mean "unreachable".
  */
 import { BrokerArgumentChecks } from './broker-argument-checks.js';
-import { BrokerArgumentError } from './broker-argument.error.js';
-import { BrokerBatchError } from './broker-batch.error.js';
 import { BrokerCapabilityError } from './broker-capability.error.js';
 import { BrokerClosedError } from './broker-closed.error.js';
 import { BrokerOperationError } from './broker-operation.error.js';
-import { BrokerSettingsError } from './broker-settings.error.js';
 import { BrokerSettingsReader } from './broker-settings-reader.js';
+import { DEFAULT_CLAIM_IDLE_MS, DEFAULT_DEAD_CONSUMER_MIN_IDLE_MS, DEFAULT_DEAD_LETTER_LIST_COUNT, type BrokerState } from './broker-defaults.js';
+import { messageOf, translateBrokerError } from './translate-broker-error.js';
 import { MAX_TIMER_MS } from '../config/config-schema.js';
-import { BrokerUnavailableError } from './broker-unavailable.error.js';
 import { inSpan } from '../tracing/in-span.js';
 import { SpanNames } from '../tracing/span-names.js';
 import { brokerPublishSpan } from '../tracing/broker-publish-span.js';
@@ -32,24 +30,7 @@ import {
   type ReceivedMessage,
 } from './broker.js';
 
-/** `connected` means `connect()` succeeded once; whether the broker answers now is `ping()`. */
-export type BrokerState = 'disconnected' | 'connected' | 'closed';
-
-export const DEFAULT_DEAD_LETTER_LIST_COUNT = 100;
-/** Default `claim_idle_ms`: a minute without an ack means the consumer is presumed dead. */
-export const DEFAULT_CLAIM_IDLE_MS = 60_000;
-/** Default `minIdleMs` of `reclaimFromDeadConsumers`: a consumer that read within a second is not robbed. */
-export const DEFAULT_DEAD_CONSUMER_MIN_IDLE_MS = 1_000;
-
-const PASS_THROUGH = [
-  BrokerUnavailableError,
-  BrokerArgumentError,
-  BrokerClosedError,
-  BrokerCapabilityError,
-  BrokerOperationError,
-  BrokerBatchError,
-  BrokerSettingsError,
-];
+export { DEFAULT_CLAIM_IDLE_MS, DEFAULT_DEAD_CONSUMER_MIN_IDLE_MS, DEFAULT_DEAD_LETTER_LIST_COUNT, type BrokerState } from './broker-defaults.js';
 
 export abstract class BaseBroker implements Broker {
   abstract readonly provider: string;
@@ -396,12 +377,11 @@ export abstract class BaseBroker implements Broker {
 
   /** Outage → BrokerUnavailableError; the broker's own errors pass; anything else → BrokerOperationError. */
   protected translate(operation: string, err: unknown): Error {
-    if (PASS_THROUGH.some((type) => err instanceof type)) return err as Error;
-    const detail = this.redact(messageOf(err));
-    if (this.isConnectionError(err)) {
-      return new BrokerUnavailableError(this.name, `cannot ${operation} on ${this.describeTarget()}: ${detail}`, { cause: err });
-    }
-    return new BrokerOperationError(this.name, operation, detail, { cause: err });
+    return translateBrokerError(this.name, operation, err, {
+      redact: (text) => this.redact(text),
+      isConnectionError: (error) => this.isConnectionError(error),
+      describeTarget: () => this.describeTarget(),
+    });
   }
 
   private async ready(method: string, capability: BrokerCapabilityName): Promise<void> {
@@ -413,8 +393,4 @@ export abstract class BaseBroker implements Broker {
   private lacks(capability: BrokerCapabilityName, method: string): Promise<never> {
     return Promise.reject(new BrokerCapabilityError(this.name, this.provider, capability, method));
   }
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -34,6 +34,7 @@ import type { UnitOfWork } from '../uow/unit-of-work.js';
 import { correlationOf } from './correlation.js';
 import { parseDuration } from './parse-duration.js';
 import { checkedDate } from '../processing/checked-date.js';
+import type { Clock } from '../ports/clock.js';
 
 export interface ProcessManagerHost {
   readonly domainName: string;
@@ -42,6 +43,8 @@ export interface ProcessManagerHost {
   readonly outboxConfig: OutboxConfig;
   /** `event_processing`: timeouts come back through subscriptions, which only run when async. */
   readonly eventProcessing: 'sync' | 'async';
+  /** The domain's clock: a timeout `after` a duration falls due that long after its now. */
+  readonly clock: Clock;
   /** The event store keeping the transition streams, and the name of its database. */
   stateStore(): { store: EventStore; provider: string };
   /** The last committed transitions this process knows of. */
@@ -235,7 +238,7 @@ function timeoutRow(
   const due =
     'at' in options
       ? checkedDate(options.at, `${record.name}.scheduleTimeout(): at`)
-      : new Date(Date.now() + parseDuration(options?.after, `${record.name}.scheduleTimeout(): after`));
+      : new Date(host.clock.now() + parseDuration(options?.after, `${record.name}.scheduleTimeout(): after`));
   const id = newMessageId();
   const key = `${timeoutKeyPrefix(stream)}${id}`;
   const metadata = buildMessageMetadata({ info, streamCategory: info.streamCategory, stream: key, context: host.messageContext() });

@@ -47,6 +47,7 @@ export class BindingInvocation implements RuntimeProjections {
       outboxEnabled: context.outboxEnabled,
       outboxConfig: config.outbox,
       eventProcessing: config.event_processing,
+      clock: context.clock,
       stateStore: () => ({ store: context.provider(config.event_store.database).eventStore, provider: config.event_store.database }),
       transitions: this.transitions,
       provider: (name) => context.provider(name),

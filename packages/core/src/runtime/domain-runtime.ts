@@ -12,6 +12,7 @@ import type { DomainConfig } from '../config/config-types.js';
 import { deepMerge } from '../config/deep-merge.js';
 import { loadConfigWithAdapters, type ConfigOverrides } from '../config/load-config.js';
 import { outboxEnabled } from '../config/outbox-enabled.js';
+import type { Clock } from '../ports/clock.js';
 import { DomainNotInitializedError } from '../errors/domain-not-initialized.error.js';
 import { getLogger, type Logger } from '../logging/logger.js';
 import type { MessageTypeLookup } from '../messages/deserialize-message.js';
@@ -147,6 +148,10 @@ export class DomainRuntime implements RuntimeContext, RuntimeSurface {
 
   get outboxEnabled(): boolean {
     return outboxEnabled(this.require('reading domain.outboxEnabled'));
+  }
+
+  get clock(): Clock {
+    return this.owner.clock;
   }
 
   // --- what the Domain reads -------------------------------------------------------------------

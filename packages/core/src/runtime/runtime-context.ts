@@ -8,6 +8,7 @@ import type { ConfigOverrides } from '../config/load-config.js';
 import type { DomainConfig } from '../config/config-types.js';
 import type { Logger } from '../logging/logger.js';
 import type { MessageTypeLookup } from '../messages/deserialize-message.js';
+import type { Clock } from '../ports/clock.js';
 import type { DatabaseProvider } from '../ports/database-provider.js';
 import type { ElementRegistry } from '../registry/registry.js';
 
@@ -18,6 +19,8 @@ export interface RuntimeOwner extends MessageTypeLookup {
   readonly root: string | undefined;
   readonly options: { readonly config?: ConfigOverrides };
   readonly registry: ElementRegistry;
+  /** The domain's clock (`domain.clock`), read at each use: tests may replace it. */
+  readonly clock: Clock;
 }
 
 export interface RuntimeContext {
@@ -35,4 +38,6 @@ export interface RuntimeContext {
   /** The names of the configured databases. */
   databaseNames(): string[];
   readonly outboxEnabled: boolean;
+  /** The domain's clock, read at each use. */
+  readonly clock: Clock;
 }

@@ -4,7 +4,7 @@
  * quarter of the retention (at least every second, at most hourly), so a short retention is
  * honoured too. Every worker runs one; their deletes skip each other's locked rows.
  */
-import type { CommandOutcomeStore, Logger } from '@protean-ts/core';
+import { systemClock, type CommandOutcomeStore, type Logger, type Clock } from '@protean-ts/core';
 
 const BATCH_SIZE = 1_000;
 /** Batches per run: a huge backlog is worked off over several runs, never in one long burst. */
@@ -23,6 +23,8 @@ export class CommandOutcomeJanitor {
     private readonly database: string,
     private readonly retentionHours: number,
     private readonly log: Logger,
+    /** Records older than `retentionHours` before its now are removed (`domain.clock`). */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async start(): Promise<void> {
@@ -43,7 +45,7 @@ export class CommandOutcomeJanitor {
 
   /** One cleanup pass; returns how many records went. */
   async run(): Promise<number> {
-    const before = new Date(Date.now() - this.retentionHours * 3_600_000);
+    const before = new Date(this.clock.now() - this.retentionHours * 3_600_000);
     let removed = 0;
     try {
       for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {

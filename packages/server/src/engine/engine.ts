@@ -5,7 +5,17 @@
  * health endpoints. At start it waits for its databases and brokers (see infrastructure-wait.ts);
  * `stop()` finishes the work in flight before closing connections.
  */
-import { getLogger, partitionStream, type BaseSubscriber, type Broker, type ClassRef, type Domain, type InitOptions, type Logger } from '@protean-ts/core';
+import {
+  getLogger,
+  partitionStream,
+  type BaseSubscriber,
+  type Broker,
+  type ClassRef,
+  type Clock,
+  type Domain,
+  type InitOptions,
+  type Logger,
+} from '@protean-ts/core';
 import { createOutboxProcessors, type OutboxProcessor } from '@protean-ts/outbox';
 import { HealthServer, type MetricsEndpoint } from '../health/health-server.js';
 import { EngineMetrics } from '../metrics/engine-metrics.js';
@@ -153,11 +163,14 @@ export class Engine {
     }
   }
 
+  /** `domain.clock`, read at each use so a test may replace it while the engine runs. */
+  private readonly domainClock: Clock = { now: () => this.domain.clock.now() };
+
   private async startInboxJanitor(hasSubscriptions: boolean): Promise<void> {
     const inbox = this.domain.runtime.messages.inbox;
     if (!inbox || !hasSubscriptions) return;
     const { database, retention_hours: retentionHours } = this.domain.config.inbox;
-    this.inboxJanitor = new InboxJanitor(inbox, database, retentionHours, this.log.child({}, 'inbox'));
+    this.inboxJanitor = new InboxJanitor(inbox, database, retentionHours, this.log.child({}, 'inbox'), this.domainClock);
     await this.inboxJanitor.start();
   }
 
@@ -174,6 +187,7 @@ export class Engine {
         database,
         this.domain.config.command_outcomes.retention_hours,
         this.log.child({}, 'command-outcomes'),
+        this.domainClock,
       );
       this.outcomeJanitors.push(janitor);
       await janitor.start();

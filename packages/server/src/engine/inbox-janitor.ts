@@ -4,7 +4,7 @@
  * hourly. Every worker runs one; their deletes skip each other's locked rows. The first run also
  * proves the inbox tables exist, so a database never set up fails the start by name.
  */
-import type { InboxStore, Logger } from '@protean-ts/core';
+import { systemClock, type InboxStore, type Logger, type Clock } from '@protean-ts/core';
 
 const RUN_EVERY_MS = 3_600_000;
 const BATCH_SIZE = 1_000;
@@ -30,6 +30,8 @@ export class InboxJanitor {
     private readonly database: string,
     private readonly retentionHours: number,
     private readonly log: Logger,
+    /** Records older than `retentionHours` before its now are removed (`domain.clock`). */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** The first cleanup; throws InboxNotSetUpError when the tables are missing. */
@@ -56,7 +58,7 @@ export class InboxJanitor {
   }
 
   private async run(): Promise<void> {
-    const before = new Date(Date.now() - this.retentionHours * 3_600_000);
+    const before = new Date(this.clock.now() - this.retentionHours * 3_600_000);
     let removed = 0;
     try {
       for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
