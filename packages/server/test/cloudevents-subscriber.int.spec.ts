@@ -66,7 +66,8 @@ describe.skipIf(!up)('consuming CloudEvents from another system into a subscribe
     db = await createTempDatabase();
     billing = makeBilling(db, prefix);
     await billing.domain.init();
-    for (const provider of billing.domain.providers.values()) await provider.setupSchema(billing.domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
+    for (const provider of billing.domain.providers.values())
+      await provider.setupSchema(billing.domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
     engine = new Engine(billing.domain, { health: false, reclaimIntervalMs: 200 });
     await engine.start();
   });

@@ -5,17 +5,7 @@
  * health endpoints. At start it waits for its databases and brokers (see infrastructure-wait.ts);
  * `stop()` finishes the work in flight before closing connections.
  */
-import {
-  getLogger,
-  partitionStream,
-  type BaseSubscriber,
-  type Broker,
-  type ClassRef,
-  type Clock,
-  type Domain,
-  type InitOptions,
-  type Logger,
-} from '@protean-ts/core';
+import { getLogger, partitionStream, type BaseSubscriber, type Broker, type ClassRef, type Domain, type InitOptions, type Logger } from '@protean-ts/core';
 import { createOutboxProcessors, type OutboxProcessor } from '@protean-ts/outbox';
 import { HealthServer, type MetricsEndpoint } from '../health/health-server.js';
 import { EngineMetrics } from '../metrics/engine-metrics.js';
@@ -31,8 +21,7 @@ import { PartitionOwnership } from '../subscriptions/partition-ownership.js';
 import { PartitionedSubscription } from '../subscriptions/partitioned-subscription.js';
 import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription-status.js';
 import { consumerName } from './consumer-name.js';
-import { InboxJanitor } from './inbox-janitor.js';
-import { CommandOutcomeJanitor } from './command-outcome-janitor.js';
+import { EngineJanitors } from './engine-janitors.js';
 import { waitUntilDrained, type DrainProbe, type DrainResult } from './drain-monitor.js';
 import { eventStoreProbe, outboxProbe, subscriptionProbe } from './drain-probes.js';
 import { engineHealth } from './engine-health.js';
@@ -69,8 +58,7 @@ export class Engine {
   private subscriptions: { sub: Subscription; broker: Broker | null }[] = [];
   /** This process's share of the stream partitions; null with `outbox.partitions = 1`. */
   private ownership: PartitionOwnership | null = null;
-  private inboxJanitor: InboxJanitor | null = null;
-  private outcomeJanitors: CommandOutcomeJanitor[] = [];
+  private janitors: EngineJanitors | null = null;
   private healthServer: HealthServer | null = null;
   private healthPort: number | null = null;
   private processMetrics: ProcessMetrics | null = null;
@@ -121,9 +109,13 @@ export class Engine {
     });
     await this.infrastructure.run();
     if (this.stopping.signal.aborted) return;
-    await this.startInboxJanitor(plan.length > 0);
+    this.janitors = new EngineJanitors(this.domain, this.log);
+    await this.janitors.startInbox(plan.length > 0);
     if (this.stopping.signal.aborted) return;
-    await this.startOutcomeJanitors(plan.some((entry) => entry.role === 'commandHandler'));
+    await this.janitors.startOutcomes(
+      plan.some((entry) => entry.role === 'commandHandler'),
+      this.stopping.signal,
+    );
     if (this.stopping.signal.aborted) return;
     await this.createGroupsBeforePublishing(plan);
     if (this.stopping.signal.aborted) return;
@@ -160,37 +152,6 @@ export class Engine {
     });
     if (!domain.outboxEnabled) {
       this.log.warn('the outbox is off: nothing is published to brokers; set enable_outbox = true in domain.toml to relay events');
-    }
-  }
-
-  /** `domain.clock`, read at each use so a test may replace it while the engine runs. */
-  private readonly domainClock: Clock = { now: () => this.domain.clock.now() };
-
-  private async startInboxJanitor(hasSubscriptions: boolean): Promise<void> {
-    const inbox = this.domain.runtime.messages.inbox;
-    if (!inbox || !hasSubscriptions) return;
-    const { database, retention_hours: retentionHours } = this.domain.config.inbox;
-    this.inboxJanitor = new InboxJanitor(inbox, database, retentionHours, this.log.child({}, 'inbox'), this.domainClock);
-    await this.inboxJanitor.start();
-  }
-
-  /**
-   * Command outcomes live in the database each command is queued in (its aggregate's): one janitor
-   * per such database. Only an engine handling commands cleans them.
-   */
-  private async startOutcomeJanitors(handlesCommands: boolean): Promise<void> {
-    if (!handlesCommands || !this.domain.outboxEnabled) return;
-    for (const database of this.domain.runtime.commands.databases()) {
-      if (this.stopping.signal.aborted) return;
-      const janitor = new CommandOutcomeJanitor(
-        this.domain.runtime.infrastructure.provider(database).commandOutcomes,
-        database,
-        this.domain.config.command_outcomes.retention_hours,
-        this.log.child({}, 'command-outcomes'),
-        this.domainClock,
-      );
-      this.outcomeJanitors.push(janitor);
-      await janitor.start();
     }
   }
 
@@ -384,8 +345,7 @@ export class Engine {
       this.processors.map((p) => p.stop().catch((err: unknown) => this.log.error('outbox processor failed to stop', { processor: p.name, error: err }))),
     );
     await this.healthServer?.stop();
-    await this.inboxJanitor?.stop();
-    await Promise.all(this.outcomeJanitors.map((janitor) => janitor.stop()));
+    await this.janitors?.stop();
     // Closing the brokers wakes the reads still blocked in the loops; then the loops end.
     await this.domain.close().catch((err: unknown) => this.log.error('closing connections failed', { error: err }));
     await Promise.all(this.subscriptions.map(({ sub }) => sub.finished()));
