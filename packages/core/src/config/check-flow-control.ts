@@ -7,6 +7,7 @@
 import type { ConfigProblem } from './config-error.js';
 import type { DomainConfig } from './config-types.js';
 import { defaultConfig } from './defaults.js';
+import { describeValue } from './mask-secrets.js';
 import { isPlainObject } from './substitute-env.js';
 
 const ERROR_CLASS_NAME = /^[A-Za-z_$][\w$]*$/;
@@ -32,7 +33,7 @@ export function checkFlowControl(config: DomainConfig, problems: ConfigProblem[]
         path: at,
         message:
           'rate_limit_per_second and max_concurrency are shared by all workers in PostgreSQL: they need [inbox] enabled with a database whose provider is "postgresql"' +
-          ` (inbox.database is ${inboxOn ? `"${database}" with provider "${String(inboxProvider)}"` : 'disabled'}); remove them or point inbox.database at a PostgreSQL database`,
+          ` (inbox.database is ${inboxOn ? `${describeValue(database)} with provider ${describeValue(inboxProvider)}` : 'disabled'}); remove them or point inbox.database at a PostgreSQL database`,
       });
     }
     if ((number(entry.debounce_ms) ?? 0) > 0 && !inboxOn) {
@@ -45,7 +46,7 @@ export function checkFlowControl(config: DomainConfig, problems: ConfigProblem[]
       if (typeof errorName === 'string' && !ERROR_CLASS_NAME.test(errorName)) {
         problems.push({
           path: `${at}.circuit_errors[${i}]`,
-          message: `must be an error class name such as "ServiceUnavailableError", got ${JSON.stringify(errorName)}`,
+          message: `must be an error class name such as "ServiceUnavailableError", got ${describeValue(errorName)}`,
         });
       }
     });

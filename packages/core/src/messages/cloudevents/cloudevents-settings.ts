@@ -3,6 +3,7 @@
  * send and read CloudEvents (redis, rabbitmq, nats): declared to the config loader through each
  * adapter's settings spec, and read once by the adapter with named errors.
  */
+import { describeValue } from '../../config/mask-secrets.js';
 import type { BrokerSettings } from '../../ports/broker.js';
 import { BrokerSettingsError } from '../../ports/broker-settings.error.js';
 import { BrokerSettingsReader } from '../../ports/broker-settings-reader.js';
@@ -54,5 +55,5 @@ export function readMessageFormatSettings(brokerName: string, settings: BrokerSe
 
 function oneOf<T extends string>(brokerName: string, key: string, value: string, allowed: readonly T[]): T {
   if ((allowed as readonly string[]).includes(value)) return value as T;
-  throw new BrokerSettingsError(brokerName, key, `must be one of ${allowed.map((v) => `"${v}"`).join(', ')}, got "${value}"`);
+  throw new BrokerSettingsError(brokerName, key, `must be one of ${allowed.map((v) => `"${v}"`).join(', ')}, got ${describeValue(value)}`);
 }
