@@ -194,6 +194,7 @@ export { snapshotChecksum } from './ports/snapshot-checksum.js';
 export { streamName, categoryOf, isEntityStream, isCategory, ALL_STREAMS } from './ports/stream-names.js';
 export { StreamVersionError } from './errors/stream-version.error.js';
 export { AppendDeadlockError } from './errors/append-deadlock.error.js';
+export { InboxCheckpointMovedError } from './errors/inbox-checkpoint-moved.error.js';
 export { InvalidStreamNameError } from './errors/invalid-stream-name.error.js';
 export { InvalidEventStoreRequestError } from './errors/invalid-event-store-request.error.js';
 export { PermanentError, markPermanent, isPermanentError } from './errors/permanent-error.js';

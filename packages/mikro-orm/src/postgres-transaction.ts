@@ -26,7 +26,7 @@ import type { PgConnection } from './connection/pg-connection.js';
 import type { StatementRunner } from './connection/statement-runner.js';
 import { qualifiedName } from './schema/column-naming.js';
 import type { DeferredFlush, ExecuteOptions, SqlExecutor, SqlResult, SqlTransaction } from './sql-executor.js';
-import { runDeferred, type CommittingRun, type Deferred } from './deferred-statements.js';
+import { runDeferred, type CommittingRun, type Deferred, type RidingStatement } from './deferred-statements.js';
 
 type State = 'active' | 'committed' | 'rolled back';
 
@@ -94,8 +94,9 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
   }
 
   /**
-   * Keeps a flush that `ridesWithCommit` (the outbox's append) for the commit, where it takes the
-   * COMMIT along in its round trip; any other flush is refused (false: the caller runs it now).
+   * Keeps a flush that `ridesWithCommit` (the outbox's append, the inbox's trusted advance) for the
+   * commit, where it goes out with the COMMIT in one round trip; any other flush is refused (false:
+   * the caller runs it now).
    */
   deferUntilCommit<T>(key: object, items: readonly T[], flush: DeferredFlush<T>): boolean {
     this.assertActive('defer a statement to the commit');
@@ -149,7 +150,7 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
           await fork.trx.commit();
         });
       } else {
-        const committed = await this.flushDeferred((sql, params, options) => this.runThenCommit(sql, params, options));
+        const committed = await this.flushDeferred((statements) => this.runAllThenCommit(statements));
         if (!committed && this.begun) await this.turns.run(() => this.runner.run(this.connection, 'COMMIT'));
       }
       this.state = 'committed';
@@ -172,12 +173,12 @@ export class PostgresTransaction implements ProviderTransaction, SqlTransaction 
     return runDeferred(deferred, executor, withCommit);
   }
 
-  private runThenCommit<R>(sql: string, params?: readonly unknown[], options?: ExecuteOptions): Promise<SqlResult<R>> {
+  private runAllThenCommit(statements: readonly RidingStatement[]): Promise<SqlResult<unknown>[]> {
     return this.turns.run(() => {
-      const prefix = this.begun ? [] : ['BEGIN'];
+      const begin = !this.begun;
       // As in execute: once sent, BEGIN has (practically always) run, so a failure needs ROLLBACK.
       this.begun = true;
-      return this.runner.runAround<R>(this.connection, prefix, sql, params, options, ['COMMIT']);
+      return this.runner.runAllThenCommit(this.connection, begin, statements);
     });
   }
 

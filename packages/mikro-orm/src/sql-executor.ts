@@ -70,8 +70,10 @@ export interface SqlTransaction extends SqlExecutor {
 /** Runs the statement for items deferred until a commit, inside the transaction. */
 export type DeferredFlush<T> = ((executor: SqlExecutor, items: readonly T[]) => Promise<void>) & {
   /**
-   * The flush runs exactly one statement and needs nothing back from it: the transaction's COMMIT
-   * may go out right after it, in the same round trip (connection/pipelined-prefix.ts).
+   * The flush runs exactly one statement, calling `execute` at once (before anything it awaits),
+   * and needs nothing back from it but success: the statement goes out with the transaction's
+   * COMMIT and any other such flush's statement, in one round trip (deferred-statements.ts). A
+   * statement sent ahead of another answers with no rows.
    */
   readonly ridesWithCommit?: boolean;
 };

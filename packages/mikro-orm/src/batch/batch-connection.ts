@@ -6,6 +6,7 @@
 import { ConnectionTurns } from '../connection/connection-turns.js';
 import type { PgConnection } from '../connection/pg-connection.js';
 import type { StatementRunner } from '../connection/statement-runner.js';
+import type { RidingStatement } from '../deferred-statements.js';
 import type { ExecuteOptions, SqlResult } from '../sql-executor.js';
 
 export class BatchConnection {
@@ -38,12 +39,12 @@ export class BatchConnection {
     });
   }
 
-  /** Runs `sql` (in turn) with the transaction's COMMIT right after it, in the same round trip. */
-  runThenCommit<R>(sql: string, params?: readonly unknown[], options?: ExecuteOptions): Promise<SqlResult<R>> {
+  /** Runs the statements (in turn) with the transaction's COMMIT right after them, in the same round trip. */
+  runAllThenCommit(statements: readonly RidingStatement[]): Promise<SqlResult<unknown>[]> {
     return this.turns.run(() => {
-      const prefix = this.begun ? [] : ['BEGIN'];
+      const begin = !this.begun;
       this.begun = true;
-      return this.runner.runAround<R>(this.connection, prefix, sql, params, options, ['COMMIT']);
+      return this.runner.runAllThenCommit(this.connection, begin, statements);
     });
   }
 

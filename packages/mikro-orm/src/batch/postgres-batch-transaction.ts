@@ -147,7 +147,7 @@ export class PostgresBatchTransaction implements BatchTransaction {
       execute: (sql, params, options) => this.connection.run(sql, params, options),
       qualify: (table) => qualifiedName(this.schemaName, table),
     };
-    const committed = await runDeferred(this.deferred, executor, (sql, params, options) => this.connection.runThenCommit(sql, params, options));
+    const committed = await runDeferred(this.deferred, executor, (statements) => this.connection.runAllThenCommit(statements));
     this.deferred.clear();
     return committed;
   }

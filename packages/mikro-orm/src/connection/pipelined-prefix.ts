@@ -16,10 +16,17 @@
  */
 import type { PgConnection, PgQueryResult } from './pg-connection.js';
 
+/**
+ * A statement sent ahead: a fixed text (`BEGIN`, `SAVEPOINT s1`), or one with parameters, already
+ * converted to what the wire carries (text, or null), under `name` when it is prepared and
+ * already parsed on the connection (only its Bind and Execute go out).
+ */
+export type PrefixStatement = string | { text: string; values: readonly (string | Buffer | null)[]; name?: string };
+
 /** node-postgres's wire connection, as far as the subclass writes to it. */
 interface PgWire {
   parse(message: { text: string; name?: string; types?: unknown[] }): void;
-  bind(message: Record<string, never>): void;
+  bind(message: { statement?: string; values?: readonly (string | Buffer | null)[] }): void;
   execute(message: { portal?: string; rows?: number }): void;
   sync(): void;
   /** pg ≥ 8.21: named statements whose Parse is on its way. */
@@ -42,11 +49,15 @@ interface PrefixedQueryConfig {
   name?: string;
   values: unknown[];
   callback: Callback;
-  prefix: readonly string[];
+  prefix: readonly PrefixStatement[];
   suffix: readonly string[];
 }
 
-type PgQueryClass = new (config: { text: string; name?: string; values: unknown[]; callback: Callback }) => PgQuery & {
+type PgQueryClass = new (
+  text: string,
+  values: unknown[],
+  callback: Callback,
+) => PgQuery & {
   _getRows(wire: PgWire, rows: number | undefined): void;
 };
 type PrefixedQueryClass = new (config: PrefixedQueryConfig) => PgQuery;
@@ -54,19 +65,19 @@ type PrefixedQueryClass = new (config: PrefixedQueryConfig) => PgQuery;
 const subclasses = new WeakMap<PgQueryClass, PrefixedQueryClass>();
 
 /**
- * Runs the `prefix` statements (fixed texts without parameters, e.g. `['BEGIN', 'SAVEPOINT s1']`),
+ * Runs the `prefix` statements (fixed texts such as `['BEGIN', 'SAVEPOINT s1']`, or bound statements),
  * the statement, then the `suffix` statements (`['COMMIT']`) in one round trip; resolves to the
  * statement's result. A failing statement rejects with its error, whichever of them failed.
  */
 export function queryWithPrefix(
   connection: PgConnection,
-  prefix: readonly string[],
+  prefix: readonly PrefixStatement[],
   text: string,
   values: unknown[],
   name: string | undefined,
   suffix: readonly string[] = [],
 ): Promise<PgQueryResult> {
-  if (name === undefined && values.length === 0) {
+  if (name === undefined && values.length === 0 && prefix.every((statement) => typeof statement === 'string')) {
     return connection
       .query([...prefix, text, ...suffix].join(';\n'))
       .then((results) => ownResult(results as unknown as PgQueryResult[], prefix.length, suffix.length));
@@ -83,7 +94,9 @@ export function queryWithPrefix(
  * statement's, then the suffix's (a text of several statements has several, returned as an array
  * as without prefix).
  */
-function ownResult(results: PgQueryResult[], prefixLength: number, suffixLength: number): PgQueryResult {
+function ownResult(results: PgQueryResult[] | PgQueryResult, prefixLength: number, suffixLength: number): PgQueryResult {
+  // A statement sent alone (a named one, through this class to skip the config copy) has one result.
+  if (!Array.isArray(results)) return results;
   const own = results.slice(prefixLength, results.length - suffixLength);
   return (own.length === 1 ? own[0] : own) as PgQueryResult;
 }
@@ -101,11 +114,14 @@ function prefixedQueryClass(connection: PgConnection): PrefixedQueryClass {
 function prefixed(Query: PgQueryClass): PrefixedQueryClass {
   return class PrefixedQuery extends Query {
     private parsedAhead = false;
-    private readonly prefix: readonly string[];
+    private readonly prefix: readonly PrefixStatement[];
     private readonly suffix: readonly string[];
 
     constructor(config: PrefixedQueryConfig) {
-      super(config);
+      // Text, values and callback as arguments: node-postgres copies a config object's property
+      // descriptors one by one (`cloneQueryConfig`), 7 µs a statement in bench:hop's profile.
+      super(config.text, config.values, config.callback);
+      this.name = config.name;
       this.prefix = config.prefix;
       this.suffix = config.suffix;
     }
@@ -120,8 +136,13 @@ function prefixed(Query: PgQueryClass): PrefixedQueryClass {
         this.parsedAhead = true;
       }
       for (const statement of this.prefix) {
-        wire.parse({ text: statement });
-        wire.bind({});
+        if (typeof statement === 'string') {
+          wire.parse({ text: statement });
+          wire.bind({});
+        } else {
+          if (!statement.name) wire.parse({ text: statement.text });
+          wire.bind({ statement: statement.name, values: statement.values });
+        }
         wire.execute({});
       }
       super.prepare(wire);

@@ -3,15 +3,22 @@
  * when asked, sends a transaction's BEGIN (or a savepoint's SAVEPOINT) along with it when asked,
  * and, when the provider has `debug = true`, logs the statement, its parameters and its duration.
  */
+import { createRequire } from 'node:module';
 import { getLogger, type Logger } from '@protean-ts/core';
+import { NO_ROWS, type RidingStatement } from '../deferred-statements.js';
 import type { ExecuteOptions, SqlResult } from '../sql-executor.js';
 import type { PgConnection, PgQueryResult } from './pg-connection.js';
-import { queryWithPrefix } from './pipelined-prefix.js';
+import { queryWithPrefix, type PrefixStatement } from './pipelined-prefix.js';
 import { toPositional } from './placeholders.js';
 import { preparedName } from './prepared-statements.js';
 
 const NO_PREFIX: readonly string[] = [];
 const BEGIN_ONLY: readonly string[] = ['BEGIN'];
+const COMMIT_ONLY: readonly string[] = ['COMMIT'];
+
+// node-postgres's own conversion of a parameter to its wire text (dates, arrays, JSON, buffers),
+// for the bound statements this runner sends ahead of another.
+const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue(value: unknown): string | Buffer | null };
 
 export class StatementRunner {
   private readonly log: Logger;
@@ -38,7 +45,7 @@ export class StatementRunner {
    */
   runAfter<R>(
     connection: PgConnection,
-    prefix: readonly string[],
+    prefix: readonly PrefixStatement[],
     sql: string,
     params: readonly unknown[] = [],
     options?: ExecuteOptions,
@@ -47,23 +54,33 @@ export class StatementRunner {
   }
 
   /**
-   * Runs `prefix`, the statement, then `suffix` (a transaction's COMMIT), in one round trip;
-   * resolves to the statement's result. When the statement fails the suffix does not run.
+   * Runs the statements in order and then COMMIT, in one round trip (BEGIN first when `begin`):
+   * the statements of the flushes that ride with a commit. Every statement but the last is sent
+   * ahead of it and answers with no rows. A prepared one not yet parsed on this connection goes
+   * in a round trip of its own the first time; after that only its Bind and Execute ride along.
    */
-  runAround<R>(
-    connection: PgConnection,
-    prefix: readonly string[],
-    sql: string,
-    params: readonly unknown[] = [],
-    options: ExecuteOptions | undefined,
-    suffix: readonly string[],
-  ): Promise<SqlResult<R>> {
-    return this.send(connection, prefix, sql, params, options, suffix);
+  async runAllThenCommit(connection: PgConnection, begin: boolean, statements: readonly RidingStatement[]): Promise<SqlResult<unknown>[]> {
+    let prefix: PrefixStatement[] = begin ? [...BEGIN_ONLY] : [];
+    const results: SqlResult<unknown>[] = [];
+    for (const statement of statements.slice(0, -1)) {
+      const text = toPositional(statement.sql);
+      const name = statement.options?.prepare === true ? preparedName(text) : undefined;
+      if (name !== undefined && !parsedOn(connection, name)) {
+        results.push(await this.send(connection, prefix, statement.sql, statement.params, statement.options));
+        prefix = [];
+        continue;
+      }
+      prefix.push({ text, values: statement.params.map(prepareValue), ...(name === undefined ? {} : { name }) });
+      results.push(NO_ROWS);
+    }
+    const last = statements[statements.length - 1]!;
+    results.push(await this.send(connection, prefix, last.sql, last.params, last.options, COMMIT_ONLY));
+    return results;
   }
 
   private async send<R>(
     connection: PgConnection,
-    prefix: readonly string[],
+    prefix: readonly PrefixStatement[],
     sql: string,
     params: readonly unknown[],
     options: ExecuteOptions | undefined,
@@ -91,21 +108,28 @@ export class StatementRunner {
 
 function query(
   connection: PgConnection,
-  prefix: readonly string[],
+  prefix: readonly PrefixStatement[],
   text: string,
   values: unknown[],
   name: string | undefined,
   suffix: readonly string[],
 ): Promise<PgQueryResult> {
-  if (prefix.length > 0 || suffix.length > 0) return queryWithPrefix(connection, prefix, text, values, name, suffix);
-  return name ? connection.query({ name, text, values }) : connection.query(text, values);
+  // A named statement goes through the prefixed query class even alone: node-postgres would copy
+  // a `{ name, text, values }` config property by property on every call.
+  if (prefix.length > 0 || suffix.length > 0 || name) return queryWithPrefix(connection, prefix, text, values, name, suffix);
+  return connection.query(text, values);
 }
 
 /** What a debug record says was sent ahead of the statement: `withBegin` as it always has for a transaction's BEGIN alone. */
-function prefixFields(prefix: readonly string[]): Record<string, unknown> {
+function prefixFields(prefix: readonly PrefixStatement[]): Record<string, unknown> {
   if (prefix.length === 0) return {};
   if (prefix.length === 1 && prefix[0] === 'BEGIN') return { withBegin: true };
-  return { after: prefix };
+  return { after: prefix.map((statement) => (typeof statement === 'string' ? statement : statement.text)) };
+}
+
+/** Whether node-postgres has parsed the named statement on this connection (its own bookkeeping). */
+function parsedOn(connection: PgConnection, name: string): boolean {
+  return (connection as { connection?: { parsedStatements?: Record<string, string> } }).connection?.parsedStatements?.[name] !== undefined;
 }
 
 function round(ms: number): number {

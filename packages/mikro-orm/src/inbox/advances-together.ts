@@ -1,13 +1,17 @@
 /**
- * Inbox checkpoints advanced together at a batch's commit. Inside a batched transaction, a first
- * delivery that is very likely its key's next (the key's first position, or the position after
- * the one this process itself committed last) skips the per-message UPDATE: the handler runs at
- * once, and one statement just before the batch's COMMIT moves every such key, checking that each
- * moved from exactly where it was expected. If one did not (another worker got there first, a
- * duplicate was published), the statement throws, the whole batch rolls back, and the
- * subscription runs each of its messages again alone, where the inbox decides at once.
+ * Inbox checkpoints advanced at the commit. A first delivery that is very likely its key's next
+ * (the key's first position, or the position after the one this process itself committed last,
+ * or after one moved earlier in the same batch) skips the per-message UPDATE before its handler:
+ * the handler runs at once, and one statement that rides with the COMMIT, in the same round trip
+ * as the outbox append, moves every such key of the transaction, checking in the database that
+ * each moved from exactly where it was expected. If one did not (another worker got there first,
+ * a duplicate was published), the statement raises, PostgreSQL skips the COMMIT, and the
+ * transaction rolls back: a batch runs each of its messages again alone, a single message runs
+ * again with the inbox deciding first.
  */
-import type { SqlExecutor } from '../sql-executor.js';
+import { InboxCheckpointMovedError } from '@protean-ts/core';
+import { isPgError } from '../connection/pg-connection.js';
+import type { DeferredFlush, SqlExecutor } from '../sql-executor.js';
 import { PREPARED } from '../sql-executor.js';
 import type { InboxTableNames } from './inbox-tables.js';
 
@@ -18,19 +22,8 @@ export interface TrustedAdvance {
   sequence: number;
 }
 
-/** A batch's trusted advances did not all hold; its commit is refused. */
-export class InboxCheckpointMovedError extends Error {
-  override readonly name = 'InboxCheckpointMovedError';
-  constructor(subscription: string, keys: readonly string[], why: string) {
-    super(
-      `the inbox of subscription "${subscription}" could not advance key(s) ${keys.map((k) => JSON.stringify(k)).join(', ')} at the batch's commit: ${why}; ` +
-        'the batch rolls back and each of its messages is handled again alone (nothing is lost or handled twice)',
-    );
-  }
-}
-
 /** A run of consecutive positions of one key, first to last. */
-interface KeyRun {
+export interface KeyRun {
   subscription: string;
   key: string;
   first: number;
@@ -57,7 +50,16 @@ export function runsOf(advances: readonly TrustedAdvance[]): KeyRun[] {
   return [...byKey.values()].sort((a, b) => (a.subscription + a.key < b.subscription + b.key ? -1 : 1));
 }
 
-/** Moves every run's key from `first - 1` (no row for a first position) to `last`; returns the keys that moved. */
+// Raised inside the statement when not every key moved: an integer cast of a text naming the
+// failure, the one way plain SQL can raise without a function of ours in the schema. CASE makes
+// sure the cast is only evaluated when the count is wrong.
+const MOVED_MARKER = 'protean_inbox_checkpoint_moved';
+
+/**
+ * Moves every run's key from `first - 1` (no row for a first position) to `last`. Returns no rows;
+ * raises (SQLSTATE 22P02, naming MOVED_MARKER) unless every key moved, so a COMMIT sent after it
+ * in the same round trip is skipped.
+ */
 export function advanceTogetherSql(t: InboxTableNames, runs: readonly KeyRun[]): { sql: string; params: unknown[] } {
   return {
     sql: `WITH input AS (
@@ -66,31 +68,45 @@ export function advanceTogetherSql(t: InboxTableNames, runs: readonly KeyRun[]):
   UPDATE ${t.checkpoints} c SET last_sequence = i.last, updated_at = now()
   FROM input i
   WHERE i.first > 1 AND c.subscription = i.subscription AND c.partition_key = i.key COLLATE "C" AND c.last_sequence = i.first - 1
-  RETURNING c.subscription, c.partition_key
+  RETURNING 1
 ), created AS (
   INSERT INTO ${t.checkpoints} (subscription, partition_key, last_sequence)
   SELECT i.subscription, i.key, i.last FROM input i WHERE i.first = 1
   ON CONFLICT DO NOTHING
-  RETURNING subscription, partition_key
+  RETURNING 1
+), done AS (
+  SELECT (SELECT count(*) FROM moved) + (SELECT count(*) FROM created) AS n
 )
-SELECT subscription, partition_key AS key FROM moved UNION ALL SELECT subscription, partition_key FROM created`,
-    params: [JSON.stringify(runs)],
+SELECT 1 FROM done
+WHERE CASE WHEN done.n = ?::bigint THEN false ELSE ('${MOVED_MARKER}: ' || done.n)::integer IS NULL END`,
+    params: [JSON.stringify(runs), runs.length],
   };
 }
 
-/** The flush a batch runs before its COMMIT: one statement for all its trusted advances, checked. */
-export function advanceTogether(tables: InboxTableNames): (executor: SqlExecutor, advances: readonly TrustedAdvance[]) => Promise<void> {
-  return async (executor, advances) => {
+/** Whether `error` is the advance statement's own refusal. */
+function isMovedRefusal(error: unknown): boolean {
+  return isPgError(error, '22P02') && error.message.includes(MOVED_MARKER);
+}
+
+/**
+ * The flush a transaction runs with its COMMIT: one statement for all its trusted advances,
+ * checked in the database. `refused` hears of the keys whose trust did not hold.
+ */
+export function advanceTogether(tables: InboxTableNames, refused: (runs: readonly KeyRun[]) => void): DeferredFlush<TrustedAdvance> {
+  const flush = async (executor: SqlExecutor, advances: readonly TrustedAdvance[]): Promise<void> => {
     const runs = runsOf(advances);
     const statement = advanceTogetherSql(tables, runs);
-    const { rows } = await executor.execute<{ subscription: string; key: string }>(statement.sql, statement.params, PREPARED);
-    if (rows.length === runs.length) return;
-    const moved = new Set(rows.map((row) => `${row.subscription}\u0000${row.key}`));
-    const stuck = runs.filter((run) => !moved.has(`${run.subscription}\u0000${run.key}`));
-    throw new InboxCheckpointMovedError(
-      stuck[0]!.subscription,
-      stuck.map((run) => run.key),
-      'their checkpoints were no longer just before the positions handled (another worker or an earlier delivery moved them)',
-    );
+    try {
+      await executor.execute(statement.sql, statement.params, PREPARED);
+    } catch (error) {
+      if (!isMovedRefusal(error)) throw error;
+      refused(runs);
+      throw new InboxCheckpointMovedError(
+        runs[0]!.subscription,
+        runs.map((run) => run.key),
+        'a checkpoint of theirs was no longer just before the position handled (another worker or an earlier delivery had moved it)',
+      );
+    }
   };
+  return Object.assign(flush, { ridesWithCommit: true as const });
 }

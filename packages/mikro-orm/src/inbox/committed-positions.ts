@@ -1,5 +1,5 @@
 /**
- * What this process last committed per subscription and key: the hint that lets a batched
+ * What this process last committed per subscription and key: the hint that lets a
  * transaction take a key's next message on trust (advances-together.ts). Only a hint: a stale
  * entry (another worker moved the key since) costs one batch rolled back and run again, never a
  * wrong verdict, because the advance is checked at the commit. Bounded, oldest entries first out.
@@ -11,6 +11,11 @@ export class CommittedPositions {
 
   get(subscription: string, key: string): number | undefined {
     return this.positions.get(`${subscription}\u0000${key}`);
+  }
+
+  /** Drops what is known of a key: its trust did not hold (another worker moved it). */
+  forget(subscription: string, key: string): void {
+    this.positions.delete(`${subscription}\u0000${key}`);
   }
 
   /** Records `sequence` unless a higher one is known already (commits may report out of order). */

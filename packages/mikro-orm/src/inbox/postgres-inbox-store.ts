@@ -14,7 +14,7 @@ import type {
   PositionPass,
   ProviderTransaction,
 } from '@protean-ts/core';
-import { PREPARED, type SqlDatabase, type SqlExecutor } from '../sql-executor.js';
+import { PREPARED, type DeferredFlush, type SqlDatabase, type SqlExecutor } from '../sql-executor.js';
 import { transactionExecutor } from '../transaction-executor.js';
 import { advanceSql, checkpointSql, cleanupSql, jumpSql, lookupSql, passSql, recordMessageSql, takePassedSql } from './inbox-statements.sql.js';
 import { checkpointsOfKeysSql, passedOfKeysSql, subscriptionTotalsSql } from './inbox-observation.sql.js';
@@ -26,7 +26,7 @@ import { PostgresSavepoint } from '../batch/postgres-savepoint.js';
 export class PostgresInboxStore implements InboxStore {
   readonly tables: InboxTableNames;
   private readonly committedHere = new CommittedPositions();
-  private readonly flushAdvances: (executor: SqlExecutor, advances: readonly TrustedAdvance[]) => Promise<void>;
+  private readonly flushAdvances: DeferredFlush<TrustedAdvance>;
 
   constructor(private readonly db: SqlDatabase) {
     this.tables = {
@@ -34,7 +34,7 @@ export class PostgresInboxStore implements InboxStore {
       passed: db.qualify(INBOX_PASSED_TABLE),
       messages: db.qualify(INBOX_MESSAGES_TABLE),
     };
-    this.flushAdvances = advanceTogether(this.tables);
+    this.flushAdvances = advanceTogether(this.tables, (runs) => runs.forEach((run) => this.committedHere.forget(run.subscription, run.key)));
   }
 
   async enter(tx: ProviderTransaction, entry: InboxEntry): Promise<InboxVerdict> {
@@ -51,11 +51,12 @@ export class PostgresInboxStore implements InboxStore {
       // A later message of the key in the same batch may then be taken on trust.
       savepoint?.establishForBatch(advanced(subscription, key, sequence));
     };
-    if (savepoint && !entry.jumpGap && !entry.redelivered && this.likelyNext(savepoint, subscription, key, sequence)) {
-      // Very likely the key's next: taken on trust, the checkpoint moves (checked) at the batch's commit.
-      savepoint.deferUntilCommit<TrustedAdvance>(this.flushAdvances, [{ subscription, key, sequence }], this.flushAdvances);
-      remember();
-      return { kind: 'next' };
+    if (!entry.jumpGap && !entry.redelivered && !entry.checkAtOnce && this.likelyNext(savepoint, subscription, key, sequence)) {
+      // Very likely the key's next: taken on trust, the checkpoint moves (checked) with the commit.
+      if (sql.deferUntilCommit?.(this.flushAdvances, [{ subscription, key, sequence }], this.flushAdvances)) {
+        remember();
+        return { kind: 'next' };
+      }
     }
     const move = entry.jumpGap ? jumpSql : advanceSql;
     if ((await run(sql, move(this.tables, subscription, key, sequence))).length) {
@@ -83,8 +84,12 @@ export class PostgresInboxStore implements InboxStore {
   }
 
   /** The key's first position, the one after what this process committed, or after one moved earlier in this batch. */
-  private likelyNext(savepoint: PostgresSavepoint, subscription: string, key: string, sequence: number): boolean {
-    return sequence === 1 || this.committedHere.get(subscription, key) === sequence - 1 || savepoint.knowsForBatch(advanced(subscription, key, sequence - 1));
+  private likelyNext(savepoint: PostgresSavepoint | undefined, subscription: string, key: string, sequence: number): boolean {
+    return (
+      sequence === 1 ||
+      this.committedHere.get(subscription, key) === sequence - 1 ||
+      savepoint?.knowsForBatch(advanced(subscription, key, sequence - 1)) === true
+    );
   }
 
   async pass(subscription: string, passes: readonly PositionPass[]): Promise<boolean[]> {
