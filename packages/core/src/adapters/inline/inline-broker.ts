@@ -3,11 +3,11 @@
  * blocking reads, reclaim and dead letters with Redis Streams semantics, inside one process.
  * For tests, development and single-process deployments; nothing survives a restart.
  */
+import type { BrokerSettings } from '../../config/config-types.js';
 import { BaseBroker } from '../../ports/base-broker.js';
-import { BrokerSettingsReader } from '../../ports/broker-settings-reader.js';
+import { BrokerSettingsReader } from '../../config/broker-settings-reader.js';
 import {
   BrokerCapability,
-  type BrokerSettings,
   type DeadLetter,
   type GroupStatus,
   type OutgoingMessage,
