@@ -1,11 +1,7 @@
 export {};
 export * from './config/index.js';
 export * from './logging/index.js';
-export {
-  registerDatabaseProvider,
-  registerBroker,
-  type RegisterProviderOptions,
-} from './adapters/registry.js';
+export { registerDatabaseProvider, registerBroker, type RegisterProviderOptions } from './adapters/registry.js';
 export { knownAdapterKinds, importAdapterPackages, LAZY_ADAPTER_PACKAGES } from './config/provider-kinds.js';
 export { ExpectedVersionError } from './errors/expected-version.error.js';
 export { ObjectNotFoundError } from './errors/object-not-found.error.js';

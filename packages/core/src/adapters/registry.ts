@@ -76,7 +76,6 @@ function assertKind(kind: string, fn: string): void {
   if (typeof kind !== 'string' || kind.trim() === '') throw new TypeError(`${fn}(kind, factory): kind must be a non-empty string such as "postgresql"`);
 }
 
-
 function unique(values: string[]): string[] {
   return [...new Set(values)];
 }

@@ -77,7 +77,9 @@ describe('imports inside packages/core/src', () => {
       ['index.ts', [path.join('ports', 'a.ts')]],
     ]);
     expect(importLoops(folders)).toEqual([]);
-    expect(folderLoops(folders)).toEqual([[`${path.join('config', 'c.ts')} -> ${path.join('ports', 'd.ts')}`, `${path.join('ports', 'a.ts')} -> ${path.join('config', 'b.ts')}`]]);
+    expect(folderLoops(folders)).toEqual([
+      [`${path.join('config', 'c.ts')} -> ${path.join('ports', 'd.ts')}`, `${path.join('ports', 'a.ts')} -> ${path.join('config', 'b.ts')}`],
+    ]);
     // A loop through three folders is named too; dropping the way back clears it.
     const ring: ImportGraph = new Map([
       [path.join('a', 'x.ts'), [path.join('b', 'x.ts')]],

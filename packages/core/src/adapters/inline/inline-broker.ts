@@ -6,14 +6,7 @@
 import type { BrokerSettings } from '../../config/config-types.js';
 import { BaseBroker } from '../../ports/base-broker.js';
 import { BrokerSettingsReader } from '../../config/broker-settings-reader.js';
-import {
-  BrokerCapability,
-  type DeadLetter,
-  type GroupStatus,
-  type OutgoingMessage,
-  type ReadOptions,
-  type ReceivedMessage,
-} from '../../ports/broker.js';
+import { BrokerCapability, type DeadLetter, type GroupStatus, type OutgoingMessage, type ReadOptions, type ReceivedMessage } from '../../ports/broker.js';
 import { InlineDeadLetters } from './inline-dead-letters.js';
 import type { InlineGroup, PendingEntry } from './inline-group.js';
 import { InlineLiveness } from './inline-liveness.js';
