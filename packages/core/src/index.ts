@@ -1,14 +1,8 @@
 export {};
 export * from './config/index.js';
 export * from './logging/index.js';
-export {
-  registerDatabaseProvider,
-  registerBroker,
-  knownAdapterKinds,
-  importAdapterPackages,
-  LAZY_ADAPTER_PACKAGES,
-  type RegisterProviderOptions,
-} from './adapters/registry.js';
+export { registerDatabaseProvider, registerBroker, type RegisterProviderOptions } from './adapters/registry.js';
+export { knownAdapterKinds, importAdapterPackages, LAZY_ADAPTER_PACKAGES } from './config/provider-kinds.js';
 export { ExpectedVersionError } from './errors/expected-version.error.js';
 export { ObjectNotFoundError } from './errors/object-not-found.error.js';
 export { HandlerNotFoundError } from './errors/handler-not-found.error.js';
@@ -27,7 +21,6 @@ export {
   type BrokerCapabilityName,
   type BrokerFactory,
   type BrokerInfo,
-  type BrokerSettings,
   type DeadConsumerReclaimOptions,
   type DeadLetter,
   type GroupProgress,
@@ -37,7 +30,7 @@ export {
   type ReceivedMessage,
 } from './ports/broker.js';
 export { BaseBroker, DEFAULT_DEAD_LETTER_LIST_COUNT, DEFAULT_CLAIM_IDLE_MS, DEFAULT_DEAD_CONSUMER_MIN_IDLE_MS, type BrokerState } from './ports/base-broker.js';
-export { BrokerSettingsReader, COMMON_BROKER_KEYS } from './ports/broker-settings-reader.js';
+export { BrokerSettingsReader, COMMON_BROKER_KEYS } from './config/broker-settings-reader.js';
 export { systemClock, type Clock } from './ports/clock.js';
 export { BrokerUnavailableError } from './ports/broker-unavailable.error.js';
 export { isRetryableConnectError } from './ports/retryable-connect-error.js';
@@ -46,7 +39,7 @@ export { BrokerCapabilityError } from './ports/broker-capability.error.js';
 export { BrokerClosedError } from './ports/broker-closed.error.js';
 export { BrokerOperationError } from './ports/broker-operation.error.js';
 export { BrokerBatchError, type PublishResult } from './ports/broker-batch.error.js';
-export { BrokerSettingsError } from './ports/broker-settings.error.js';
+export { BrokerSettingsError } from './config/broker-settings.error.js';
 export { InlineBroker, INLINE_DEFAULT_MAXLEN } from './adapters/inline/index.js';
 // domain model: fields, elements, registry (core-model)
 export { field, type TypedFieldDecorator } from './fields/field-decorators.js';
@@ -70,7 +63,7 @@ export { BaseCommand } from './elements/base-command.js';
 export { BaseCommandHandler } from './elements/base-command-handler.js';
 export { BaseEventHandler } from './elements/base-event-handler.js';
 export { BaseApplicationService } from './elements/base-application-service.js';
-export { BaseRepository, BIND_REPOSITORY } from './elements/base-repository.js';
+export { BaseRepository, BIND_REPOSITORY } from './repository/base-repository.js';
 export { BaseSubscriber } from './elements/base-subscriber.js';
 export { BaseProjection } from './elements/base-projection.js';
 export { BaseProjector } from './elements/base-projector.js';
@@ -121,6 +114,7 @@ export { CommandDatabaseError } from './errors/command-database.error.js';
 export * from './messages/index.js';
 export { stampCommand } from './elements/stamp-command.js';
 export * from './messages/cloudevents/index.js';
+export { CloudEventSubscriber, onCloudEvent, cloudEventTypesOf, type CloudEventContext } from './elements/cloud-event-subscriber.js';
 export { UnhandledCloudEventTypeError } from './errors/unhandled-cloud-event-type.error.js';
 export { currentUnitOfWork } from './uow/uow-storage.js';
 export { runInBatch, claimBatch, type BatchClaim, type BatchMembership } from './uow/batch-scope.js';

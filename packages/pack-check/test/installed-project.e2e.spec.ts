@@ -2,12 +2,12 @@
  * The tarballs installed into an empty project with npm, as a user installs them: the dependency
  * tree is complete (peers included), every entry point imports in plain Node, the installed
  * `protean-ts` runs, and stack traces through the installed code, with or without source maps,
- * name files that exist.
+ * name files that exist. Core installed alone pulls in no test runner.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { installTarballs, proteanBin, removeTempFolders, tempFolder } from './support/installed-project.js';
+import { installTarballs, proteanBin, removeTempFolders, tempFolder, testRunnersInTree } from './support/installed-project.js';
 import { run } from './support/run.js';
 import { stackFiles } from './support/stack-frames.js';
 
@@ -32,6 +32,17 @@ describe('the tarballs in an empty project', () => {
     // One copy of core for everything: the adapters take it as a peer.
     const { stdout: cores } = await run('npm', ['ls', '@protean-ts/core', '--all', '--parseable'], { cwd: project });
     expect(new Set(cores.split('\n').filter(Boolean)).size).toBe(1);
+    // The conformance suites take vitest and fast-check as their peers: the check below sees them.
+    expect(await testRunnersInTree(project)).toEqual(expect.arrayContaining([expect.stringMatching(/vitest/), expect.stringMatching(/fast-check/)]));
+  });
+
+  it('but @protean-ts/core installed alone pulls in no test runner, not even as a peer', async () => {
+    const alone = tempFolder('protean-core-alone-');
+    fs.writeFileSync(path.join(alone, 'package.json'), JSON.stringify({ name: 'core-alone', private: true, type: 'module' }));
+    await installTarballs(alone, ['@protean-ts/core']);
+    const { stdout } = await run('npm', ['ls', '--all'], { cwd: alone });
+    expect(stdout).toContain('@protean-ts/core@');
+    expect(await testRunnersInTree(alone)).toEqual([]);
   });
 
   it('import every entry point in plain Node (but the conformance suites: they need vitest, an optional peer)', async () => {

@@ -1,8 +1,8 @@
 /**
  * A clock a test moves by hand: give it to the domain (`domain.clock = clock`, or the `clock`
  * option of `new Domain`) and `advance('15d')` instead of waiting. Process-manager timeouts,
- * outbox and inbox retention and the relay's retry times then read it; `drain` fires what its
- * time has made due.
+ * outbox and inbox retention, the relay's retry times and subscriptions' retry delays then read
+ * it; `drain` fires what its time has made due.
  */
 import { parseDuration, type Clock } from '@protean-ts/core';
 

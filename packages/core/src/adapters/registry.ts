@@ -5,15 +5,15 @@
  */
 import { AdapterLoadError } from '../errors/adapter-load.error.js';
 import { UnknownProviderError } from '../errors/unknown-provider.error.js';
-import type { BrokerFactory, BrokerSettings } from '../ports/broker.js';
-import type { DatabaseProviderFactory, DatabaseSettings } from '../ports/database-provider.js';
-import type { KnownProviders, ProviderSettingsSpec } from '../config/known-providers.js';
-
-type Section = 'databases' | 'brokers';
+import type { BrokerSettings, DatabaseSettings } from '../config/config-types.js';
+import type { BrokerFactory } from '../ports/broker.js';
+import type { DatabaseProviderFactory } from '../ports/database-provider.js';
+import type { ProviderSection } from '../config/config-schema.js';
+import type { ProviderSettingsSpec } from '../config/known-providers.js';
+import { declareProviderKind, LAZY_ADAPTER_PACKAGES } from '../config/provider-kinds.js';
 
 const databaseFactories = new Map<string, DatabaseProviderFactory>();
 const brokerFactories = new Map<string, BrokerFactory>();
-const declaredSettings: Record<Section, Map<string, ProviderSettingsSpec>> = { databases: new Map(), brokers: new Map() };
 
 export interface RegisterProviderOptions {
   /**
@@ -24,59 +24,18 @@ export interface RegisterProviderOptions {
   settings?: ProviderSettingsSpec;
 }
 
-/** Provider kinds implemented by packages that core loads on demand (they call the register functions). */
-export const LAZY_ADAPTER_PACKAGES: Readonly<Record<Section, Readonly<Record<string, string>>>> = {
-  databases: { postgresql: '@protean-ts/mikro-orm' },
-  brokers: { redis: '@protean-ts/redis', nats: '@protean-ts/nats', rabbitmq: '@protean-ts/rabbitmq' },
-};
-
 /** Makes `provider = "<kind>"` usable in `[databases.<name>]`; a later registration replaces an earlier one. */
 export function registerDatabaseProvider(kind: string, factory: DatabaseProviderFactory, options: RegisterProviderOptions = {}): void {
   assertKind(kind, 'registerDatabaseProvider');
   databaseFactories.set(kind, factory);
-  declare('databases', kind, options);
+  declareProviderKind('databases', kind, options.settings);
 }
 
 /** Makes `provider = "<kind>"` usable in `[brokers.<name>]`. */
 export function registerBroker(kind: string, factory: BrokerFactory, options: RegisterProviderOptions = {}): void {
   assertKind(kind, 'registerBroker');
   brokerFactories.set(kind, factory);
-  declare('brokers', kind, options);
-}
-
-/** Every provider kind that can be used now or loaded on demand, and the keys the loaded ones declared, for the config validator. */
-export function knownAdapterKinds(): KnownProviders {
-  const settings = (section: Section) =>
-    Object.assign(Object.create(null) as Record<string, ProviderSettingsSpec>, Object.fromEntries(declaredSettings[section]));
-  return {
-    databases: unique([...databaseFactories.keys(), ...Object.keys(LAZY_ADAPTER_PACKAGES.databases)]),
-    brokers: unique([...brokerFactories.keys(), ...Object.keys(LAZY_ADAPTER_PACKAGES.brokers)]),
-    settings: { databases: settings('databases'), brokers: settings('brokers') },
-  };
-}
-
-/**
- * Imports the packages of the named provider kinds that are not registered yet, so their
- * declared keys are known before the configuration is validated. A package that fails to load
- * is left alone here: opening the provider reports it (`AdapterLoadError`) with its cause.
- */
-export async function importAdapterPackages(kinds: Partial<Record<Section, readonly string[]>>): Promise<void> {
-  const factories: Record<Section, Map<string, unknown>> = { databases: databaseFactories, brokers: brokerFactories };
-  const packages = new Set<string>();
-  for (const section of ['databases', 'brokers'] as const) {
-    for (const kind of kinds[section] ?? []) {
-      if (factories[section].has(kind) || !Object.hasOwn(LAZY_ADAPTER_PACKAGES[section], kind)) continue;
-      packages.add(LAZY_ADAPTER_PACKAGES[section][kind]!);
-    }
-  }
-  for (const packageName of packages) {
-    try {
-      const specifier: string = packageName;
-      await import(specifier);
-    } catch {
-      // Reported when the provider is opened.
-    }
-  }
+  declareProviderKind('brokers', kind, options.settings);
 }
 
 /** The factory for `[databases.<entry>]`, importing its adapter package first when needed. */
@@ -89,7 +48,7 @@ export async function brokerFactory(entry: string, settings: BrokerSettings): Pr
   return resolve('brokers', entry, settings.provider, brokerFactories);
 }
 
-async function resolve<F>(section: Section, entry: string, kind: string, factories: Map<string, F>): Promise<F> {
+async function resolve<F>(section: ProviderSection, entry: string, kind: string, factories: Map<string, F>): Promise<F> {
   const ready = factories.get(kind);
   if (ready) return ready;
   const packageName = Object.hasOwn(LAZY_ADAPTER_PACKAGES[section], kind) ? LAZY_ADAPTER_PACKAGES[section][kind] : undefined;
@@ -115,11 +74,6 @@ async function resolve<F>(section: Section, entry: string, kind: string, factori
 
 function assertKind(kind: string, fn: string): void {
   if (typeof kind !== 'string' || kind.trim() === '') throw new TypeError(`${fn}(kind, factory): kind must be a non-empty string such as "postgresql"`);
-}
-
-function declare(section: Section, kind: string, options: RegisterProviderOptions): void {
-  if (options.settings) declaredSettings[section].set(kind, options.settings);
-  else declaredSettings[section].delete(kind);
 }
 
 function unique(values: string[]): string[] {

@@ -3,8 +3,22 @@
  * every default, so code reading it never has to guess one. docs/configuration.md documents
  * each key; a test keeps the two in step.
  */
-import type { BrokerSettings } from '../ports/broker.js';
-import type { DatabaseSettings } from '../ports/database-provider.js';
+
+/** Settings of one `[databases.<name>]` table, as validated by the config loader. */
+export interface DatabaseSettings {
+  provider: string;
+  database_uri?: string;
+  managed: boolean;
+  pool_size: number;
+  [key: string]: unknown;
+}
+
+/** Settings of one `[brokers.<name>]` table: its provider, and the keys that provider reads. */
+export interface BrokerSettings {
+  provider: string;
+  uri?: string;
+  [key: string]: unknown;
+}
 
 export type ProcessingMode = 'sync' | 'async';
 /** Where handlers read from: broker streams fed by the outbox, or the event store's categories. */

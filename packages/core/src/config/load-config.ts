@@ -12,9 +12,9 @@ import { deepMerge } from './deep-merge.js';
 import { DATABASE_ENTRY_DEFAULTS, defaultConfig } from './defaults.js';
 import { discoverConfigFile } from './discover-config-file.js';
 import { applyEnvironmentOverlay } from './environment-overlay.js';
-import { importAdapterPackages, knownAdapterKinds } from '../adapters/registry.js';
 import { withBuiltins, type KnownProviders } from './known-providers.js';
 import { maskText } from './mask-secrets.js';
+import { importAdapterPackages, knownAdapterKinds } from './provider-kinds.js';
 import { isPlainObject, substituteEnv } from './substitute-env.js';
 import { validateConfig } from './validate-config.js';
 

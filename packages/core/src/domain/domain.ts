@@ -35,7 +35,7 @@ import type { BaseCommand } from '../elements/base-command.js';
 import type { BaseCommandHandler } from '../elements/base-command-handler.js';
 import type { BaseEventHandler } from '../elements/base-event-handler.js';
 import type { BaseApplicationService } from '../elements/base-application-service.js';
-import type { BaseRepository } from '../elements/base-repository.js';
+import type { BaseRepository } from '../repository/base-repository.js';
 import type { BaseSubscriber } from '../elements/base-subscriber.js';
 import type { BaseQuery, QueryResult } from '../elements/base-query.js';
 import type { BaseQueryHandler } from '../elements/base-query-handler.js';

@@ -8,19 +8,19 @@ import { BrokerArgumentChecks } from './broker-argument-checks.js';
 import { BrokerCapabilityError } from './broker-capability.error.js';
 import { BrokerClosedError } from './broker-closed.error.js';
 import { BrokerOperationError } from './broker-operation.error.js';
-import { BrokerSettingsReader } from './broker-settings-reader.js';
+import { BrokerSettingsReader } from '../config/broker-settings-reader.js';
 import { DEFAULT_CLAIM_IDLE_MS, DEFAULT_DEAD_CONSUMER_MIN_IDLE_MS, DEFAULT_DEAD_LETTER_LIST_COUNT, type BrokerState } from './broker-defaults.js';
 import { messageOf, translateBrokerError } from './translate-broker-error.js';
 import { MAX_TIMER_MS } from '../config/config-schema.js';
+import type { BrokerSettings } from '../config/config-types.js';
 import { inSpan } from '../tracing/in-span.js';
 import { SpanNames } from '../tracing/span-names.js';
-import { brokerPublishSpan } from '../tracing/broker-publish-span.js';
+import { brokerPublishSpan } from './broker-publish-span.js';
 import {
   BrokerCapability,
   type Broker,
   type BrokerCapabilityName,
   type BrokerInfo,
-  type BrokerSettings,
   type DeadConsumerReclaimOptions,
   type DeadLetter,
   type GroupProgress,

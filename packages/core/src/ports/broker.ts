@@ -3,6 +3,7 @@
  * Kafka) implement the small `protected` methods; callers ask `has(capability)` instead of
  * checking an adapter's class, and the conformance suite picks its tests the same way.
  */
+import type { BrokerSettings } from '../config/config-types.js';
 import type { MessageEnvelope } from '../messages/envelope.js';
 
 export { BrokerUnavailableError } from './broker-unavailable.error.js';
@@ -117,12 +118,6 @@ export interface BrokerInfo {
   name: string;
   connected: boolean;
   details: Record<string, unknown>;
-}
-
-export interface BrokerSettings {
-  provider: string;
-  uri?: string;
-  [key: string]: unknown;
 }
 
 export interface Broker {

@@ -3,6 +3,7 @@
  * The unit of work talks only to this interface: it opens one transaction per provider it touches,
  * lazily, hands that transaction to DAOs and to the outbox store, and commits or rolls back.
  */
+import type { DatabaseSettings } from '../config/config-types.js';
 import type { AggregateDao, AggregateSchema } from './aggregate-dao.js';
 import type { EventStore } from './event-store.js';
 import type { InboxStore } from './inbox-store.js';
@@ -84,15 +85,6 @@ export interface DatabaseProvider {
 
   ping(): Promise<boolean>;
   close(): Promise<void>;
-}
-
-/** Settings of one `[databases.<name>]` table, as validated by the config loader. */
-export interface DatabaseSettings {
-  provider: string;
-  database_uri?: string;
-  managed: boolean;
-  pool_size: number;
-  [key: string]: unknown;
 }
 
 export type DatabaseProviderFactory = (name: string, settings: DatabaseSettings) => DatabaseProvider;

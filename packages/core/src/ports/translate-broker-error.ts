@@ -7,7 +7,7 @@ import { BrokerBatchError } from './broker-batch.error.js';
 import { BrokerCapabilityError } from './broker-capability.error.js';
 import { BrokerClosedError } from './broker-closed.error.js';
 import { BrokerOperationError } from './broker-operation.error.js';
-import { BrokerSettingsError } from './broker-settings.error.js';
+import { BrokerSettingsError } from '../config/broker-settings.error.js';
 import { BrokerUnavailableError } from './broker-unavailable.error.js';
 
 const PASS_THROUGH = [

@@ -12,7 +12,7 @@ import { BaseCommand } from '../elements/base-command.js';
 import { BaseCommandHandler } from '../elements/base-command-handler.js';
 import { BaseEventHandler } from '../elements/base-event-handler.js';
 import { BaseApplicationService } from '../elements/base-application-service.js';
-import { BaseRepository } from '../elements/base-repository.js';
+import { BaseRepository } from '../repository/base-repository.js';
 import { BaseSubscriber } from '../elements/base-subscriber.js';
 import { BaseQuery } from '../elements/base-query.js';
 import { BaseQueryHandler } from '../elements/base-query-handler.js';

@@ -3,7 +3,7 @@
  * repository to it (`this.repository`), which BaseRepository's generic methods delegate to.
  */
 import type { BaseAggregate } from '../elements/base-aggregate.js';
-import { BIND_REPOSITORY, type BaseRepository } from '../elements/base-repository.js';
+import { BIND_REPOSITORY, type BaseRepository } from './base-repository.js';
 import type { ClassRef } from '../fields/field-definition.js';
 import type { Repository } from './repository.js';
 

@@ -6,7 +6,7 @@
 import type { BaseAggregate } from '../elements/base-aggregate.js';
 import type { BaseEvent } from '../elements/base-event.js';
 import type { BaseProjection } from '../elements/base-projection.js';
-import { BaseRepository } from '../elements/base-repository.js';
+import { BaseRepository } from '../repository/base-repository.js';
 import { RegistrationError } from '../errors/registration.error.js';
 import type { ClassRef } from '../fields/field-definition.js';
 import { deserializeMessage } from '../messages/deserialize-message.js';

@@ -3,7 +3,7 @@ import { BaseBroker } from '../../src/ports/base-broker.js';
 import { BrokerBatchError } from '../../src/ports/broker-batch.error.js';
 import { BrokerCapabilityError } from '../../src/ports/broker-capability.error.js';
 import { BrokerOperationError } from '../../src/ports/broker-operation.error.js';
-import { BrokerSettingsError } from '../../src/ports/broker-settings.error.js';
+import { BrokerSettingsError } from '../../src/config/broker-settings.error.js';
 import { BrokerUnavailableError } from '../../src/ports/broker-unavailable.error.js';
 import { BrokerCapability, type OutgoingMessage } from '../../src/ports/broker.js';
 import { sampleBrokerEnvelope } from '@protean-ts/conformance';

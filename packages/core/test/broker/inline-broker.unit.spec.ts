@@ -3,7 +3,7 @@ import { InlineBroker } from '../../src/adapters/inline/inline-broker.js';
 import { brokerFactory } from '../../src/adapters/registry.js';
 import '../../src/adapters/inline/index.js';
 import { BrokerOperationError } from '../../src/ports/broker-operation.error.js';
-import { BrokerSettingsError } from '../../src/ports/broker-settings.error.js';
+import { BrokerSettingsError } from '../../src/config/broker-settings.error.js';
 import { sampleBrokerEnvelope } from '@protean-ts/conformance';
 
 const NOW = { count: 1000, blockMs: 0 };

@@ -67,3 +67,56 @@ function sourceFiles(root: string, folder = ''): string[] {
     return entry.name.endsWith('.ts') ? [relative] : [];
   });
 }
+
+/** The folder directly under the root that holds `file`, or null for a file at the root (the package's index). */
+export function folderOf(file: string): string | null {
+  const parts = file.split(path.sep);
+  return parts.length > 1 ? parts[0]! : null;
+}
+
+/**
+ * The loops between folders: for each set of folders that reach each other through their
+ * imports, the file imports that tie them together (`a/x.ts -> b/y.ts`), so a failure names the
+ * files to change. Empty when every folder's imports run one way.
+ */
+export function folderLoops(graph: ImportGraph): string[][] {
+  const folders: ImportGraph = new Map();
+  const crossings: Array<{ from: string; to: string; line: string }> = [];
+  for (const [file, targets] of graph) {
+    const from = folderOf(file);
+    if (from === null) continue;
+    if (!folders.has(from)) folders.set(from, []);
+    for (const target of targets) {
+      const to = folderOf(target);
+      if (to === null || to === from) continue;
+      if (!folders.get(from)!.includes(to)) folders.get(from)!.push(to);
+      crossings.push({ from, to, line: `${file} -> ${target}` });
+    }
+  }
+  return importLoops(folders).map((loop) =>
+    crossings
+      .filter((crossing) => loop.includes(crossing.from) && loop.includes(crossing.to))
+      .map((crossing) => crossing.line)
+      .sort(),
+  );
+}
+
+/**
+ * The imports that do not run down `layers` (folder names, bottom first): from a folder into
+ * one listed after it, or from or into a folder the list does not name.
+ */
+export function layerViolations(graph: ImportGraph, layers: readonly string[]): string[] {
+  const violations = new Set<string>();
+  for (const [file, targets] of graph) {
+    const from = folderOf(file);
+    if (from === null) continue;
+    if (!layers.includes(from)) violations.add(`${file}: its folder ${from}/ is not in the layer list`);
+    for (const target of targets) {
+      const to = folderOf(target);
+      if (to === null || to === from || !layers.includes(from)) continue;
+      if (!layers.includes(to)) violations.add(`${file} -> ${target}: ${to}/ is not in the layer list`);
+      else if (layers.indexOf(to) > layers.indexOf(from)) violations.add(`${file} -> ${target}: ${from}/ is below ${to}/`);
+    }
+  }
+  return [...violations].sort();
+}

@@ -21,9 +21,12 @@ export function removeTempFolders(): void {
   for (const folder of created.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
 }
 
-/** Installs every packed tarball into `folder` (which has a package.json) and reports how long it took. */
-export async function installTarballs(folder: string): Promise<{ ms: number }> {
-  const tarballs = inject('packed').map((p) => p.tarball);
+/** Installs the packed tarballs (every one, or those of `only`) into `folder` (which has a package.json) and reports how long it took. */
+export async function installTarballs(folder: string, only?: readonly string[]): Promise<{ ms: number }> {
+  const tarballs = inject('packed')
+    .filter((p) => !only || only.includes(p.name))
+    .map((p) => p.tarball);
+  if (only && tarballs.length !== only.length) throw new Error(`installTarballs: no packed tarball for some of ${only.join(', ')}`);
   const started = performance.now();
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs], { cwd: folder });
   const ms = Math.round(performance.now() - started);
@@ -34,4 +37,13 @@ export async function installTarballs(folder: string): Promise<{ ms: number }> {
 /** The installed `protean-ts` command of a project. */
 export function proteanBin(folder: string): string {
   return path.join(folder, 'node_modules/.bin/protean-ts');
+}
+
+/** The lines of `npm ls --all` in `folder` that name a test runner (vitest, fast-check, jest), installed or an unmet peer. */
+export async function testRunnersInTree(folder: string): Promise<string[]> {
+  const { stdout } = await run('npm', ['ls', '--all'], { cwd: folder, allowFailure: true });
+  return stdout
+    .split('\n')
+    .filter((line) => /vitest|fast-check|jest/i.test(line))
+    .map((line) => line.trim());
 }

@@ -1,7 +1,9 @@
 /**
  * Waits that end early when the subscription stops, so a retry delay or an outage back-off never
- * holds up a graceful shutdown.
+ * holds up a graceful shutdown. A retry delay is also a due time by the domain's clock
+ * (`sleepOnClock`), so a test that moves the clock forward sees the retry at once.
  */
+import type { Clock } from '@protean-ts/core';
 
 /** Resolves after `ms`, or at once when `signal` aborts; never rejects. */
 export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -41,4 +43,22 @@ export async function sleepUntilRecovered(ms: number, signal: AbortSignal, answe
     if (await answers().catch(() => false)) return true;
   }
   return false;
+}
+
+/** How often a wait on the domain's clock looks at it again: a clock moved past the due time ends the wait within this long. */
+export const CLOCK_RECHECK_MS = 100;
+
+/**
+ * Waits until `clock` has moved `ms` on from now, and at most `ms` of real time, or until `signal`
+ * aborts. With the system clock that is a plain `ms` wait; a clock moved forward (a test's
+ * `ManualClock`) ends it early, and one left standing never holds it longer.
+ */
+export async function sleepOnClock(ms: number, clock: Clock, signal: AbortSignal): Promise<void> {
+  const dueAt = clock.now() + ms;
+  const latest = Date.now() + ms;
+  while (!signal.aborted) {
+    const left = Math.min(dueAt - clock.now(), latest - Date.now());
+    if (left <= 0) return;
+    await abortableSleep(Math.min(CLOCK_RECHECK_MS, left), signal);
+  }
 }

@@ -10,6 +10,7 @@ import {
   BrokerUnavailableError,
   positionOf,
   type Broker,
+  type Clock,
   type HandleOutcome,
   type InboxStore,
   type Logger,
@@ -63,6 +64,8 @@ export interface ConsumerLoopOptions {
   batching?: { size: number; maxWaitMs: number };
   /** Flow control of the subscription (circuit breaker, limits, debouncing); absent without a `[server.flow_control]` table. */
   flow?: FlowGate;
+  /** `domain.clock`, which retry delays are due by (see MessageRunnerOptions). */
+  clock: Clock;
   logger: Logger;
 }
 
@@ -102,6 +105,7 @@ export class ConsumerLoop extends SubscriptionLifecycle implements Subscription 
       counters: this.counters,
       metricLabels: { system: broker.provider, subscription: options.name },
       signal: this.abort.signal,
+      clock: options.clock,
       log: this.log,
     });
     this.liveness = new Liveness(broker, options.consumer, this.log);

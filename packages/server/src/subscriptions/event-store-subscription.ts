@@ -123,6 +123,8 @@ export class EventStoreSubscription extends SubscriptionLifecycle implements Sub
       counters: this.counters,
       metricLabels: { system: 'protean_event_store', subscription: name },
       signal: this.abort.signal,
+      // Read at each use, so a test may replace domain.clock while the subscription runs.
+      clock: { now: () => domain.clock.now() },
       log: this.log,
     });
   }

@@ -10,13 +10,14 @@ import {
   passedRowOf,
   storableText,
   type HandleOutcome,
+  type Clock,
   type InboxStore,
   type Logger,
   type ReceivedMessage,
   type StreamSubscriptionConfig,
 } from '@protean-ts/core';
 import { ProcessDuration } from '../metrics/process-duration.js';
-import { abortableSleep } from './abortable-sleep.js';
+import { sleepOnClock } from './abortable-sleep.js';
 import { MessageHeld } from './flow/message-held.js';
 import type { HeadResult, Queued } from './key-scheduler.js';
 import type { PassBatcher } from './pass-batcher.js';
@@ -65,6 +66,8 @@ export interface MessageRunnerOptions {
   /** How the handler duration metric names this subscription: `messaging.system` (the broker's provider, or `protean_event_store`) and its name. */
   metricLabels: { system: string; subscription: string };
   signal: AbortSignal;
+  /** `domain.clock`: a failed message is retried `retry_delay_seconds` after the failure by it (and at the latest that long in real time). */
+  clock: Clock;
   log: Logger;
 }
 
@@ -135,7 +138,7 @@ export class MessageRunner {
         }
         counters.retried += 1;
         this.options.log.warn('handler failed; retrying', { ...ids(message), attempt, maxAttempts, retryInSeconds: settings.retry_delay_seconds, error });
-        await abortableSleep(settings.retry_delay_seconds * 1000, this.options.signal);
+        await sleepOnClock(settings.retry_delay_seconds * 1000, this.options.clock, this.options.signal);
         if (this.options.signal.aborted) return { done: false, afterMs: 0 };
         continue;
       }

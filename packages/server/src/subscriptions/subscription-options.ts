@@ -41,6 +41,8 @@ export function consumerLoopBase(options: SubscriptionOptions): Omit<ConsumerLoo
     tickIntervalMs: options.tickIntervalMs,
     reclaimIdleMs: options.broker.claimIdleMs,
     reclaimIntervalMs: options.reclaimIntervalMs,
+    // Read at each use, so a test may replace domain.clock while the subscription runs.
+    clock: { now: () => domain.clock.now() },
     logger: options.logger,
   };
 }

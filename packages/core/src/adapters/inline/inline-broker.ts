@@ -3,17 +3,10 @@
  * blocking reads, reclaim and dead letters with Redis Streams semantics, inside one process.
  * For tests, development and single-process deployments; nothing survives a restart.
  */
+import type { BrokerSettings } from '../../config/config-types.js';
 import { BaseBroker } from '../../ports/base-broker.js';
-import { BrokerSettingsReader } from '../../ports/broker-settings-reader.js';
-import {
-  BrokerCapability,
-  type BrokerSettings,
-  type DeadLetter,
-  type GroupStatus,
-  type OutgoingMessage,
-  type ReadOptions,
-  type ReceivedMessage,
-} from '../../ports/broker.js';
+import { BrokerSettingsReader } from '../../config/broker-settings-reader.js';
+import { BrokerCapability, type DeadLetter, type GroupStatus, type OutgoingMessage, type ReadOptions, type ReceivedMessage } from '../../ports/broker.js';
 import { InlineDeadLetters } from './inline-dead-letters.js';
 import type { InlineGroup, PendingEntry } from './inline-group.js';
 import { InlineLiveness } from './inline-liveness.js';

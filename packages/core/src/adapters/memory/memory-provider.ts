@@ -6,7 +6,8 @@
  */
 import { TransactionStateError } from '../../errors/transaction-state.error.js';
 import type { AggregateDao, AggregateSchema } from '../../ports/aggregate-dao.js';
-import type { DatabaseProvider, DatabaseSettings, ProviderTransaction, SchemaReport } from '../../ports/database-provider.js';
+import type { DatabaseSettings } from '../../config/config-types.js';
+import type { DatabaseProvider, ProviderTransaction, SchemaReport } from '../../ports/database-provider.js';
 import { MemoryAggregateDao } from './memory-aggregate-dao.js';
 import { MemoryEventStore } from './memory-event-store.js';
 import { MemoryInboxStore } from './memory-inbox-store.js';

@@ -4,9 +4,9 @@
  * adapter's settings spec, and read once by the adapter with named errors.
  */
 import { describeValue } from '../../config/mask-secrets.js';
-import type { BrokerSettings } from '../../ports/broker.js';
-import { BrokerSettingsError } from '../../ports/broker-settings.error.js';
-import { BrokerSettingsReader } from '../../ports/broker-settings-reader.js';
+import type { BrokerSettings } from '../../config/config-types.js';
+import { BrokerSettingsError } from '../../config/broker-settings.error.js';
+import { BrokerSettingsReader } from '../../config/broker-settings-reader.js';
 import type { CloudEventsMode, MessageFormat } from './cloud-event.js';
 
 export const MESSAGE_FORMATS: readonly MessageFormat[] = ['envelope', 'cloudevents'];

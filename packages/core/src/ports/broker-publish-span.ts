@@ -4,10 +4,10 @@
  * the destination when every message of the batch goes to the same stream.
  */
 import { SpanKind, type Attributes } from '@opentelemetry/api';
-import type { OutgoingMessage } from '../ports/broker.js';
-import { messageAttributes } from './message-span-attributes.js';
-import { SpanAttributes as A } from './span-names.js';
-import type { SpanSpec } from './in-span.js';
+import type { OutgoingMessage } from './broker.js';
+import { messageAttributes } from '../tracing/message-span-attributes.js';
+import { SpanAttributes as A } from '../tracing/span-names.js';
+import type { SpanSpec } from '../tracing/in-span.js';
 
 export function brokerPublishSpan(broker: { name: string; provider: string }, messages: readonly OutgoingMessage[]): SpanSpec {
   const attributes: Attributes = {

@@ -4,8 +4,8 @@
  * (unit-of-work aware), also reachable as `this.repository`. The runtime binds that repository
  * when it creates the custom one; `domain.repositoryFor(OrderRepository)` returns it typed.
  */
-import type { BaseAggregate } from './base-aggregate.js';
-import type { AsOfOptions, Repository } from '../repository/repository.js';
+import type { BaseAggregate } from '../elements/base-aggregate.js';
+import type { AsOfOptions, Repository } from './repository.js';
 import type { Filter, QuerySpec } from '../ports/aggregate-dao.js';
 import { RegistrationError } from '../errors/registration.error.js';
 

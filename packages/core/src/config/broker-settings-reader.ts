@@ -2,10 +2,10 @@
  * Reads one `[brokers.<name>]` table for an adapter: typed values with defaults, and a
  * `BrokerSettingsError` naming the table and key for a wrong type, a bad value or a typo.
  */
-import { describeValue, maskUri } from '../config/mask-secrets.js';
-import { suggestKey } from '../config/suggest-key.js';
+import { describeValue, maskUri } from './mask-secrets.js';
+import { suggestKey } from './suggest-key.js';
 import { BrokerSettingsError } from './broker-settings.error.js';
-import type { BrokerSettings } from './broker.js';
+import type { BrokerSettings } from './config-types.js';
 
 /** Keys every `[brokers.<name>]` table may hold, read by the base broker. */
 export const COMMON_BROKER_KEYS = ['provider', 'claim_idle_ms'] as const;

@@ -7,12 +7,12 @@
  * bad data is a ValidationError, dead-lettered at once like an unknown type.
  */
 import 'reflect-metadata';
-import { BaseSubscriber } from '../../elements/base-subscriber.js';
-import { UnhandledCloudEventTypeError } from '../../errors/unhandled-cloud-event-type.error.js';
-import { refuseStandardDecorator } from '../../fields/decorator-settings.js';
-import type { MessageEnvelope } from '../envelope.js';
-import type { CloudEventAttributeValue } from './cloud-event.js';
-import { CLOUD_EVENT_EXTENSION } from './envelope-to-cloud-event.js';
+import { BaseSubscriber } from './base-subscriber.js';
+import { UnhandledCloudEventTypeError } from '../errors/unhandled-cloud-event-type.error.js';
+import { refuseStandardDecorator } from '../fields/decorator-settings.js';
+import type { MessageEnvelope } from '../messages/envelope.js';
+import type { CloudEventAttributeValue } from '../messages/cloudevents/cloud-event.js';
+import { CLOUD_EVENT_EXTENSION } from '../messages/cloudevents/envelope-to-cloud-event.js';
 
 const CLOUD_EVENT_METHODS = Symbol('protean:cloud-event-methods');
 
