@@ -151,6 +151,14 @@ describe.skipIf(!up)('inbox checkpoints advanced together in a batch', () => {
     // The refusal made this process forget what it knew of the key: a:4 is decided at once, and is next.
     expect((await plain(entry('a', 4))).verdict).toBe('next');
     expect(await checkpoints()).toEqual({ a: 4 });
+
+    // A key's first position is trusted too; one handled elsewhere already refuses the commit.
+    const first = await otherWorker.begin();
+    expect((await otherWorker.inbox.enter(first, entry('b', 1))).kind).toBe('next');
+    await first.commit();
+    await expect(plain(entry('b', 1))).rejects.toThrow(InboxCheckpointMovedError);
+    expect(await checkpoints()).toEqual({ a: 4, b: 1 });
+    expect(await notes()).toEqual(['a-1', 'a-2', 'a-4']);
   });
 
   it('refuses a batch holding a duplicate first position published twice', async () => {

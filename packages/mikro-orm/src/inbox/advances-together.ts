@@ -55,12 +55,29 @@ export function runsOf(advances: readonly TrustedAdvance[]): KeyRun[] {
 // sure the cast is only evaluated when the count is wrong.
 const MOVED_MARKER = 'protean_inbox_checkpoint_moved';
 
+/** The same for one key (a message committed alone, or a batch with one trusted key): a plain UPDATE or INSERT, cheaper to plan and run. */
+function advanceOneSql(t: InboxTableNames, run: KeyRun): { sql: string; params: unknown[] } {
+  const moved =
+    run.first === 1
+      ? `INSERT INTO ${t.checkpoints} (subscription, partition_key, last_sequence) VALUES (?, ?, ?::bigint) ON CONFLICT DO NOTHING RETURNING 1`
+      : `UPDATE ${t.checkpoints} SET last_sequence = ?::bigint, updated_at = now()
+  WHERE subscription = ? AND partition_key = ? AND last_sequence = ?::bigint - 1 RETURNING 1`;
+  return {
+    sql: `WITH moved AS (
+  ${moved}
+)
+SELECT 1 WHERE CASE WHEN EXISTS (SELECT 1 FROM moved) THEN false ELSE ('${MOVED_MARKER}: ' || (SELECT count(*) FROM moved))::integer IS NULL END`,
+    params: run.first === 1 ? [run.subscription, run.key, run.last] : [run.last, run.subscription, run.key, run.first],
+  };
+}
+
 /**
  * Moves every run's key from `first - 1` (no row for a first position) to `last`. Returns no rows;
  * raises (SQLSTATE 22P02, naming MOVED_MARKER) unless every key moved, so a COMMIT sent after it
  * in the same round trip is skipped.
  */
 export function advanceTogetherSql(t: InboxTableNames, runs: readonly KeyRun[]): { sql: string; params: unknown[] } {
+  if (runs.length === 1) return advanceOneSql(t, runs[0]!);
   return {
     sql: `WITH input AS (
   SELECT * FROM jsonb_to_recordset(?::jsonb) AS i(subscription text, key text, first bigint, last bigint)
