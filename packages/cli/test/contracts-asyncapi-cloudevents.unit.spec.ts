@@ -35,6 +35,7 @@ const envelope: MessageEnvelope = {
     headers: { id: 'msg-1', time: '2026-11-30T10:00:00.000Z', type: 'Shop.OrderPlaced.v1', stream: 'shop::order-o-1' },
     envelope: { specversion: '1.0', position: { key: 'shop::order-o-1', sequence: 3 } },
     domain: { fqn: 'Shop.OrderPlaced', kind: 'EVENT', streamCategory: 'shop::order', version: 1, correlationId: 'c-1', causationId: 'c-1', published: true },
+    extensions: {},
   },
 };
 

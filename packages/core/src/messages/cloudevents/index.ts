@@ -3,4 +3,4 @@ export * from './cloud-event.js';
 export * from './cloudevents-settings.js';
 export { envelopeToCloudEvent, toBinaryCloudEvent, defaultSource, CLOUD_EVENT_EXTENSION, type BinaryCloudEvent } from './envelope-to-cloud-event.js';
 export { structuredCloudEventToEnvelope, binaryCloudEventToEnvelope, type CloudEventDecoding } from './cloud-event-to-envelope.js';
-export { CloudEventSubscriber, onCloudEvent, cloudEventTypesOf, type CloudEventContext } from './cloud-event-subscriber.js';
+export { CloudEventSubscriber, onCloudEvent, cloudEventTypesOf, cloudEventHandlersOf, type CloudEventContext } from './cloud-event-subscriber.js';
