@@ -21,20 +21,29 @@ const brokerUp = await flowBrokersUp();
 describe.each(FLOW_BROKERS)('debounce on %s', (brokerName) => {
   const run = flowRun();
 
-  it.skipIf(!brokerUp[brokerName])(
-    'hands the handler only the last message of each key in its window',
-    async () => {
-      const db = (run.db = await createTempDatabase());
-      const broker = (run.broker = await flowBroker(brokerName, 'debounce'));
-      const probe = newCallProbe();
-      const app = flowDomain(db, broker, { debounce_ms: WINDOW_MS }, probe);
-      await app.setUp();
-      // Each job's events commit together, so they are published and read within the window.
-      const tags = await app.commitJobs(KEYS, PER_KEY);
+  /** A debounced Caller on a database and broker of the test's own, and `start` for its engine once the jobs are committed. */
+  async function debouncedApp(label: string) {
+    const db = (run.db = await createTempDatabase());
+    const broker = (run.broker = await flowBroker(brokerName, label));
+    const probe = newCallProbe();
+    const app = flowDomain(db, broker, { debounce_ms: WINDOW_MS }, probe);
+    await app.setUp();
+    const start = async () => {
       const engine = new Engine(app.domain, { health: false });
       run.engines.push(engine);
       await engine.start();
-      const caller = () => engine.subscriptionStatuses().find((s) => s.name === 'Caller')!;
+      return () => engine.subscriptionStatuses().find((s) => s.name === 'Caller')!;
+    };
+    return { app, probe, start };
+  }
+
+  it.skipIf(!brokerUp[brokerName])(
+    'hands the handler only the last message of each key in its window',
+    async () => {
+      const { app, probe, start } = await debouncedApp('debounce');
+      // Each job's events commit together, so they are published and read within the window.
+      const tags = await app.commitJobs(KEYS, PER_KEY);
+      const caller = await start();
       await eventually(() => caller().handled === KEYS && caller().skipped === KEYS * (PER_KEY - 1), 30_000, 50);
 
       const lastOfEach = tags.filter((tag) => tag.endsWith(`:${PER_KEY}`));
@@ -58,17 +67,10 @@ describe.each(FLOW_BROKERS)('debounce on %s', (brokerName) => {
   it.skipIf(!brokerUp[brokerName])(
     'a later message of a type the handler ignores neither supersedes the latest one it handles nor counts as superseded',
     async () => {
-      const db = (run.db = await createTempDatabase());
-      const broker = (run.broker = await flowBroker(brokerName, 'debounce-ignored'));
-      const probe = newCallProbe();
-      const app = flowDomain(db, broker, { debounce_ms: WINDOW_MS }, probe);
-      await app.setUp();
+      const { app, probe, start } = await debouncedApp('debounce-ignored');
       // Each job: Stepped 1..PER_KEY, then a Noted (which Caller does not handle), in one transaction.
       const tags = await app.commitJobs(KEYS, PER_KEY, { thenNote: true });
-      const engine = new Engine(app.domain, { health: false });
-      run.engines.push(engine);
-      await engine.start();
-      const caller = () => engine.subscriptionStatuses().find((s) => s.name === 'Caller')!;
+      const caller = await start();
       // Per key: PER_KEY - 1 superseded, the last Stepped handled, the Noted skipped.
       await eventually(() => caller().handled + caller().skipped === KEYS * (PER_KEY + 1), 30_000, 50);
 
