@@ -161,7 +161,8 @@ function invalidValues(spec: Spec): fc.Arbitrary<unknown>[] {
         fc.integer({ min: spec.max + 1, max: spec.max + 1000 }),
         fc.integer({ min: spec.min - 1000, max: spec.min - 1 }),
       ];
-      if (spec.kind === 'integer') arbs.push(fc.integer({ min: spec.min, max: spec.max - 1 }).map((n) => n + 0.5));
+      // A fraction within the bounds (none when min = max: fast-check refuses an empty range).
+      if (spec.kind === 'integer' && spec.max > spec.min) arbs.push(fc.integer({ min: spec.min, max: spec.max - 1 }).map((n) => n + 0.5));
       return arbs;
     }
     case 'decimal': {

@@ -195,7 +195,7 @@ export class Deposited extends BaseEvent {
     expect(report.changes).toEqual([
       expect.objectContaining({ message: 'Bank.Deposited', change: 'field-renamed', field: 'amount', verdict: 'breaking', severity: 'error' }),
     ]);
-    expect(stderr).toContain('1 breaking change(s) against git ref HEAD');
+    expect(stderr).toContain('1 error(s) against git ref HEAD');
     expect(git('status', '--porcelain').toString()).toBe(' M src/domain.ts\n');
 
     const missing = await runCli(['--domain', 'src/domain.ts', 'schema', 'check', '--against', 'no-such-ref'], { cwd: project });

@@ -114,7 +114,7 @@ export { CommandDatabaseError } from './errors/command-database.error.js';
 export * from './messages/index.js';
 export { stampCommand } from './elements/stamp-command.js';
 export * from './messages/cloudevents/index.js';
-export { CloudEventSubscriber, onCloudEvent, cloudEventTypesOf, type CloudEventContext } from './elements/cloud-event-subscriber.js';
+export { CloudEventSubscriber, onCloudEvent, cloudEventTypesOf, cloudEventHandlersOf, type CloudEventContext } from './elements/cloud-event-subscriber.js';
 export { UnhandledCloudEventTypeError } from './errors/unhandled-cloud-event-type.error.js';
 export { currentUnitOfWork } from './uow/uow-storage.js';
 export { runInBatch, claimBatch, type BatchClaim, type BatchMembership } from './uow/batch-scope.js';

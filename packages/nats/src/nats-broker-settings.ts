@@ -6,6 +6,7 @@ import {
   BrokerSettingsError,
   BrokerSettingsReader,
   CLOUDEVENTS_BROKER_KEYS,
+  cloudEventsKeyProblems,
   MAX_TIMER_MS,
   maskUri,
   readMessageFormatSettings,
@@ -43,6 +44,7 @@ export const NATS_BROKER_SETTINGS: ProviderSettingsSpec = {
     server_sync_always: { kind: 'boolean' },
     ...CLOUDEVENTS_BROKER_KEYS,
   },
+  rules: cloudEventsKeyProblems,
   required: ['uri'],
 };
 

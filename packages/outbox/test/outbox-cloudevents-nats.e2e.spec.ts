@@ -6,12 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import type { DatabaseProvider, OutboxRow } from '@protean-ts/core';
+import type { OutboxRow } from '@protean-ts/core';
 import { NATS, POSTGRES, servicesUp } from '@protean-ts/conformance';
 import type { NatsBroker } from '@protean-ts/nats';
-import { createOutboxProcessors } from '../src/index.js';
 import { expectCloudEventOfRow } from './support/cloud-event-checks.js';
-import { makeOrderDomain } from './support/order-domain.js';
+import { BINARY_SOURCE, cloudEventShop, DEFAULT_SOURCE, type CloudEventShop } from './support/cloud-event-shop.js';
 import { createTempDatabase, type TempDatabase } from './support/real-services.js';
 
 const up = await servicesUp(POSTGRES, NATS);
@@ -20,47 +19,20 @@ const prefix = `ptest-outbox-ce-${randomBytes(4).toString('hex')}-`;
 
 describe.skipIf(!up)('outbox → NATS JetStream external brokers sending CloudEvents', () => {
   let db: TempDatabase;
-  let shop: ReturnType<typeof makeOrderDomain>;
-  let provider: DatabaseProvider;
+  let app: CloudEventShop;
   let rows: OutboxRow[] = [];
 
   beforeAll(async () => {
     db = await createTempDatabase('outbox_ce_nats');
-    shop = makeOrderDomain();
-    await shop.domain.init({
-      config: {
-        databases: { default: { provider: 'postgresql', database_uri: db.uri } },
-        brokers: {
-          default: { provider: 'nats', uri: NATS_URI, stream_prefix: `${prefix}main-` },
-          structured: { provider: 'nats', uri: NATS_URI, stream_prefix: `${prefix}s-`, subject_prefix: `${prefix}s`, message_format: 'cloudevents' },
-          binary: {
-            provider: 'nats',
-            uri: NATS_URI,
-            stream_prefix: `${prefix}b-`,
-            subject_prefix: `${prefix}b`,
-            message_format: 'cloudevents',
-            cloudevents_mode: 'binary',
-            cloudevents_source: 'https://shop.example.com/orders',
-          },
-        },
-        enable_outbox: true,
-        outbox: { external_brokers: ['structured', 'binary'] },
-      },
+    app = await cloudEventShop(db, {
+      default: { provider: 'nats', uri: NATS_URI, stream_prefix: `${prefix}main-` },
+      structured: { provider: 'nats', uri: NATS_URI, stream_prefix: `${prefix}s-`, subject_prefix: `${prefix}s` },
+      binary: { provider: 'nats', uri: NATS_URI, stream_prefix: `${prefix}b-`, subject_prefix: `${prefix}b` },
     });
-    provider = shop.domain.providers.get('default')!;
-    await provider.setupSchema([shop.domain.aggregateSchemaFor(shop.Order)], { outbox: true });
-    const order = shop.Order.create({ customer: 'Ann' });
-    await shop.domain.uow(async () => {
-      order.place();
-      order.note('not published');
-      await shop.domain.repositoryFor(shop.Order).add(order);
-    });
-    for (const processor of createOutboxProcessors(shop.domain, { workerId: 'e2e' })) for (let i = 0; i < 5; i++) await processor.tick();
-    rows = (await provider.outbox.list({ limit: 10_000 })).filter((r) => r.partitionKey === `shop::order-${order.id}`);
-    expect(rows.every((r) => r.status === 'published')).toBe(true);
+    rows = await app.publishAnOrder();
   });
   afterAll(async () => {
-    await shop?.domain.close();
+    await app?.shop.domain.close();
     await db?.drop();
     if (up) {
       const nc = await connect({ servers: '127.0.0.1:4222' });
@@ -72,7 +44,7 @@ describe.skipIf(!up)('outbox → NATS JetStream external brokers sending CloudEv
 
   /** The one message on the broker's `shop::order` stream, as a plain JetStream consumer gets it. */
   async function readAsAnotherSystem(broker: string) {
-    const names = (shop.domain.brokers.get(broker) as NatsBroker).namesOf('shop::order');
+    const names = (app.shop.domain.brokers.get(broker) as NatsBroker).namesOf('shop::order');
     const nc = await connect({ servers: '127.0.0.1:4222' });
     try {
       const message = await (await jetstream(nc).consumers.get(names.stream)).next({ expires: 2_000 });
@@ -92,7 +64,7 @@ describe.skipIf(!up)('outbox → NATS JetStream external brokers sending CloudEv
       attributes,
       data,
       rows.find((r) => r.targetBroker === 'structured')!,
-      '/Shop/shop%3A%3Aorder',
+      DEFAULT_SOURCE,
     );
   });
 
@@ -104,7 +76,7 @@ describe.skipIf(!up)('outbox → NATS JetStream external brokers sending CloudEv
       attributes,
       JSON.parse(text),
       rows.find((r) => r.targetBroker === 'binary')!,
-      'https://shop.example.com/orders',
+      BINARY_SOURCE,
     );
   });
 });

@@ -4,11 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connection, type AsyncMessage, type Channel } from 'rabbitmq-client';
-import type { DatabaseProvider, OutboxRow } from '@protean-ts/core';
+import type { OutboxRow } from '@protean-ts/core';
 import { createRabbitmqVhost, deleteRabbitmqVhost, POSTGRES, RABBITMQ, rabbitmqUri, servicesUp } from '@protean-ts/conformance';
-import { createOutboxProcessors } from '../src/index.js';
 import { expectCloudEventOfRow } from './support/cloud-event-checks.js';
-import { makeOrderDomain } from './support/order-domain.js';
+import { BINARY_SOURCE, cloudEventShop, DEFAULT_SOURCE, type CloudEventShop } from './support/cloud-event-shop.js';
 import { createTempDatabase, type TempDatabase } from './support/real-services.js';
 
 const up = await servicesUp(POSTGRES, RABBITMQ);
@@ -16,8 +15,7 @@ const up = await servicesUp(POSTGRES, RABBITMQ);
 describe.skipIf(!up)('outbox → RabbitMQ external brokers sending CloudEvents', () => {
   let db: TempDatabase;
   let vhost: string;
-  let shop: ReturnType<typeof makeOrderDomain>;
-  let provider: DatabaseProvider;
+  let app: CloudEventShop;
   let partner: Connection;
   let channel: Channel;
   const received = new Map<string, AsyncMessage[]>([
@@ -42,31 +40,15 @@ describe.skipIf(!up)('outbox → RabbitMQ external brokers sending CloudEvents',
       await channel.queueBind({ queue: `billing-${mode}`, exchange: `${mode}.shop::order` });
       await channel.basicConsume({ queue: `billing-${mode}`, noAck: true }, (message) => void received.get(mode)!.push(message));
     }
-    shop = makeOrderDomain();
-    await shop.domain.init({
-      config: {
-        databases: { default: { provider: 'postgresql', database_uri: db.uri } },
-        brokers: {
-          default: { provider: 'rabbitmq', uri: rabbitmqUri(vhost) },
-          structured: { provider: 'rabbitmq', uri: rabbitmqUri(vhost), name_prefix: 'structured.', message_format: 'cloudevents' },
-          binary: {
-            provider: 'rabbitmq',
-            uri: rabbitmqUri(vhost),
-            name_prefix: 'binary.',
-            message_format: 'cloudevents',
-            cloudevents_mode: 'binary',
-            cloudevents_source: 'https://shop.example.com/orders',
-          },
-        },
-        enable_outbox: true,
-        outbox: { external_brokers: ['structured', 'binary'] },
-      },
+    const uri = rabbitmqUri(vhost);
+    app = await cloudEventShop(db, {
+      default: { provider: 'rabbitmq', uri },
+      structured: { provider: 'rabbitmq', uri, name_prefix: 'structured.' },
+      binary: { provider: 'rabbitmq', uri, name_prefix: 'binary.' },
     });
-    provider = shop.domain.providers.get('default')!;
-    await provider.setupSchema([shop.domain.aggregateSchemaFor(shop.Order)], { outbox: true });
   });
   afterAll(async () => {
-    await shop?.domain.close();
+    await app?.shop.domain.close();
     await channel?.close();
     await partner?.close();
     await db?.drop();
@@ -75,15 +57,7 @@ describe.skipIf(!up)('outbox → RabbitMQ external brokers sending CloudEvents',
 
   let rows: OutboxRow[] = [];
   beforeAll(async () => {
-    const order = shop.Order.create({ customer: 'Ann' });
-    await shop.domain.uow(async () => {
-      order.place();
-      order.note('not published');
-      await shop.domain.repositoryFor(shop.Order).add(order);
-    });
-    for (const processor of createOutboxProcessors(shop.domain, { workerId: 'e2e' })) for (let i = 0; i < 5; i++) await processor.tick();
-    rows = (await provider.outbox.list({ limit: 10_000 })).filter((r) => r.partitionKey === `shop::order-${order.id}`);
-    expect(rows.every((r) => r.status === 'published')).toBe(true);
+    rows = await app.publishAnOrder();
     for (let i = 0; i < 50 && [...received.values()].some((list) => list.length === 0); i++) await new Promise((r) => setTimeout(r, 100));
   });
 
@@ -98,7 +72,7 @@ describe.skipIf(!up)('outbox → RabbitMQ external brokers sending CloudEvents',
       attributes,
       data,
       rows.find((r) => r.targetBroker === 'structured')!,
-      '/Shop/shop%3A%3Aorder',
+      DEFAULT_SOURCE,
     );
   });
 
@@ -116,7 +90,7 @@ describe.skipIf(!up)('outbox → RabbitMQ external brokers sending CloudEvents',
       attributes,
       message.body,
       rows.find((r) => r.targetBroker === 'binary')!,
-      'https://shop.example.com/orders',
+      BINARY_SOURCE,
     );
   });
 });

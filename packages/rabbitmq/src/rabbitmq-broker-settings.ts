@@ -6,6 +6,7 @@ import {
   BrokerSettingsError,
   BrokerSettingsReader,
   CLOUDEVENTS_BROKER_KEYS,
+  cloudEventsKeyProblems,
   MAX_TIMER_MS,
   maskUri,
   readMessageFormatSettings,
@@ -45,6 +46,7 @@ export const RABBITMQ_BROKER_SETTINGS: ProviderSettingsSpec = {
     management_stats_interval_ms: statsInterval,
     ...CLOUDEVENTS_BROKER_KEYS,
   },
+  rules: cloudEventsKeyProblems,
   required: ['uri'],
 };
 

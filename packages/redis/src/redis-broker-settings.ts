@@ -6,6 +6,7 @@ import {
   BrokerSettingsError,
   BrokerSettingsReader,
   CLOUDEVENTS_BROKER_KEYS,
+  cloudEventsKeyProblems,
   MAX_TIMER_MS,
   maskUri,
   readMessageFormatSettings,
@@ -38,6 +39,7 @@ export const REDIS_BROKER_SETTINGS: ProviderSettingsSpec = {
     connect_timeout_ms: connectTimeout,
     ...CLOUDEVENTS_BROKER_KEYS,
   },
+  rules: cloudEventsKeyProblems,
   required: ['uri'],
 };
 

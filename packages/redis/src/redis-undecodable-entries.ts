@@ -31,7 +31,7 @@ export async function decodeOrDeadLetter(
       messages.push(decoded.message);
       continue;
     }
-    const error = new UndecodableEntryError(stream, group, decoded.id, decoded.problem);
+    const error = new UndecodableEntryError(stream, group, decoded.id, decoded.problem, format.expects);
     const where = { stream, group, entryId: decoded.id, problem: decoded.problem };
     try {
       await deadLetters.addUndecodable(stream, group, decoded, error.message, deliveryCounts[i] ?? 1);

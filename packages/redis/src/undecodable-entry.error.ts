@@ -8,10 +8,12 @@ export class UndecodableEntryError extends Error {
     readonly group: string,
     readonly entryId: string,
     readonly problem: string,
+    /** What the broker reads (its message_format decides): see RedisEntryFormat.expects. */
+    expects: string,
   ) {
     super(
       `Stream entry ${entryId} of stream "${stream}" (group "${group}") cannot be decoded: ${problem}. ` +
-        'protean-ts reads only entries holding a message envelope as JSON in an "envelope" field (as its brokers and outbox write them). ' +
+        `protean-ts reads only ${expects}. ` +
         `The entry was moved to "${stream}:dlq" with its raw fields; fix the producer that wrote it, then remove it with \`protean-ts dlq purge ${stream}\`.`,
     );
     this.name = 'UndecodableEntryError';

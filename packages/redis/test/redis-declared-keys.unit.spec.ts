@@ -45,6 +45,19 @@ describe('redis keys declared to the config loader', () => {
     expect((error as ConfigError).message).not.toContain('hunter2');
   });
 
+  it('CloudEvents keys that only apply with message_format = "cloudevents", and an empty cloudevents_source, are refused when the configuration loads', async () => {
+    const file = toml(
+      `${REDIS}cloudevents_mode = "binary"\n` +
+        '[brokers.partners]\nprovider = "redis"\nuri = "redis://127.0.0.1:6379"\nmessage_format = "cloudevents"\ncloudevents_source = ""\n',
+    );
+    const error = await loadConfigWithAdapters({ configPath: file, env: {} }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      { path: 'brokers.default.cloudevents_mode', message: 'only applies with message_format = "cloudevents"; set that too, or remove this key' },
+      { path: 'brokers.partners.cloudevents_source', message: expect.stringContaining('must be a non-empty URI-reference') },
+    ]);
+  });
+
   it('a uri given as a list is refused without echoing the password', async () => {
     const file = toml('[brokers.default]\nprovider = "redis"\nuri = ["redis://:hunter2@cache:6379"]');
     const error = await loadConfigWithAdapters({ configPath: file, env: {} }).catch((e: unknown) => e);

@@ -144,4 +144,13 @@ describe.skipIf(!up)('consuming CloudEvents from another system into a subscribe
     expect(errors.some((e) => e.includes('com.gateway.payment.refunded') && e.includes("@onCloudEvent('com.gateway.payment.refunded'"))).toBe(true);
     expect(billing.handled.map((h) => h.event.paymentId)).toEqual(['p-6']);
   });
+
+  it('the dead letter of a malformed CloudEvent says what a CloudEvents broker reads, not the protean-ts envelope', async () => {
+    await structured({ specversion: '1.0', id: 'bad-advice', type: 'com.gateway.payment.captured', data: { paymentId: 'p-7', amountCents: 5 } });
+    const letter = await eventually(
+      async () => (await lettersOf()).find((found) => found.error.includes('bad-advice') || found.rawFields?.join(' ').includes('bad-advice')) ?? null,
+    );
+    expect(letter.error).toContain('protean-ts reads only CloudEvents 1.0 entries on this broker');
+    expect(letter.error).not.toContain('"envelope" field');
+  });
 });

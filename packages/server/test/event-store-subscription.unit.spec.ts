@@ -95,6 +95,18 @@ describe('event-store subscriptions (memory)', () => {
     expect((await store.subscriptions.states())[0]).toMatchObject({ subscription: 'Tallies', owner: null, leaseExpiresAt: null });
   });
 
+  it('a [server.flow_control] table naming an event-store subscription stops the start, saying it has no flow control yet (not that it is no subscription)', async () => {
+    const { engine } = await start(
+      ledgerMemoryConfig({ server: { flow_control: { Tallies: { circuit_failure_threshold: 2 }, Talies: { debounce_ms: 10 } } } }),
+    );
+    const error = await engine.start().catch((e: unknown) => e);
+    expect((error as Error).name).toBe('UnknownFlowSubscriptionError');
+    expect((error as Error).message).toContain('names "Talies", which is no subscription of this domain');
+    expect((error as Error).message).toContain(
+      'it also names "Tallies", an event-store subscription: flow control applies to stream and broker subscriptions only (event-store subscriptions do not have it yet); remove the table',
+    );
+  });
+
   describe('refusals', () => {
     function shop(subscriptionType?: 'event_store') {
       const domain = new Domain('Stores', { config: ledgerMemoryConfig({ server: { default_subscription_type: 'event_store' } }) });

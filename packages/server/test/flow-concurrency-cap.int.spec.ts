@@ -4,39 +4,31 @@
  * handled once, and the permits are given back; a permit whose holder died (never renewed,
  * never released) is free again once its lease has run out.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { POSTGRES, REDIS, servicesUp } from '@protean-ts/conformance';
 import { PostgresProvider } from '@protean-ts/mikro-orm';
 import { Engine } from '../src/engine/engine.js';
 import { PostgresFlowLimits } from '../src/subscriptions/flow/postgres-flow-limits.js';
 import { eventually } from './support/eventually.js';
-import { flowBroker, type FlowBroker } from './support/flow-brokers.js';
+import { flowBroker } from './support/flow-brokers.js';
 import { flowDomain, newCallProbe } from './support/flow-fixture.js';
-import { createTempDatabase, type TempDatabase } from './support/real-services.js';
+import { flowRun } from './support/flow-run.js';
+import { createTempDatabase } from './support/real-services.js';
 
 const up = await servicesUp(POSTGRES, REDIS);
 const CAP = 2;
 const WORKERS = 3;
 
 describe.skipIf(!up)('concurrency cap across workers (PostgreSQL permits)', () => {
-  const engines: Engine[] = [];
-  let db: TempDatabase | null = null;
-  let broker: FlowBroker | null = null;
-
-  afterEach(async () => {
-    await Promise.all(engines.splice(0).map((engine) => engine.stop()));
-    await db?.drop();
-    db = null;
-    await broker?.cleanUp();
-    broker = null;
-  });
+  const run = flowRun();
+  const engines = run.engines;
 
   it(`runs at most ${CAP} messages at once across ${WORKERS} workers, each once, and gives the permits back`, async () => {
-    db = await createTempDatabase();
-    broker = await flowBroker('redis', 'cap');
+    const db = (run.db = await createTempDatabase());
+    const broker = (run.broker = await flowBroker('redis', 'cap'));
     const probe = newCallProbe(60);
     // Small reads, so the first worker to start does not take every message before the others join.
-    const apps = Array.from({ length: WORKERS }, () => flowDomain(db!, broker!, { max_concurrency: CAP }, probe, {}, { messages_per_tick: 2 }));
+    const apps = Array.from({ length: WORKERS }, () => flowDomain(db, broker, { max_concurrency: CAP }, probe, {}, { messages_per_tick: 2 }));
     for (const app of apps) await app.setUp();
     const tags = await apps[0]!.commitJobs(40, 1);
     for (const [i, app] of apps.entries()) engines.push(new Engine(app.domain, { health: false, workerId: i + 1 }));
@@ -55,7 +47,7 @@ describe.skipIf(!up)('concurrency cap across workers (PostgreSQL permits)', () =
   }, 90_000);
 
   it("frees a dead holder's permit when its lease runs out", async () => {
-    db = await createTempDatabase();
+    const db = (run.db = await createTempDatabase());
     const provider = new PostgresProvider('default', { provider: 'postgresql', database_uri: db.uri, managed: true, pool_size: 2 });
     await provider.connect();
     try {

@@ -6,13 +6,13 @@
  * over about 10 s; load tier
  * (PROTEAN_TEST_TIER=load): 50/s over a minute, as issue 25 asks.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { POSTGRES, servicesUp } from '@protean-ts/conformance';
+import { describe, expect, it } from 'vitest';
 import { Engine } from '../src/engine/engine.js';
 import { eventually } from './support/eventually.js';
-import { FLOW_BROKER_SERVICES, flowBroker, type FlowBroker, type FlowBrokerName } from './support/flow-brokers.js';
+import { flowBroker } from './support/flow-brokers.js';
 import { flowDomain, newCallProbe } from './support/flow-fixture.js';
-import { createTempDatabase, type TempDatabase } from './support/real-services.js';
+import { FLOW_BROKERS, flowBrokersUp, flowRun } from './support/flow-run.js';
+import { createTempDatabase } from './support/real-services.js';
 
 const LOAD = process.env.PROTEAN_TEST_TIER === 'load';
 const RATE = LOAD ? 50 : 20;
@@ -20,8 +20,7 @@ const SECONDS = LOAD ? 60 : 10;
 const WINDOW_MS = LOAD ? 10_000 : 5_000;
 const WORKERS = 3;
 
-const BROKERS = ['redis', 'rabbitmq', 'nats'] as FlowBrokerName[];
-const brokerUp = Object.fromEntries(await Promise.all(BROKERS.map(async (b) => [b, await servicesUp(POSTGRES, FLOW_BROKER_SERVICES[b])] as const)));
+const brokerUp = await flowBrokersUp();
 
 /** The most starts within any `windowMs` (a window opening at each start). */
 function busiestWindow(starts: readonly number[], windowMs: number): number {
@@ -34,29 +33,20 @@ function busiestWindow(starts: readonly number[], windowMs: number): number {
   return most;
 }
 
-describe.each(BROKERS)('rate limit across workers on %s', (brokerName) => {
-  const engines: Engine[] = [];
-  let db: TempDatabase | null = null;
-  let broker: FlowBroker | null = null;
-
-  afterEach(async () => {
-    await Promise.all(engines.splice(0).map((engine) => engine.stop()));
-    await db?.drop();
-    db = null;
-    await broker?.cleanUp();
-    broker = null;
-  });
+describe.each(FLOW_BROKERS)('rate limit across workers on %s', (brokerName) => {
+  const run = flowRun();
+  const engines = run.engines;
 
   it.skipIf(!brokerUp[brokerName])(
     `holds ${RATE}/s within 10 % over ${SECONDS} s with ${WORKERS} workers, every message handled once`,
     async () => {
-      db = await createTempDatabase();
-      broker = await flowBroker(brokerName, 'rate');
+      const db = (run.db = await createTempDatabase());
+      const broker = (run.broker = await flowBroker(brokerName, 'rate'));
       const probe = newCallProbe();
       const flow = { rate_limit_per_second: RATE };
       // A few keys at a time are plenty at this rate; fewer messages waiting for their slot also
       // means fewer waiting for a pooled connection once it comes (which would bunch their starts).
-      const apps = Array.from({ length: WORKERS }, () => flowDomain(db!, broker!, flow, probe, { concurrency: 4 }));
+      const apps = Array.from({ length: WORKERS }, () => flowDomain(db, broker, flow, probe, { concurrency: 4 }));
       for (const app of apps) await app.setUp();
       const total = RATE * SECONDS;
       const tags = await apps[0]!.commitJobs(total, 1);

@@ -33,7 +33,7 @@ function Entry({ entry }) {
       <h3>${entry.name} <span class="count">v${entry.version}</span> ${entry.published ? html`<span class="badge" data-testid="published">published</span>` : ''}</h3>
       <p class="note">${entry.type} · ${entry.aggregate ?? 'no aggregate'} · stream ${entry.streamCategory ?? '—'}</p>
       <table><tbody>${fieldRows(entry.fields)}</tbody></table>
-      <p class="note">Consumed by: ${entry.consumers.length ? entry.consumers.map((c) => `${c.name} (${c.kind}${c.projection ? ` → ${c.projection}` : ''})`).join(', ') : 'nothing in this domain'}</p>
+      <p class="note">Consumed by: ${entry.consumers.length ? entry.consumers.map((c) => `${c.name} (${c.kind}${c.projection ? ` → ${c.projection}` : ''}${c.cloudEventTypes ? `, CloudEvents ${c.cloudEventTypes.join(', ')}` : ''})`).join(', ') : 'nothing in this domain'}</p>
     </div>`;
 }
 

@@ -148,7 +148,7 @@ async function listOne(domain: Domain, io: CliIO, name: string, options: { limit
     return;
   }
   for (const letter of shown) {
-    const what = letter.envelope ? `${letter.envelope.metadata.headers.type} ${letter.envelope.metadata.headers.id}` : 'undecodable stream entry';
+    const what = letter.envelope ? `${letter.envelope.metadata.headers.type} ${letter.envelope.metadata.headers.id}` : 'kept as it came (no envelope)';
     // Ids are per partition: the partition stream goes with the id.
     const id = partitioned ? `${letter.id}  ${letter.partitionStream}` : letter.id;
     io.stdout(`${id}  ${letter.group}  ${what}  failed ${letter.failedAt}  deliveries ${letter.deliveryCount}\n`);

@@ -28,7 +28,9 @@ export const OBSERVATORY_TOKEN_VARIABLE = 'PROTEAN_OBSERVATORY_TOKEN';
 export const registerObservatoryCommands: CommandGroup = (program, context) => {
   program
     .command('observatory')
-    .description('Serve a live web dashboard of the domain (map, message flow, outbox, subscriptions, dead letters, journeys) until SIGINT/SIGTERM')
+    .description(
+      'Serve a live web dashboard of the domain (map, message catalog, message flow, outbox, subscriptions, dead letters, journeys) until SIGINT/SIGTERM',
+    )
     .option('--port <port>', 'TCP port (0 picks a free one)', port, DEFAULT_OBSERVATORY_PORT)
     .option('--host <address>', 'address to listen on; only loopback addresses unless --allow-remote', '127.0.0.1')
     .option('--allow-remote', 'listen on a non-loopback --host: the dashboard has no authentication and can retry, replay and purge')

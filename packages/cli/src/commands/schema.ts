@@ -1,7 +1,7 @@
 /**
  * `protean-ts schema export` writes the message contracts (contracts.json, a JSON Schema per
  * message, an AsyncAPI document per external broker); `protean-ts schema check --against`
- * compares today's domain with a saved export or a git ref and exits 1 on breaking changes,
+ * compares today's domain with a saved export or a git ref and exits 1 when a change is an error,
  * the gate a CI job runs before deploying.
  */
 import fs from 'node:fs';
@@ -100,7 +100,7 @@ export const registerSchemaCommands: CommandGroup = (program, context) => {
 
   schema
     .command('check')
-    .description('Compare the domain with a saved export or a git ref; exits 1 on breaking changes')
+    .description('Compare the domain with a saved export or a git ref; exits 1 when a change is an error')
     .requiredOption('--against <export-or-ref>', 'contracts.json, the export directory holding it, or a git ref (branch, tag, commit)')
     .option('--json', 'print JSON')
     .action(async (options: { against: string; json?: boolean }) => {
@@ -116,6 +116,6 @@ export const registerSchemaCommands: CommandGroup = (program, context) => {
       const result = compareContracts(reference.contracts, contracts);
       if (options.json) context.io.stdout(`${JSON.stringify({ against: reference.source, ...result }, null, 2)}\n`);
       else context.io.stdout(renderCheck(result, reference.source));
-      if (result.errors) throw new CliError(`schema check: ${result.errors} breaking change(s) against ${reference.source}`);
+      if (result.errors) throw new CliError(`schema check: ${result.errors} error(s) against ${reference.source}`);
     });
 };

@@ -1,11 +1,13 @@
 /**
  * An AsyncAPI 3.0 document per external broker (`outbox.external_brokers`): the events declared
- * `published: true` are what other systems receive there, one channel per stream category. On
- * every protean-ts broker a message travels as one JSON body, the envelope `{ data, metadata }`
- * with internal details stripped (core's messages/strip-envelope.ts), so the payload describes
- * that envelope: `data` is the event's own schema, `metadata` its headers and routing data.
+ * `published: true` are what other systems receive there, one channel per stream category. By
+ * default a message travels as one JSON body, the envelope `{ data, metadata }` with internal
+ * details stripped (core's messages/strip-envelope.ts), so the payload describes that envelope:
+ * `data` is the event's own schema, `metadata` its headers and routing data. A broker with
+ * `message_format = "cloudevents"` sends CloudEvents instead (asyncapi-cloudevents.ts).
  */
-import type { BrokerSettings } from '@protean-ts/core';
+import { readMessageFormatSettings, type BrokerSettings, type MessageFormatSettings } from '@protean-ts/core';
+import { cloudEventMessage } from './asyncapi-cloudevents.js';
 import type { ContractsDocument, MessageContract } from './contracts-document.js';
 import type { JsonSchema } from './json-schema.js';
 
@@ -23,6 +25,7 @@ export interface AsyncApiInput {
 }
 
 export function asyncApiDocument({ contracts, broker, version }: AsyncApiInput): AsyncApiDocument {
+  const format = readMessageFormatSettings(broker.name, broker.settings);
   const published = contracts.messages.filter((message) => message.kind === 'event' && message.published);
   const byCategory = new Map<string, MessageContract[]>();
   for (const message of published) {
@@ -58,8 +61,8 @@ export function asyncApiDocument({ contracts, broker, version }: AsyncApiInput):
     channels,
     operations,
     components: {
-      messages: Object.fromEntries(published.map((m) => [keyOf(m.type), messageComponent(m)])),
-      schemas: { Metadata: metadataSchema() },
+      messages: Object.fromEntries(published.map((m) => [keyOf(m.type), messageComponent(m, format, broker.settings.provider)])),
+      ...(format.format === 'envelope' ? { schemas: { Metadata: metadataSchema() } } : {}),
     },
   };
 }
@@ -77,12 +80,16 @@ function serverOf(settings: BrokerSettings): Record<string, unknown> {
   return { host, protocol: PROTOCOLS[settings.provider] ?? settings.provider, description: `protean-ts broker provider "${settings.provider}"` };
 }
 
-function messageComponent(message: MessageContract): Record<string, unknown> {
+function messageComponent(message: MessageContract, format: MessageFormatSettings, provider: string): Record<string, unknown> {
   const { $schema: _dialect, $id: _id, title: _title, ...data } = message.schema;
-  return {
+  const named = {
     name: message.type,
     title: message.name,
     summary: `${message.fqn}, version ${message.version}${message.aggregate ? `, raised by ${message.aggregate}` : ''}`,
+  };
+  if (format.format === 'cloudevents') return { ...named, ...cloudEventMessage(message, data, format, provider) };
+  return {
+    ...named,
     contentType: 'application/json',
     payload: {
       type: 'object',

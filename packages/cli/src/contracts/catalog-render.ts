@@ -29,7 +29,8 @@ export function typeOf(field: FieldContract): string {
 
 function consumerText(consumer: MessageConsumer): string {
   const writes = consumer.projection ? ` → ${consumer.projection}` : '';
-  return `${consumer.kind} ${consumer.name}.${consumer.methods.join('/')}${writes}`;
+  const from = consumer.cloudEventTypes ? ` (CloudEvents ${consumer.cloudEventTypes.join(', ')})` : '';
+  return `${consumer.kind} ${consumer.name}.${consumer.methods.join('/')}${writes}${from}`;
 }
 
 function headline(entry: CatalogEntry): string {

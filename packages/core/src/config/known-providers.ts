@@ -14,6 +14,11 @@ export interface ProviderSettingsSpec {
   required?: readonly string[];
   /** Common keys the provider does not read (`database_uri` for `memory`): setting one is an error. */
   unused?: readonly string[];
+  /**
+   * Rules across keys that the per-key types cannot say (a key that only applies with another),
+   * checked when the configuration is loaded as the adapter checks them when it is built.
+   */
+  rules?: (table: Readonly<Record<string, unknown>>) => readonly { key: string; problem: string }[];
 }
 
 export interface KnownProviders {

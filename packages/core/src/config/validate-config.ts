@@ -278,6 +278,7 @@ function checkProviders(section: ProviderSection, tables: unknown, explicitTable
         problems.push({ path: `${at}.${key}`, message: `has no effect with provider "${provider}"; remove it, or set the provider that uses it` });
       }
     }
+    for (const { key, problem } of declared?.rules?.(entry) ?? []) problems.push({ path: `${at}.${key}`, message: problem });
   }
 }
 

@@ -83,6 +83,11 @@ export function cloudEventTypesOf(cls: object): string[] {
   return cloudEventMarksOf(cls).map((mark) => mark.type);
 }
 
+/** Per CloudEvents type `cls` declares: the event class its `data` becomes and the method that takes it (`protean-ts catalog` lists them). */
+export function cloudEventHandlersOf(cls: object): { type: string; event: object; method: string }[] {
+  return cloudEventMarksOf(cls).map(({ type, event, method }) => ({ type, event, method }));
+}
+
 function cloudEventMarksOf(cls: object): CloudEventMark[] {
   const chain: object[] = [];
   const proto = (cls as { prototype?: object }).prototype ?? null;

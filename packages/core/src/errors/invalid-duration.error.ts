@@ -6,8 +6,11 @@ import { PermanentError } from './permanent-error.js';
  */
 export class InvalidDurationError extends PermanentError {
   constructor(what: string, value: unknown) {
-    super(
-      `${what}: ${JSON.stringify(value) ?? String(value)} is not a duration; give a number of milliseconds (>= 0) or a string like '500ms', '30s', '15m', '2h' or '14d'`,
-    );
+    super(`${what}: ${shown(value)} is not a duration; give a number of milliseconds (>= 0) or a string like '500ms', '30s', '15m', '2h' or '14d'`);
   }
+}
+
+/** JSON shows NaN and Infinity as null: numbers are shown as they are. */
+function shown(value: unknown): string {
+  return typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value));
 }

@@ -411,6 +411,11 @@ describe('parseDuration', () => {
   );
 });
 
+it('a NaN or Infinity duration is named as such in the error, not as null', () => {
+  expect(() => parseDuration(Number.NaN, 'after')).toThrow(/after: NaN is not a duration/);
+  expect(() => parseDuration(Number.POSITIVE_INFINITY, 'after')).toThrow(/after: Infinity is not a duration/);
+});
+
 describe('process manager model checks (domain.init refuses by name)', () => {
   function problemsOf(
     define: (domain: Domain, parts: { Order: ClassRef<BaseAggregate>; Placed: ClassRef<BaseEvent>; Cmd: ClassRef<BaseCommand> }) => void,

@@ -93,10 +93,7 @@ export class Engine {
     const { domain } = this;
     if (!domain.runtime.isReady) await domain.init({ ...this.options.init, connect: false });
     const plan = planSubscriptions(domain);
-    checkFlowControlNames(
-      domain,
-      plan.filter((entry) => entry.source === 'stream').map((entry) => entry.group),
-    );
+    checkFlowControlNames(domain, plan);
     if (domain.config.server.health.metrics) this.installMetrics();
     // Health first: while databases and brokers are awaited, /livez answers and /readyz names what is missing.
     if (this.options.health !== false) await this.startHealth();

@@ -66,6 +66,12 @@ export interface ConsumerLoopOptions {
   flow?: FlowGate;
   /** `domain.clock`, which retry delays are due by (see MessageRunnerOptions). */
   clock: Clock;
+  /**
+   * Whether the handler runs for this message (a type it handles); absent: for every message.
+   * Flow control governs handler runs only: another type neither waits for a slot or permit nor
+   * supersedes the latest message of its key that the handler does take.
+   */
+  runsHandlerFor?: (message: ReceivedMessage) => boolean;
   logger: Logger;
 }
 
@@ -96,7 +102,7 @@ export class ConsumerLoop extends SubscriptionLifecycle implements Subscription 
       stream,
       group,
       settings: options.settings,
-      handle: options.flow ? options.flow.wrap(this.batchedHandle(), options.isPermanent) : this.batchedHandle(),
+      handle: options.flow ? options.flow.wrap(this.batchedHandle(), options.isPermanent, options.runsHandlerFor) : this.batchedHandle(),
       jumpOver: options.jumpOver,
       ...(options.isPermanent ? { isPermanent: options.isPermanent } : {}),
       ...(options.onGivingUp ? { onGivingUp: options.onGivingUp } : {}),
@@ -286,7 +292,7 @@ export class ConsumerLoop extends SubscriptionLifecycle implements Subscription 
     const position = this.options.inbox ? positionOf(message.envelope) : null;
     const item: Queued = position ? { message, key: position.key, sequence: position.sequence } : { message, key: `#${message.id}`, sequence: 0 };
     if (this.scheduler.add(item) && reclaimed) this.reclaimedIds.add(message.id);
-    this.options.flow?.seen(message);
+    if (this.options.runsHandlerFor?.(message) ?? true) this.options.flow?.seen(message);
   }
 
   /**

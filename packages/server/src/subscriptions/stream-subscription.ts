@@ -32,6 +32,7 @@ export function createStreamSubscription(options: StreamSubscriptionOptions): Co
   return new ConsumerLoop({
     ...consumerLoopBase(options),
     kind: 'stream',
+    runsHandlerFor: (message) => handles(message.envelope?.metadata?.headers?.type),
     isPermanent: isPermanentMessageError,
     // A command whose sender awaits its outcome learns that it failed for good.
     onGivingUp: (message, error) => domain.runtime.commands.recordGivenUp(message.envelope, error),

@@ -1,7 +1,8 @@
 /**
  * A small domain for flow-control tests: jobs whose `Stepped` events a `Caller` handler takes,
  * noting when each run starts and ends (in a probe shared by every worker of the test, which all
- * run in this process), and sleeping `workMs` in between to stand for a call out.
+ * run in this process), and sleeping `workMs` in between to stand for a call out. `Noted`
+ * events share the jobs' streams, and Caller does not handle them.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,6 +19,8 @@ export interface CallProbe {
   running: number;
   maxRunning: number;
   workMs: number;
+  /** Called as a run starts: throwing stands for the call out failing (a dependency that is down). */
+  beforeRun?: () => void;
 }
 
 export function newCallProbe(workMs = 0): CallProbe {
@@ -63,6 +66,7 @@ export function flowDomain(
   @domain.eventHandler({ partOf: Job })
   class Caller extends BaseEventHandler {
     @handle(Stepped) async onStepped(event: Stepped): Promise<void> {
+      probe.beforeRun?.();
       probe.starts.push(Date.now());
       probe.running += 1;
       probe.maxRunning = Math.max(probe.maxRunning, probe.running);
@@ -75,8 +79,16 @@ export function flowDomain(
     }
   }
 
-  /** Commits `keys` jobs of `perKey` events each (one transaction per job); returns their `jobId:n` tags. */
-  async function commitJobs(keys: number, perKey: number): Promise<string[]> {
+  @domain.event({ partOf: Job })
+  class Noted extends BaseEvent {
+    @field.identifier({ required: true }) jobId!: string;
+  }
+
+  /**
+   * Commits `keys` jobs of `perKey` events each (one transaction per job), each job's followed by
+   * a `Noted` when `thenNote`; returns the `jobId:n` tags of the Stepped events.
+   */
+  async function commitJobs(keys: number, perKey: number, { thenNote = false } = {}): Promise<string[]> {
     const tags: string[] = [];
     for (let k = 0; k < keys; k += 1) {
       const job = Job.create({ steps: 0 });
@@ -84,6 +96,7 @@ export function flowDomain(
         job.raise(Stepped.create({ jobId: job.id, n }));
         tags.push(`${job.id}:${n}`);
       }
+      if (thenNote) job.raise(Noted.create({ jobId: job.id }));
       await domain.repositoryFor(Job).add(job);
     }
     return tags;

@@ -22,6 +22,26 @@ export const CLOUDEVENTS_BROKER_KEYS = {
 
 export const CLOUDEVENTS_SETTING_KEYS = Object.keys(CLOUDEVENTS_BROKER_KEYS) as readonly string[];
 
+/**
+ * The rules across the CloudEvents keys (`ProviderSettingsSpec.rules` of each adapter, so the
+ * configuration check reports them; readMessageFormatSettings throws the first when the broker is built).
+ */
+export function cloudEventsKeyProblems(settings: Readonly<Record<string, unknown>>): { key: string; problem: string }[] {
+  const problems: { key: string; problem: string }[] = [];
+  if ((settings.message_format ?? 'envelope') === 'envelope') {
+    for (const key of ['cloudevents_mode', 'cloudevents_source']) {
+      if (settings[key] !== undefined) problems.push({ key, problem: 'only applies with message_format = "cloudevents"; set that too, or remove this key' });
+    }
+  }
+  if (typeof settings.cloudevents_source === 'string' && settings.cloudevents_source.trim() === '') {
+    problems.push({
+      key: 'cloudevents_source',
+      problem: 'must be a non-empty URI-reference, e.g. "https://shop.example.com/orders"; remove it for the default',
+    });
+  }
+  return problems;
+}
+
 /** How a broker writes and reads messages. `source` is empty when the default applies. */
 export interface MessageFormatSettings {
   format: MessageFormat;
@@ -35,21 +55,10 @@ export const ENVELOPE_FORMAT: MessageFormatSettings = { format: 'envelope', mode
 export function readMessageFormatSettings(brokerName: string, settings: BrokerSettings): MessageFormatSettings {
   const reader = new BrokerSettingsReader(brokerName, settings);
   const format = oneOf(brokerName, 'message_format', reader.string('message_format', 'envelope'), MESSAGE_FORMATS);
-  const modeSet = settings.cloudevents_mode !== undefined;
-  const sourceSet = settings.cloudevents_source !== undefined;
-  if (format !== 'cloudevents' && (modeSet || sourceSet)) {
-    const key = modeSet ? 'cloudevents_mode' : 'cloudevents_source';
-    throw new BrokerSettingsError(brokerName, key, 'only applies with message_format = "cloudevents"; set that too, or remove this key');
-  }
   const mode = oneOf(brokerName, 'cloudevents_mode', reader.string('cloudevents_mode', DEFAULT_CLOUDEVENTS_MODE), CLOUDEVENTS_MODES);
   const source = reader.string('cloudevents_source', '');
-  if (sourceSet && source.trim() === '') {
-    throw new BrokerSettingsError(
-      brokerName,
-      'cloudevents_source',
-      'must be a non-empty URI-reference, e.g. "https://shop.example.com/orders"; remove it for the default',
-    );
-  }
+  const [broken] = cloudEventsKeyProblems(settings);
+  if (broken) throw new BrokerSettingsError(brokerName, broken.key, broken.problem);
   return { format, mode, source };
 }
 

@@ -38,9 +38,11 @@ export class FlowGate {
     this.parts.debouncer?.seen(message);
   }
 
-  wrap(handle: Handle, isPermanent?: (error: unknown) => boolean): Handle {
+  /** `runsHandlerFor`: messages of other types pass straight through (the handler does not run for them). */
+  wrap(handle: Handle, isPermanent?: (error: unknown) => boolean, runsHandlerFor?: (message: ReceivedMessage) => boolean): Handle {
     const { circuit, rate, cap, debouncer } = this.parts;
     return async (message, request) => {
+      if (runsHandlerFor && !runsHandlerFor(message)) return handle(message, request);
       if (debouncer && debouncer.check(message) === 'superseded') {
         this.parts.log.debug('message superseded by a later one of its key within the debounce window; acked without running the handler', {
           brokerMessageId: message.id,

@@ -65,10 +65,16 @@ export function flowGateFor(domain: Domain, subscription: string, consumer: stri
   return gate;
 }
 
-/** Refuses to start when a flow control table names no subscription of the domain. */
-export function checkFlowControlNames(domain: Domain, subscriptions: readonly string[]): void {
-  const unknown = Object.keys(domain.config.server.flow_control).filter((name) => !subscriptions.includes(name));
-  if (unknown.length > 0) throw new UnknownFlowSubscriptionError(unknown, [...new Set(subscriptions)].sort());
+/**
+ * Refuses to start when a flow control table names no stream or broker subscription of the
+ * domain (a typo, or an event-store subscription, which has no flow control yet).
+ */
+export function checkFlowControlNames(domain: Domain, plan: readonly { group: string; source: 'stream' | 'event_store' }[]): void {
+  const stream = plan.filter((entry) => entry.source === 'stream').map((entry) => entry.group);
+  const unknown = Object.keys(domain.config.server.flow_control).filter((name) => !stream.includes(name));
+  if (unknown.length === 0) return;
+  const eventStore = unknown.filter((name) => plan.some((entry) => entry.source === 'event_store' && entry.group === name));
+  throw new UnknownFlowSubscriptionError(unknown, [...new Set(stream)].sort(), eventStore);
 }
 
 /** The shared store when the inbox database is PostgreSQL, else null. */
