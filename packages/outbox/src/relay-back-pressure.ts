@@ -1,0 +1,145 @@
+/**
+ * Back-pressure of one relay (`outbox.max_consumer_lag`): while a consumer group of a stream the
+ * relay publishes to has more messages not finished than the bound, the relay publishes nothing
+ * to that broker and looks again every `outbox.lag_check_interval`. Nothing is lost: the rows stay
+ * pending in the outbox, and go out once the groups are back within the bound.
+ */
+import type { Broker, Logger, OutboxConfig, OutboxRow } from '@protean-ts/core';
+import { OutboxConfigError } from './outbox-config.error.js';
+import { rowStream } from './publish-claimed.js';
+import type { Waker } from './waker.js';
+
+/** Streams remembered for the check (the most recently published to); each costs a probe per check. */
+export const MAX_CHECKED_STREAMS = 1000;
+
+/** The group furthest behind among the streams checked. */
+export interface LaggingGroup {
+  stream: string;
+  group: string;
+  behind: number;
+}
+
+export interface RelayBackPressureStatus {
+  maxConsumerLag: number;
+  /** True while the relay holds back. */
+  heldBack: boolean;
+  /** The group furthest behind at the last check; null before it, or when no group reads the streams. */
+  worst: LaggingGroup | null;
+  /** ISO time of the last check that answered. */
+  checkedAt: string | null;
+  /** Times the relay started holding back, and how long it held back in all (ms), since it started. */
+  heldBackTimes: number;
+  heldBackMs: number;
+  /** Why the last check failed (the relay keeps its previous decision meanwhile). */
+  checkError?: string;
+}
+
+export class RelayBackPressure {
+  private readonly maxLag: number;
+  private readonly checkMs: number;
+  /** Stream → when last published to; insertion order is recency order. */
+  private readonly streams = new Map<string, number>();
+  private nextCheckAt = 0;
+  private holding = false;
+  private heldSince = 0;
+  private worst: LaggingGroup | null = null;
+  private checkedAt: string | null = null;
+  private heldBackTimes = 0;
+  private heldBackMs = 0;
+  private checkError: string | undefined;
+
+  constructor(
+    private readonly broker: Broker,
+    config: Pick<OutboxConfig, 'max_consumer_lag' | 'lag_check_interval'>,
+    private readonly log: Logger,
+  ) {
+    this.maxLag = config.max_consumer_lag ?? 0;
+    this.checkMs = (config.lag_check_interval ?? 1) * 1000;
+    if (this.maxLag > 0 && (!broker.has('CONSUMER_LAG') || typeof broker.consumerLag !== 'function')) {
+      throw new OutboxConfigError(
+        'max_consumer_lag',
+        `is ${this.maxLag}, but broker "${broker.name}" (provider ${broker.provider}) cannot report its consumers' lag (capability CONSUMER_LAG); set it to 0 or relay to a redis, rabbitmq or nats broker`,
+      );
+    }
+  }
+
+  get enabled(): boolean {
+    return this.maxLag > 0;
+  }
+
+  /** Remembers the streams a batch went to, so the next checks look at their groups. */
+  published(rows: readonly OutboxRow[], partitions: number): void {
+    if (!this.enabled) return;
+    const now = Date.now();
+    for (const row of rows) {
+      const stream = rowStream(row, partitions);
+      this.streams.delete(stream);
+      this.streams.set(stream, now);
+    }
+    for (const oldest of this.streams.keys()) {
+      if (this.streams.size <= MAX_CHECKED_STREAMS) break;
+      this.streams.delete(oldest);
+    }
+  }
+
+  /**
+   * Checks the lag when a check is due; while a group is past the bound, sleeps one check
+   * interval (cut short by `stop`) and answers true: the caller publishes nothing this turn.
+   */
+  async holdsBack(stop: Waker): Promise<boolean> {
+    if (!this.enabled) return false;
+    if (Date.now() >= this.nextCheckAt) await this.check();
+    if (!this.holding) return false;
+    await stop.sleep(Math.max(0, this.nextCheckAt - Date.now()));
+    return true;
+  }
+
+  status(): RelayBackPressureStatus | null {
+    if (!this.enabled) return null;
+    const heldBackMs = this.heldBackMs + (this.holding ? Date.now() - this.heldSince : 0);
+    return {
+      maxConsumerLag: this.maxLag,
+      heldBack: this.holding,
+      worst: this.worst,
+      checkedAt: this.checkedAt,
+      heldBackTimes: this.heldBackTimes,
+      heldBackMs,
+      ...(this.checkError === undefined ? {} : { checkError: this.checkError }),
+    };
+  }
+
+  private async check(): Promise<void> {
+    this.nextCheckAt = Date.now() + this.checkMs;
+    let worst: LaggingGroup | null = null;
+    try {
+      for (const stream of this.streams.keys()) {
+        for (const { group, behind } of await this.broker.consumerLag!(stream)) {
+          if (!worst || behind > worst.behind) worst = { stream, group, behind };
+        }
+      }
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      if (this.checkError === undefined) this.log.warn('cannot read the consumer lag; the relay keeps its last back-pressure decision', { error: text });
+      this.checkError = text;
+      return;
+    }
+    this.checkError = undefined;
+    this.worst = worst;
+    this.checkedAt = new Date().toISOString();
+    const over = worst !== null && worst.behind > this.maxLag;
+    if (over && !this.holding) {
+      this.holding = true;
+      this.heldSince = Date.now();
+      this.heldBackTimes += 1;
+      this.log.warn(
+        `relay held back: group "${worst!.group}" of stream "${worst!.stream}" is ${worst!.behind} messages behind (max_consumer_lag ${this.maxLag}); rows stay pending`,
+        { ...worst },
+      );
+    } else if (!over && this.holding) {
+      this.holding = false;
+      const heldMs = Date.now() - this.heldSince;
+      this.heldBackMs += heldMs;
+      this.log.info('relay resumed: every consumer group is within max_consumer_lag', { heldMs, behind: worst?.behind ?? 0, maxConsumerLag: this.maxLag });
+    }
+  }
+}
