@@ -315,7 +315,8 @@ export class OutboxProcessor {
         count(result);
         if (this.stopping || result.claimed === 0 || result.brokerUnavailable || result.databaseUnavailable) return false;
         if (this.currentState !== 'running' && this.currentState !== 'new') return false;
-        if (Date.now() - started >= this.tickMs) return true;
+        // A pass ends early when the consumers' lag is due a look: back-pressure bounds what one check lets through.
+        if (Date.now() - started >= this.tickMs || this.backPressure.due()) return true;
       }
     } finally {
       if (unsettled) {

@@ -40,6 +40,9 @@ export class RelayBackPressure {
   /** Stream → when last published to; insertion order is recency order. */
   private readonly streams = new Map<string, number>();
   private nextCheckAt = 0;
+  /** Published since the last check, against the room the last check saw below the bound. */
+  private publishedSinceCheck = 0;
+  private room: number;
   private holding = false;
   private heldSince = 0;
   private worst: LaggingGroup | null = null;
@@ -55,6 +58,7 @@ export class RelayBackPressure {
   ) {
     this.maxLag = config.max_consumer_lag ?? 0;
     this.checkMs = (config.lag_check_interval ?? 1) * 1000;
+    this.room = this.maxLag;
     if (this.maxLag > 0 && (!broker.has('CONSUMER_LAG') || typeof broker.consumerLag !== 'function')) {
       throw new OutboxConfigError(
         'max_consumer_lag',
@@ -71,6 +75,7 @@ export class RelayBackPressure {
   published(rows: readonly OutboxRow[], partitions: number): void {
     if (!this.enabled) return;
     const now = Date.now();
+    this.publishedSinceCheck += rows.length;
     for (const row of rows) {
       const stream = rowStream(row, partitions);
       this.streams.delete(stream);
@@ -83,12 +88,21 @@ export class RelayBackPressure {
   }
 
   /**
+   * A check is due every `lag_check_interval`, and as soon as the relay has published as many
+   * messages as the last check saw room for below the bound: so one relay never lets a group pass
+   * `max_consumer_lag` by more than the batch in flight.
+   */
+  due(): boolean {
+    return this.enabled && (Date.now() >= this.nextCheckAt || this.publishedSinceCheck >= this.room);
+  }
+
+  /**
    * Checks the lag when a check is due; while a group is past the bound, sleeps one check
    * interval (cut short by `stop`) and answers true: the caller publishes nothing this turn.
    */
   async holdsBack(stop: Waker): Promise<boolean> {
     if (!this.enabled) return false;
-    if (Date.now() >= this.nextCheckAt) await this.check();
+    if (this.due()) await this.check();
     if (!this.holding) return false;
     await stop.sleep(Math.max(0, this.nextCheckAt - Date.now()));
     return true;
@@ -118,12 +132,16 @@ export class RelayBackPressure {
         }
       }
     } catch (error) {
+      // Not a tight loop on the room either: the next try waits for the interval.
+      this.publishedSinceCheck = 0;
       const text = error instanceof Error ? error.message : String(error);
       if (this.checkError === undefined) this.log.warn('cannot read the consumer lag; the relay keeps its last back-pressure decision', { error: text });
       this.checkError = text;
       return;
     }
     this.checkError = undefined;
+    this.publishedSinceCheck = 0;
+    this.room = Math.max(0, this.maxLag - (worst?.behind ?? 0));
     this.worst = worst;
     this.checkedAt = new Date().toISOString();
     const over = worst !== null && worst.behind > this.maxLag;
