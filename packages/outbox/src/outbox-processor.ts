@@ -56,7 +56,7 @@ export class OutboxProcessor {
   private readonly promotion: DuePromotion;
   private readonly relayLog: RelayLog;
   private readonly recorder: OutcomeRecorder;
-  private readonly backPressure: RelayBackPressure;
+  readonly backPressure: RelayBackPressure;
   // `work` is woken by commits and stop(); `stopped` only by stop(), so an outage's probe delay
   // is not cut short by every commit that happens meanwhile.
   private readonly work = new Waker();
