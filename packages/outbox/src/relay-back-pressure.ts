@@ -1,13 +1,17 @@
 /**
  * Back-pressure of one relay (`outbox.max_consumer_lag`): while a consumer group of a stream the
  * relay publishes to has more messages not finished than the bound, the relay publishes nothing
- * to that broker and looks again every `outbox.lag_check_interval`. Nothing is lost: the rows stay
- * pending in the outbox, and go out once the groups are back within the bound.
+ * to that broker and looks again every `outbox.lag_check_interval`. It resumes once every group is
+ * down to half the bound (as the read-ahead refills at half), so a group hovering at the bound does
+ * not switch it on and off at every check. Nothing is lost: the rows stay pending in the outbox.
  */
 import type { Broker, Logger, OutboxConfig, OutboxRow } from '@protean-ts/core';
 import { OutboxConfigError } from './outbox-config.error.js';
 import { rowStream } from './publish-claimed.js';
 import type { Waker } from './waker.js';
+
+/** A hold is logged at WARN (and its resumption at INFO) at most once in this long; the others at DEBUG. */
+const LOG_EVERY_MS = 60_000;
 
 /** Streams remembered for the check (the most recently published to); each costs a probe per check. */
 export const MAX_CHECKED_STREAMS = 1000;
@@ -50,6 +54,9 @@ export class RelayBackPressure {
   private heldBackTimes = 0;
   private heldBackMs = 0;
   private checkError: string | undefined;
+  private loggedAt = -Infinity;
+  /** Whether the current hold was logged loud, so its resumption is too. */
+  private loudHold = false;
 
   constructor(
     private readonly broker: Broker,
@@ -122,6 +129,13 @@ export class RelayBackPressure {
     };
   }
 
+  /** True when nothing was logged at WARN / INFO for a while (and notes that this is). */
+  private loud(): boolean {
+    if (Date.now() - this.loggedAt < LOG_EVERY_MS) return false;
+    this.loggedAt = Date.now();
+    return true;
+  }
+
   private async check(): Promise<void> {
     this.nextCheckAt = Date.now() + this.checkMs;
     let worst: LaggingGroup | null = null;
@@ -144,20 +158,23 @@ export class RelayBackPressure {
     this.room = Math.max(0, this.maxLag - (worst?.behind ?? 0));
     this.worst = worst;
     this.checkedAt = new Date().toISOString();
-    const over = worst !== null && worst.behind > this.maxLag;
-    if (over && !this.holding) {
+    const behind = worst?.behind ?? 0;
+    if (!this.holding && behind > this.maxLag) {
       this.holding = true;
       this.heldSince = Date.now();
       this.heldBackTimes += 1;
-      this.log.warn(
-        `relay held back: group "${worst!.group}" of stream "${worst!.stream}" is ${worst!.behind} messages behind (max_consumer_lag ${this.maxLag}); rows stay pending`,
-        { ...worst },
-      );
-    } else if (!over && this.holding) {
+      const text = `relay held back: group "${worst!.group}" of stream "${worst!.stream}" is ${behind} messages behind (max_consumer_lag ${this.maxLag}); rows stay pending`;
+      this.loudHold = this.loud();
+      if (this.loudHold) this.log.warn(text, { ...worst, heldBackTimes: this.heldBackTimes });
+      else this.log.debug(text, { ...worst });
+    } else if (this.holding && behind <= this.maxLag / 2) {
       this.holding = false;
       const heldMs = Date.now() - this.heldSince;
       this.heldBackMs += heldMs;
-      this.log.info('relay resumed: every consumer group is within max_consumer_lag', { heldMs, behind: worst?.behind ?? 0, maxConsumerLag: this.maxLag });
+      const text = 'relay resumed: every consumer group is down to half of max_consumer_lag';
+      const fields = { heldMs, behind, maxConsumerLag: this.maxLag };
+      if (this.loudHold) this.log.info(text, fields);
+      else this.log.debug(text, fields);
     }
   }
 }

@@ -107,9 +107,11 @@ describe.skipIf(!up)('OutboxProcessor back-pressure on Redis', () => {
       await waitFor(async () => (await provider.outbox.counts(rows.broker)).published === TOTAL, 10_000, 'every row marked published');
       await waitFor(async () => (await relay.metrics()).backPressure?.heldBack === false, 5_000, 'the relay to resume');
       const after = (await relay.metrics()).backPressure!;
-      expect(after.heldBackTimes).toBeGreaterThan(1);
+      expect(after.heldBackTimes).toBeGreaterThanOrEqual(1);
       expect(after.heldBackMs).toBeGreaterThan(0);
-      expect(logs.messages('info')).toContain('relay resumed: every consumer group is within max_consumer_lag');
+      // The first hold and its resumption are logged at WARN and INFO; later ones within a minute at DEBUG.
+      expect(logs.messages('info')).toContain('relay resumed: every consumer group is down to half of max_consumer_lag');
+      expect(logs.messages('warn').filter((m) => m.startsWith('relay held back'))).toHaveLength(1);
     } finally {
       await relay.stop();
       logs.restore();
