@@ -25,6 +25,7 @@ export {
   type DeadLetter,
   type GroupProgress,
   type GroupStatus,
+  type GroupLag,
   type OutgoingMessage,
   type ReadOptions,
   type ReceivedMessage,

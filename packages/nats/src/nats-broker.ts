@@ -16,6 +16,7 @@ import {
   getLogger,
   type BrokerSettings,
   type DeadLetter,
+  type GroupLag,
   type GroupStatus,
   type Logger,
   type OutgoingMessage,
@@ -25,8 +26,9 @@ import {
 } from '@protean-ts/core';
 import { readNatsBrokerSettings, type NatsBrokerSettings } from './nats-broker-settings.js';
 import { isNatsAuthError, isNatsConnectionError, NatsNotConnectedError } from './nats-connection-errors.js';
+import { readNatsConsumerLag, readNatsGroupStatus } from './nats-group-backlog.js';
 import { NatsConsumerMembers } from './nats-consumer-members.js';
-import { isConsumerNotFound, isStreamNotFound, NatsDeadLetters } from './nats-dead-letters.js';
+import { NatsDeadLetters } from './nats-dead-letters.js';
 import type { NatsDelivery } from './nats-delivery.js';
 import { NatsArrivals } from './nats-arrivals.js';
 import { NatsHeldMessages } from './nats-held-messages.js';
@@ -52,7 +54,8 @@ export class NatsBroker extends BaseBroker {
     BrokerCapability.BLOCKING_READ |
     BrokerCapability.DEAD_LETTER_QUEUE |
     BrokerCapability.DURABLE |
-    BrokerCapability.DISTRIBUTED;
+    BrokerCapability.DISTRIBUTED |
+    BrokerCapability.CONSUMER_LAG;
 
   private readonly config: NatsBrokerSettings;
   private readonly naming: NatsNaming;
@@ -318,14 +321,13 @@ export class NatsBroker extends BaseBroker {
     return this.members.removeIdle(stream, group, idleMs);
   }
 
-  protected override async doGroupStatus(stream: string, group: string): Promise<GroupStatus> {
-    try {
-      const info = await this.manager().consumers.info(this.naming.stream(stream).stream, this.naming.durable(group));
-      return { pending: info.num_ack_pending, lag: info.num_pending, exists: true };
-    } catch (err) {
-      if (isStreamNotFound(err) || isConsumerNotFound(err)) return { pending: 0, lag: 0, exists: false };
-      throw err;
-    }
+  protected override doGroupStatus(stream: string, group: string): Promise<GroupStatus> {
+    return readNatsGroupStatus(this.manager(), this.naming.stream(stream).stream, this.naming.durable(group));
+  }
+
+  async consumerLag(stream: string): Promise<GroupLag[]> {
+    await this.connect();
+    return this.guard(`read the consumer lag of stream "${stream}"`, () => readNatsConsumerLag(this.manager(), this.naming.stream(stream).stream));
   }
 
   protected async doPing(): Promise<boolean> {

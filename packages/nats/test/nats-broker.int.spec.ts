@@ -34,7 +34,7 @@ const payloadLimitBytes = up ? await maxPayload() : 0;
 
 describe.skipIf(!up)('nats broker', () => {
   describeBrokerConformance('nats', () => new NatsBroker('conformance', { provider: 'nats', uri: NATS_URI, stream_prefix: prefix }), {
-    capabilities: ['PUBLISH', 'CONSUMER_GROUPS', 'ACK_NACK', 'BLOCKING_READ', 'DEAD_LETTER_QUEUE', 'DURABLE', 'DISTRIBUTED'],
+    capabilities: ['PUBLISH', 'CONSUMER_GROUPS', 'ACK_NACK', 'BLOCKING_READ', 'DEAD_LETTER_QUEUE', 'DURABLE', 'DISTRIBUTED', 'CONSUMER_LAG'],
     publishRaw,
     payloadLimitBytes,
   });

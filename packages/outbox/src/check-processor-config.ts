@@ -25,6 +25,15 @@ export function checkProcessorConfig(config: OutboxConfig): void {
       `must be a number of seconds between ${MIN_LOCK_SECONDS} and ${MAX_LOCK_SECONDS}, got ${String(config.lock_seconds)}`,
     );
   }
+  // Absent in a config object built by hand before back-pressure existed: then it is off.
+  const maxLag = config.max_consumer_lag ?? 0;
+  if (!Number.isSafeInteger(maxLag) || maxLag < 0) {
+    throw new OutboxConfigError('max_consumer_lag', `must be an integer of at least 0 (0 turns back-pressure off), got ${String(maxLag)}`);
+  }
+  const checkEvery = config.lag_check_interval ?? 1;
+  if (typeof checkEvery !== 'number' || !(checkEvery >= 0.01 && checkEvery <= 3600)) {
+    throw new OutboxConfigError('lag_check_interval', `must be a number of seconds between 0.01 and 3600, got ${String(checkEvery)}`);
+  }
   const cleanup = config.cleanup;
   if (!Number.isSafeInteger(cleanup.cleanup_interval_ticks) || cleanup.cleanup_interval_ticks < 1) {
     throw new OutboxConfigError('cleanup.cleanup_interval_ticks', `must be an integer of at least 1, got ${String(cleanup.cleanup_interval_ticks)}`);

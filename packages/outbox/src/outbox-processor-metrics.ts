@@ -1,4 +1,5 @@
 /** The snapshot `OutboxProcessor.metrics()` returns, for health endpoints and `protean-ts` commands. */
+import type { RelayBackPressureStatus } from './relay-back-pressure.js';
 
 export type OutboxProcessorState = 'new' | 'running' | 'broker-unavailable' | 'database-unavailable' | 'stopping' | 'stopped';
 
@@ -40,6 +41,8 @@ export interface OutboxProcessorMetrics {
   oldestPendingAgeMs: number | null;
   /** Rows this processor holds right now (claimed, not yet recorded); their locks are being renewed. */
   heldRows: number;
+  /** Back-pressure (`outbox.max_consumer_lag`): whether the relay holds back, and the group furthest behind; null when off. */
+  backPressure: RelayBackPressureStatus | null;
   /** Average over the last minute. */
   publishedPerSecond: number;
   totals: OutboxProcessorTotals;

@@ -19,14 +19,13 @@ import type { OutboxProcessorMetrics, OutboxProcessorState, OutboxProcessorTotal
 import { publishTraced } from './publish-traced.js';
 import { probeUntilReachable } from './probe-broker.js';
 import { RateWindow } from './rate-window.js';
+import { RelayBackPressure } from './relay-back-pressure.js';
 import { RelayLog } from './relay-log.js';
 import { withStoreCounts } from './store-counts.js';
 import { OutcomeRecorder, type Unsettled } from './outcome-recorder.js';
 import { emptyResult, type TickResult } from './tick-result.js';
 import { Waker } from './waker.js';
-
-export type { OutboxProcessorOptions } from './outbox-processor-options.js';
-export type { TickResult } from './tick-result.js';
+import { message } from './error-message.js';
 
 const DEFAULT_LISTENER_TIMEOUT_MS = 5_000;
 const MIN_TICK_MS = 10;
@@ -57,6 +56,7 @@ export class OutboxProcessor {
   private readonly promotion: DuePromotion;
   private readonly relayLog: RelayLog;
   private readonly recorder: OutcomeRecorder;
+  readonly backPressure: RelayBackPressure;
   // `work` is woken by commits and stop(); `stopped` only by stop(), so an outage's probe delay
   // is not cut short by every commit that happens meanwhile.
   private readonly work = new Waker();
@@ -105,6 +105,7 @@ export class OutboxProcessor {
     this.databaseBackoff = new Backoff(options.databaseRetry ?? { initialMs: 200, maxMs: 10_000 });
     this.log = (options.logger ?? getLogger('outbox')).child({ processor: this.name, broker: this.targetBroker, worker: this.workerId });
     this.relayLog = new RelayLog(this.log);
+    this.backPressure = new RelayBackPressure(this.broker, this.config, this.log);
     this.promotion = new DuePromotion(this.store, this.targetBroker, this.tickMs, this.log, this.clock, () => this.work.wake());
     this.locks = new LockHeartbeat(this.store, this.workerId, this.lockMs, this.log);
     const listenerTimeoutMs = options.abandonListenerTimeoutMs ?? DEFAULT_LISTENER_TIMEOUT_MS;
@@ -220,6 +221,7 @@ export class OutboxProcessor {
     try {
       const outcome = await publishTraced(this, this.broker, rows);
       this.relayLog.published(outcome.published);
+      this.backPressure.published(outcome.published, this.partitions);
       const published = outcome.published.length > 0 ? { rows: outcome.published } : null;
       const unsettled = defer && !outcome.outage ? published : null;
       if (published && !unsettled) await this.recorder.published(published, result);
@@ -253,6 +255,7 @@ export class OutboxProcessor {
       publishedPerSecond: this.rate.perSecond(),
       totals: this.totals(),
       heldRows: this.locks.heldCount,
+      backPressure: this.backPressure.status(),
     };
     return withStoreCounts(base, this.store, this.targetBroker);
   }
@@ -264,6 +267,7 @@ export class OutboxProcessor {
           await this.probeBroker();
           continue;
         }
+        if (await this.backPressure.holdsBack(this.stopSignal)) continue;
         const more = await this.pass();
         this.total.ticks += 1;
         if ((this.total.ticks - 1) % this.config.cleanup.cleanup_interval_ticks === 0) await this.cleanup();
@@ -311,7 +315,8 @@ export class OutboxProcessor {
         count(result);
         if (this.stopping || result.claimed === 0 || result.brokerUnavailable || result.databaseUnavailable) return false;
         if (this.currentState !== 'running' && this.currentState !== 'new') return false;
-        if (Date.now() - started >= this.tickMs) return true;
+        // A pass ends early when the consumers' lag is due a look: back-pressure bounds what one check lets through.
+        if (Date.now() - started >= this.tickMs || this.backPressure.due()) return true;
       }
     } finally {
       if (unsettled) {
@@ -391,8 +396,4 @@ export class OutboxProcessor {
       this.log.warn(`cannot listen for commits; polling every ${this.tickMs} ms until it can`, { error: message(error) });
     }
   }
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

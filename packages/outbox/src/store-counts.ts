@@ -2,7 +2,10 @@
 import type { OutboxStore } from '@protean-ts/core';
 import type { OutboxProcessorMetrics } from './outbox-processor-metrics.js';
 
-type ProcessorFigures = Pick<OutboxProcessorMetrics, 'name' | 'targetBroker' | 'workerId' | 'state' | 'publishedPerSecond' | 'totals' | 'heldRows'>;
+type ProcessorFigures = Pick<
+  OutboxProcessorMetrics,
+  'name' | 'targetBroker' | 'workerId' | 'state' | 'publishedPerSecond' | 'totals' | 'heldRows' | 'backPressure'
+>;
 
 export async function withStoreCounts(base: ProcessorFigures, store: OutboxStore, targetBroker: string): Promise<OutboxProcessorMetrics> {
   try {

@@ -326,6 +326,24 @@ describe('OutboxProcessor (memory store, inline broker)', () => {
     expect(() => processor({ retry: { jitter_factor: 2 } })).toThrow(/outbox\.retry\.jitter_factor/);
     processors.length = 0;
   });
+
+  it('refuses back-pressure settings that cannot work, and a broker that cannot report its lag', async () => {
+    expect(() => processor({ max_consumer_lag: -1 })).toThrow(
+      /outbox\.max_consumer_lag must be an integer of at least 0 \(0 turns back-pressure off\), got -1/,
+    );
+    expect(() => processor({ max_consumer_lag: 1.5 })).toThrow(OutboxConfigError);
+    expect(() => processor({ max_consumer_lag: 10, lag_check_interval: 0 })).toThrow(
+      /outbox\.lag_check_interval must be a number of seconds between 0\.01 and 3600, got 0/,
+    );
+    // The inline broker has no CONSUMER_LAG: the setting would have no effect, so it is refused.
+    expect(() => processor({ max_consumer_lag: 10 })).toThrow(
+      new RegExp(
+        `outbox\\.max_consumer_lag is 10, but broker "${broker.name}" \\(provider inline\\) cannot report its consumers' lag \\(capability CONSUMER_LAG\\)`,
+      ),
+    );
+    processors.length = 0;
+    await expect(processor().metrics()).resolves.toMatchObject({ backPressure: null });
+  });
 });
 
 describe('createOutboxProcessors', () => {

@@ -18,6 +18,7 @@ import {
   type BrokerSettings,
   type DeadLetter,
   type GroupProgress,
+  type GroupLag,
   type GroupStatus,
   type Logger,
   type OutgoingMessage,
@@ -74,7 +75,8 @@ export class RabbitMQBroker extends BaseBroker {
     BrokerCapability.BLOCKING_READ |
     BrokerCapability.DEAD_LETTER_QUEUE |
     BrokerCapability.DURABLE |
-    BrokerCapability.DISTRIBUTED;
+    BrokerCapability.DISTRIBUTED |
+    BrokerCapability.CONSUMER_LAG;
 
   readonly names: RabbitMQNames;
   private readonly config: RabbitMQBrokerSettings;
@@ -227,6 +229,11 @@ export class RabbitMQBroker extends BaseBroker {
 
   protected override doGroupProgress(stream: string, group: string, through: string | undefined): Promise<GroupProgress> {
     return this.backlog.progress(stream, group, through);
+  }
+
+  async consumerLag(stream: string): Promise<GroupLag[]> {
+    await this.connect();
+    return this.guard(`read the consumer lag of stream "${stream}"`, () => this.backlog.consumerLag(stream));
   }
 
   /** The letter is confirmed before the original is acked: never acked without its dead letter. */

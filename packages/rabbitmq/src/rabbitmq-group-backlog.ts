@@ -5,7 +5,7 @@
  * a group is settled through a mark once a reading that is surely newer than the mark shows the
  * queue empty with nothing unacked; without it, "settled" is never claimed.
  */
-import type { GroupProgress, GroupStatus } from '@protean-ts/core';
+import type { GroupLag, GroupProgress, GroupStatus } from '@protean-ts/core';
 import { RabbitMQManagementRequiredError } from './rabbitmq-management-required.error.js';
 import type { RabbitMQManagementApi } from './rabbitmq-management.js';
 import type { RabbitMQNames } from './rabbitmq-names.js';
@@ -38,6 +38,24 @@ export class RabbitMQGroupBacklog {
     // The live ready count is the API's messages_ready without its delay. The API's unacked count
     // may be older than this process's own, which is exact: never report less than that.
     return { pending: Math.max(reading?.unacked ?? 0, here), lag: live.ready, exists: true };
+  }
+
+  /**
+   * Every group queue of the stream with its ready plus unacked messages. The management API lists
+   * the queues bound to the stream's exchange, whoever declared them; without it only the groups
+   * this process declared are known, with the unacked deliveries this process holds.
+   */
+  async consumerLag(stream: string): Promise<GroupLag[]> {
+    const prefix = this.names.groupQueue(stream, '');
+    const groups = this.api
+      ? (await this.api.queuesBoundTo(this.names.exchange(stream))).filter((queue) => queue.startsWith(prefix)).map((queue) => queue.slice(prefix.length))
+      : this.topology.declaredGroups(stream);
+    const lags: GroupLag[] = [];
+    for (const group of groups) {
+      const status = await this.status(stream, group);
+      if (status.exists) lags.push({ group, behind: (status.lag ?? 0) + status.pending });
+    }
+    return lags;
   }
 
   async progress(stream: string, group: string, through: string | undefined): Promise<GroupProgress> {

@@ -37,9 +37,24 @@ export class RabbitMQManagementApi {
 
   /** The queue's counts, or null when RabbitMQ has no such queue (404). */
   async queue(name: string): Promise<ManagementQueueReading | null> {
-    const url = `${this.settings.baseUrl}/api/queues/${encodeURIComponent(this.vhost)}/${encodeURIComponent(name)}`;
     const requestedAt = Date.now();
-    const response = await this.get(url);
+    const body = await this.read(`queues/${encodeURIComponent(this.vhost)}/${encodeURIComponent(name)}`, `queue "${name}"`);
+    if (body === null) return null;
+    return { ready: count(body.messages_ready), unacked: count(body.messages_unacknowledged), consumers: count(body.consumers), requestedAt };
+  }
+
+  /** Names of the queues bound to `exchange` ([] when there is no such exchange): a stream's groups, whichever process declared them. */
+  async queuesBoundTo(exchange: string): Promise<string[]> {
+    const body = await this.read(`exchanges/${encodeURIComponent(this.vhost)}/${encodeURIComponent(exchange)}/bindings/source`, `exchange "${exchange}"`);
+    if (!Array.isArray(body)) return [];
+    return (body as Record<string, unknown>[])
+      .filter((b) => b.destination_type === 'queue' && typeof b.destination === 'string')
+      .map((b) => b.destination as string);
+  }
+
+  /** One GET of the API, its JSON body; null on 404. */
+  private async read(path: string, what: string): Promise<Record<string, unknown> | null> {
+    const response = await this.get(`${this.settings.baseUrl}/api/${path}`);
     if (response.status === 404) return null;
     if (response.status === 401 || response.status === 403) {
       throw this.error(
@@ -48,18 +63,16 @@ export class RabbitMQManagementApi {
     }
     if (!response.ok)
       throw this.error(
-        `the RabbitMQ management API at ${this.settings.maskedUri} answered HTTP ${response.status} for queue "${name}": ${(await response.text()).slice(0, 200)}`,
+        `the RabbitMQ management API at ${this.settings.maskedUri} answered HTTP ${response.status} for ${what}: ${(await response.text()).slice(0, 200)}`,
       );
-    let body: Record<string, unknown>;
     try {
-      body = (await response.json()) as Record<string, unknown>;
+      return (await response.json()) as Record<string, unknown>;
     } catch (err) {
       throw this.error(
         `${this.settings.maskedUri} did not answer JSON; management_uri must be the management API's address, e.g. "http://user:password@host:15672"`,
         err,
       );
     }
-    return { ready: count(body.messages_ready), unacked: count(body.messages_unacknowledged), consumers: count(body.consumers), requestedAt };
   }
 
   private async get(url: string): Promise<Response> {

@@ -84,6 +84,12 @@ export class RabbitMQTopology {
     });
   }
 
+  /** Groups of `stream` this process declared (and so reads or has read). */
+  declaredGroups(stream: string): string[] {
+    const prefix = `${stream}\u0000`;
+    return [...this.groups.keys()].filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length));
+  }
+
   /**
    * A queue's ready messages and consumers now, or null when it does not exist (checked on a
    * throwaway channel: a passive declare of a missing queue closes its channel).

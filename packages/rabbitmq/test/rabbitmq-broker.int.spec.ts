@@ -26,7 +26,7 @@ async function publishRaw(broker: Broker, stream: string, body: Buffer): Promise
 
 describe.skipIf(!up)('rabbitmq broker', () => {
   describeBrokerConformance('rabbitmq', () => new RabbitMQBroker('conformance', { provider: 'rabbitmq', uri: rabbitUri(vhost) }), {
-    capabilities: ['PUBLISH', 'CONSUMER_GROUPS', 'ACK_NACK', 'BLOCKING_READ', 'DEAD_LETTER_QUEUE', 'DURABLE', 'DISTRIBUTED'],
+    capabilities: ['PUBLISH', 'CONSUMER_GROUPS', 'ACK_NACK', 'BLOCKING_READ', 'DEAD_LETTER_QUEUE', 'DURABLE', 'DISTRIBUTED', 'CONSUMER_LAG'],
     publishRaw,
   });
 });

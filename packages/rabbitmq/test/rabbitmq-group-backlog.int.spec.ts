@@ -39,6 +39,21 @@ describe.skipIf(!up)('rabbitmq group backlog read from another process', () => {
     return { worker, held: held! };
   };
 
+  it("lists the groups another instance declared, with their backlog, in consumerLag (the relay's back-pressure)", async () => {
+    const stream = 'lagging';
+    const { worker, held } = await workerHolding(stream);
+    await worker.ensureGroup(stream, 'idle');
+    await worker.publish({ stream, envelope: sampleBrokerEnvelope(stream, 2) });
+    const relay = watcher();
+    // g: one unacked (read) and one ready; idle: the one published after it was bound.
+    await eventually('the API reports the unacked delivery', async () => (await relay.groupStatus(stream, 'g')).pending === 1, 15_000);
+    const lags = await relay.consumerLag(stream);
+    expect(Object.fromEntries(lags.map((lag) => [lag.group, lag.behind]))).toEqual({ g: 2, idle: 1 });
+    await worker.ack(stream, 'g', [held.id]);
+    // Without the API, a process that declared no group of the stream knows none of them.
+    expect(await open().consumerLag(stream)).toEqual([]);
+  });
+
   it("shows another instance's unacked delivery as pending, read through the management API", async () => {
     const stream = 'held';
     const { worker, held } = await workerHolding(stream);

@@ -15,6 +15,7 @@ import {
   getLogger,
   type BrokerSettings,
   type DeadLetter,
+  type GroupLag,
   type GroupProgress,
   type GroupStatus,
   type Logger,
@@ -30,10 +31,12 @@ import { RedisDeadLetterQueue } from './redis-dead-letter-queue.js';
 import type { RawEntry } from './redis-entry-codec.js';
 import { redisEntryFormat, type RedisEntryFormat } from './redis-entry-format.js';
 import { repliesOrThrow, type PipelineResults } from './redis-replies.js';
+import { readConsumerLag } from './redis-consumer-lag.js';
 import { readGroupProgress } from './redis-group-progress.js';
 import { readGroupStatus } from './redis-group-status.js';
 import { claimFromDeadConsumers, reportAlive } from './redis-liveness.js';
 import { nackPending, REDIS_SCRIPTS, removeIdleConsumers, touchPending } from './redis-scripts.js';
+import { streamDetails } from './redis-stream-details.js';
 import { RedisStreamPublisher } from './redis-stream-publisher.js';
 import type { TrimOutcome } from './redis-stream-trimming.js';
 import { decodeOrDeadLetter } from './redis-undecodable-entries.js';
@@ -62,7 +65,8 @@ export class RedisBroker extends BaseBroker {
     BrokerCapability.RECLAIM_PENDING |
     BrokerCapability.DURABLE |
     BrokerCapability.DISTRIBUTED |
-    BrokerCapability.LIVENESS;
+    BrokerCapability.LIVENESS |
+    BrokerCapability.CONSUMER_LAG;
 
   readonly streamPrefix: string;
   readonly maxlen: number;
@@ -287,6 +291,11 @@ export class RedisBroker extends BaseBroker {
     return readGroupProgress(this.client, this.key(stream), group, through);
   }
 
+  async consumerLag(stream: string): Promise<GroupLag[]> {
+    await this.connect();
+    return this.guard(`read the consumer lag of stream "${stream}"`, () => readConsumerLag(this.client, this.key(stream), this.publisher.lostKey(stream)));
+  }
+
   protected async doPing(): Promise<boolean> {
     return (await this.client.ping()) === 'PONG';
   }
@@ -387,10 +396,4 @@ export class RedisBroker extends BaseBroker {
     });
     return connection;
   }
-}
-
-/** A stream's line in `info()`: its length, and the entries each group lost to the hard limit, if any. */
-function streamDetails(length: unknown, lost: unknown): Record<string, unknown> {
-  const losses = Object.entries((lost ?? {}) as Record<string, string>).map(([group, count]) => [group, Number(count)]);
-  return { length: Number(length), ...(losses.length > 0 ? { lostToTrimming: Object.fromEntries(losses) } : {}) };
 }

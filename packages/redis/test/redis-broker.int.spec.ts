@@ -12,7 +12,18 @@ afterAll(() => (up ? deleteKeys(prefix) : undefined));
 
 describe.skipIf(!up)('redis broker', () => {
   describeBrokerConformance('redis', () => new RedisBroker('conformance', { provider: 'redis', uri: REDIS_URI, stream_prefix: prefix }), {
-    capabilities: ['PUBLISH', 'CONSUMER_GROUPS', 'ACK_NACK', 'BLOCKING_READ', 'DEAD_LETTER_QUEUE', 'RECLAIM_PENDING', 'DURABLE', 'DISTRIBUTED', 'LIVENESS'],
+    capabilities: [
+      'PUBLISH',
+      'CONSUMER_GROUPS',
+      'ACK_NACK',
+      'BLOCKING_READ',
+      'DEAD_LETTER_QUEUE',
+      'RECLAIM_PENDING',
+      'DURABLE',
+      'DISTRIBUTED',
+      'LIVENESS',
+      'CONSUMER_LAG',
+    ],
     // A foreign producer: an XADD of the body as the entry's envelope field.
     publishRaw: async (broker, stream, body) => {
       const client = new Redis(REDIS_URI);

@@ -29,6 +29,13 @@ export { logProcessWarnings } from './process-warnings.js';
 export { logConsoleOutput } from './console-output.js';
 export { installShutdown, type ShutdownHandle, type ShutdownOptions, type ShutdownSignal } from './shutdown.js';
 export { collectStatus, managedDatabases, eventStoreOf, DEFAULT_MAX_BEHIND, type CollectStatusOptions } from './status/collect-status.js';
-export type { SystemStatus, OutboxReport, SubscriptionBacklog, StreamSubscriptionBacklog, EventStoreSubscriptionBacklog } from './status/system-status.js';
+export type {
+  SystemStatus,
+  OutboxReport,
+  SubscriptionBacklog,
+  StreamSubscriptionBacklog,
+  EventStoreSubscriptionBacklog,
+  RelayPressureReport,
+} from './status/system-status.js';
 export { DrainWatch, type DrainProgress, type OutboxDrain, type SubscriptionDrain } from './status/drain-watch.js';
 export { eventsBehind, type EventsBehind } from './status/events-behind.js';

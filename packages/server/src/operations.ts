@@ -8,6 +8,13 @@ export { partitionCount, plannedStreams, planSubscriptions, type PlannedSubscrip
 export { errorText } from './subscriptions/consumer-loop.js';
 export { eventStoreInboxName } from './subscriptions/event-store-subscription.js';
 export { collectStatus, managedDatabases, eventStoreOf, problem, DEFAULT_MAX_BEHIND, type CollectStatusOptions } from './status/collect-status.js';
-export type { SystemStatus, OutboxReport, SubscriptionBacklog, StreamSubscriptionBacklog, EventStoreSubscriptionBacklog } from './status/system-status.js';
+export type {
+  SystemStatus,
+  OutboxReport,
+  SubscriptionBacklog,
+  StreamSubscriptionBacklog,
+  EventStoreSubscriptionBacklog,
+  RelayPressureReport,
+} from './status/system-status.js';
 export { DrainWatch, type DrainProgress, type OutboxDrain, type PartitionDrain, type SubscriptionDrain } from './status/drain-watch.js';
 export { eventsBehind, type EventsBehind } from './status/events-behind.js';

@@ -66,6 +66,19 @@ describe('Supervisor (real child processes)', () => {
     expect(await sup.done).toBe(0);
   });
 
+  it("carries a worker's open circuit into the supervisor's /readyz notes and /healthz, staying ready", async () => {
+    const sup = make('circuit', { health: { host: '127.0.0.1', port: 0 } });
+    await sup.start();
+    await until(() => sup.report().ready && sup.report().checks.some((c) => c.note));
+    const base = `http://127.0.0.1:${sup.boundHealthPort}`;
+    const readyz = await fetch(`${base}/readyz`);
+    expect(readyz.status).toBe(200);
+    expect(await readyz.json()).toMatchObject({ status: 'ready', notes: { 'worker:2/subscription:A': 'circuit open (GatewayDownError: no answer)' } });
+    const healthz = (await (await fetch(`${base}/healthz`)).json()) as { checks: { name: string; note?: string }[] };
+    expect(healthz.checks.find((c) => c.name === 'worker:2/subscription:A')?.note).toBe('circuit open (GatewayDownError: no answer)');
+    expect(healthz.checks.find((c) => c.name === 'worker:1/subscription:A')?.note).toBeUndefined();
+  });
+
   it('restarts a worker killed with SIGKILL and logs it', async () => {
     const sup = make('normal');
     await sup.start();

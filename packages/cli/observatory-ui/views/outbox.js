@@ -29,6 +29,14 @@ function Rows({ database, rows, title, onRetry }) {
     </table>`;
 }
 
+/** The same words as `protean-ts status`: whether back-pressure (outbox.max_consumer_lag) holds the relay to a broker back. */
+function relayText(relay) {
+  if (relay.error) return `Relay to ${relay.broker}: consumer lag unknown (max ${relay.maxConsumerLag}): ${relay.error}`;
+  const where = relay.worst ? ` (group "${relay.worst.group}" of stream "${relay.worst.stream}")` : ' (no consumer group yet)';
+  if (relay.heldBack) return `Relay to ${relay.broker} held back: lag ${relay.worst.behind} > max ${relay.maxConsumerLag}${where}; rows wait in the outbox.`;
+  return `Relay to ${relay.broker} running: lag ${relay.worst?.behind ?? 0} <= max ${relay.maxConsumerLag}${where}.`;
+}
+
 export function OutboxView({ snapshot }) {
   const [message, setMessage] = useState(null);
   if (!snapshot) return html`<p class="loading">Waiting for the first sample…</p>`;
@@ -42,6 +50,7 @@ export function OutboxView({ snapshot }) {
   };
   return html`
     ${message && html`<p class=${message.ok ? 'ok' : 'error'} data-testid="action-result">${message.text}</p>`}
+    ${(snapshot.relays ?? []).map((relay) => html`<p class=${relay.heldBack || relay.error ? 'error' : 'note'} data-testid=${`relay-${relay.broker}`}>${relayText(relay)}</p>`)}
     ${snapshot.outbox.map(
       ({ report, abandoned, failed }) => html`
       <section data-database=${report.database}>

@@ -6,7 +6,15 @@
  * what that means) and exits 1 at the timeout, naming what is left.
  */
 import Table from 'cli-table3';
-import { collectStatus, DrainWatch, type DrainProgress, type OutboxReport, type SubscriptionBacklog, type SystemStatus } from '@protean-ts/server/operations';
+import {
+  collectStatus,
+  DrainWatch,
+  type DrainProgress,
+  type OutboxReport,
+  type RelayPressureReport,
+  type SubscriptionBacklog,
+  type SystemStatus,
+} from '@protean-ts/server/operations';
 import type { Domain } from '@protean-ts/core';
 import { CliError, ExitCode } from '../cli-error.js';
 import type { CliContext, CliIO } from '../cli-context.js';
@@ -99,6 +107,7 @@ export function renderStatus(status: SystemStatus): string {
   const out: string[] = [];
   out.push('Outbox');
   out.push(outboxTable(status.outboxes));
+  for (const relay of status.relays ?? []) out.push(`  ${relayLine(relay)}`);
   out.push('Subscriptions');
   out.push(
     status.subscriptions.length ? subscriptionTable(status.subscriptions) : '  none (no handler, subscriber, process manager or projector runs asynchronously)',
@@ -126,6 +135,15 @@ function outboxTable(outboxes: readonly OutboxReport[]): string {
       );
   }
   return table.toString();
+}
+
+/** `relay to redis: held back: lag 1200 > max 1000 (group "Billing" of stream "shop::order")`. */
+export function relayLine(relay: RelayPressureReport): string {
+  if (relay.error !== undefined) return `relay to ${relay.broker}: consumer lag unknown (max ${relay.maxConsumerLag}): ${relay.error}`;
+  const worst = relay.worst;
+  const where = worst ? ` (group "${worst.group}" of stream "${worst.stream}")` : ' (no consumer group yet)';
+  if (relay.heldBack) return `relay to ${relay.broker}: held back: lag ${worst!.behind} > max ${relay.maxConsumerLag}${where}; rows wait in the outbox`;
+  return `relay to ${relay.broker}: running: lag ${worst?.behind ?? 0} <= max ${relay.maxConsumerLag}${where}`;
 }
 
 function subscriptionTable(subscriptions: readonly SubscriptionBacklog[]): string {

@@ -56,7 +56,7 @@ export async function startObservatory(options: ObservatoryOptions): Promise<Run
   const snapshot = async () => {
     // The same numbers `protean-ts status` prints, plus the rows and rates only the page shows.
     const [status, flow] = await Promise.all([collectStatus(domain), sampler.sample()]);
-    return { at: status.takenAt, outbox: await outboxView(domain, status.outboxes), subscriptions: status.subscriptions, flow };
+    return { at: status.takenAt, outbox: await outboxView(domain, status.outboxes), relays: status.relays ?? [], subscriptions: status.subscriptions, flow };
   };
 
   const broadcast = async () => {

@@ -4,6 +4,7 @@
  * checks that apply to it: `describeBrokerConformance('redis', () => new RedisBroker(...), { capabilities })`.
  */
 import { describe } from 'vitest';
+import { consumerLagConformance } from './broker-conformance-consumer-lag.js';
 import { consumersConformance } from './broker-conformance-consumers.js';
 import { ConformanceContext, type BrokerConformanceOptions, type MakeBroker } from './broker-conformance-fixtures.js';
 import { deliveryConformance } from './broker-conformance-delivery.js';
@@ -22,6 +23,7 @@ export function describeBrokerConformance(name: string, makeBroker: MakeBroker, 
     pendingConformance(ctx);
     consumersConformance(ctx);
     livenessConformance(ctx);
+    consumerLagConformance(ctx);
     undecodableConformance(ctx);
   });
 }

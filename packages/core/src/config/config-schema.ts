@@ -157,6 +157,8 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
         lock_seconds: { kind: 'number', min: 1, max: 3600 },
         messages_per_tick: positiveInt,
         tick_interval: seconds,
+        max_consumer_lag: { kind: 'integer', min: 0, max: 1_000_000_000 },
+        lag_check_interval: { kind: 'number', min: 0.01, max: 3600 },
         retry: {
           kind: 'table',
           keys: {

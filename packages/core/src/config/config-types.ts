@@ -144,6 +144,13 @@ export interface OutboxConfig {
   tick_interval: number;
   /** How long a claim holds its rows; renewed while they are being published. */
   lock_seconds: number;
+  /**
+   * Back-pressure: the relay to a broker holds back while a consumer group of a stream it publishes
+   * to has more than this many messages not finished (undelivered plus unacked). 0: off.
+   */
+  max_consumer_lag: number;
+  /** Seconds between lag checks while `max_consumer_lag` is on. */
+  lag_check_interval: number;
   retry: OutboxRetryConfig;
   cleanup: OutboxCleanupConfig;
 }

@@ -63,6 +63,8 @@ const DEFAULTS: DomainConfig = {
     messages_per_tick: 100,
     tick_interval: 1,
     lock_seconds: 30,
+    max_consumer_lag: 0,
+    lag_check_interval: 1,
     retry: {
       max_attempts: 5,
       base_delay_seconds: 1,

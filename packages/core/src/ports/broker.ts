@@ -21,6 +21,8 @@ export const BrokerCapability = {
   DISTRIBUTED: 1 << 7,
   /** `reportAlive` and `reclaimFromDeadConsumers`: dead consumers are detected by a heartbeat. */
   LIVENESS: 1 << 8,
+  /** `consumerLag`: how far behind every consumer group of a stream is (the outbox relay's back-pressure). */
+  CONSUMER_LAG: 1 << 9,
 } as const;
 export type BrokerCapabilityName = keyof typeof BrokerCapability;
 
@@ -92,6 +94,13 @@ export interface GroupStatus {
    * the stream was created. Present only when some were lost.
    */
   lostToTrimming?: number;
+}
+
+/** One consumer group of a stream and the messages it has not finished, as `consumerLag` reports it. */
+export interface GroupLag {
+  group: string;
+  /** Not yet delivered to the group plus delivered and not yet acked. */
+  behind: number;
 }
 
 /**
@@ -201,6 +210,12 @@ export interface Broker {
   groupStatus(stream: string, group: string): Promise<GroupStatus>;
   /** The group's position against the stream's head; `through` (an entry id, e.g. an earlier `head`) is what `settled` answers about. */
   groupProgress(stream: string, group: string, through?: string): Promise<GroupProgress>;
+  /**
+   * With `CONSUMER_LAG`: every consumer group reading `stream` that the broker can list, each with
+   * how many messages it has not finished; [] when the stream or its groups do not exist. The
+   * outbox relay holds back while one of them is past `outbox.max_consumer_lag`.
+   */
+  consumerLag?(stream: string): Promise<GroupLag[]>;
   /** True when the broker answers; false (never a throw) during an outage or after close. */
   ping(): Promise<boolean>;
   info(): Promise<BrokerInfo>;

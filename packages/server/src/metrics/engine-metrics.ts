@@ -41,6 +41,9 @@ export class EngineMetrics {
     const circuitOpened = counter(METRICS.circuitOpened);
     const superseded = counter(METRICS.superseded);
     const rateDelayed = counter(METRICS.rateLimitDelayed);
+    const readAhead = gauge(METRICS.readAhead);
+    const heldBack = gauge(METRICS.relayHeldBack);
+    const consumerLag = gauge(METRICS.relayConsumerLag);
     const published = counter(METRICS.outboxPublished);
     const failures = counter(METRICS.outboxFailures);
     const abandoned = counter(METRICS.outboxAbandoned);
@@ -59,6 +62,9 @@ export class EngineMetrics {
       circuitOpened,
       superseded,
       rateDelayed,
+      readAhead,
+      heldBack,
+      consumerLag,
       published,
       failures,
       abandoned,
@@ -91,6 +97,7 @@ export class EngineMetrics {
         }
         if (debounce) result.observe(superseded, debounce.superseded, attributes);
         if (rateLimit) result.observe(rateDelayed, rateLimit.delayed, attributes);
+        if (status.readAhead) result.observe(readAhead, status.readAhead.held, attributes);
       }
       for (const processor of this.sources.processors()) {
         const totals = processor.totals();
@@ -98,6 +105,11 @@ export class EngineMetrics {
         result.observe(published, totals.published, attributes);
         result.observe(failures, totals.failed, attributes);
         result.observe(abandoned, totals.abandoned, attributes);
+        const pressure = processor.backPressure.status();
+        if (pressure) {
+          result.observe(heldBack, pressure.heldBack ? 1 : 0, attributes);
+          if (pressure.worst) result.observe(consumerLag, pressure.worst.behind, attributes);
+        }
       }
       const status = await collectStatus(this.sources.domain, { maxBehind: MAX_BEHIND });
       observeBacklog(result, status, { rows, oldest, lag, pending, consumers, deadLetters, instances, timeouts });

@@ -39,6 +39,21 @@ export const METRICS = {
     'Messages acked without running the handler: a later message of their key came within the debounce window',
   ),
   rateLimitDelayed: spec('protean.subscription.rate_limit.delayed', '{message}', "Messages that waited for a slot of the subscription's rate limit"),
+  readAhead: spec(
+    'protean.subscription.read_ahead',
+    '{message}',
+    "Messages the subscription holds in this process's memory, read and not finished (at most twice server.messages_per_tick; under a supervisor: one worker's)",
+  ),
+  relayHeldBack: spec(
+    'protean.outbox.relay.held_back',
+    '{state}',
+    "Whether the relay to this broker holds back for a consumer group past outbox.max_consumer_lag: 1 held back, 0 relaying (under a supervisor: one worker's)",
+  ),
+  relayConsumerLag: spec(
+    'protean.outbox.relay.consumer_lag',
+    '{message}',
+    "Messages not finished by the consumer group furthest behind on the relay's streams, at the relay's last back-pressure check",
+  ),
   outboxPublished: spec('protean.outbox.published', '{message}', 'Outbox rows published to their broker and recorded as published'),
   outboxFailures: spec('protean.outbox.failures', '{attempt}', "Failed publish attempts of outbox rows (each counts one of the row's attempts)"),
   outboxAbandoned: spec('protean.outbox.abandoned', '{message}', 'Outbox rows abandoned after their last attempt (or past outbox.retry.max_total_seconds)'),

@@ -19,6 +19,7 @@ import {
 import { plannedStreams, planSubscriptions, type PlannedSubscription } from '../subscriptions/subscription-plan.js';
 import { eventsBehind } from './events-behind.js';
 import { collectProcessManagers } from './process-manager-report.js';
+import { collectRelayPressure } from './relay-pressure.js';
 import { optionalLimits } from '../subscriptions/flow/flow-gates.js';
 import type { EventStoreSubscriptionBacklog, OutboxReport, StreamSubscriptionBacklog, SubscriptionBacklog, SystemStatus } from './system-status.js';
 
@@ -39,7 +40,7 @@ export const DEFAULT_MAX_BEHIND = 10_000;
 export async function collectStatus(domain: Domain, options: CollectStatusOptions = {}): Promise<SystemStatus> {
   const takenAt = new Date().toISOString();
   const plan = planSubscriptions(domain);
-  const [outboxes, streamBacklogs, storeBacklogs, processManagers] = await Promise.all([
+  const [outboxes, streamBacklogs, storeBacklogs, processManagers, relays] = await Promise.all([
     collectOutboxes(domain),
     collectStreamBacklogs(
       domain,
@@ -51,10 +52,11 @@ export async function collectStatus(domain: Domain, options: CollectStatusOption
       options.maxBehind ?? DEFAULT_MAX_BEHIND,
     ),
     collectProcessManagers(domain, options.maxTransitions ?? DEFAULT_MAX_TRANSITIONS, problem),
+    collectRelayPressure(domain, plan, problem),
   ]);
   await addOpenCircuits(domain, streamBacklogs);
   const subscriptions: SubscriptionBacklog[] = [...streamBacklogs, ...storeBacklogs];
-  return { takenAt, outboxes, subscriptions, processManagers };
+  return { takenAt, outboxes, subscriptions, processManagers, ...(relays ? { relays } : {}) };
 }
 
 /** Circuits the workers recorded as not closed, onto their subscriptions; a failed read is left out (it is only a hint). */

@@ -13,6 +13,20 @@ export interface SystemStatus {
   subscriptions: SubscriptionBacklog[];
   /** One per process manager of the domain (empty when it has none). */
   processManagers: ProcessManagerReport[];
+  /** With `outbox.max_consumer_lag` on: one per broker the outbox relays to (see docs/flow-control.md, Back-pressure). */
+  relays?: RelayPressureReport[];
+}
+
+/** Whether the outbox relay to one broker holds back for a lagging consumer group. */
+export interface RelayPressureReport {
+  broker: string;
+  maxConsumerLag: number;
+  /** True when the group furthest behind has more than `maxConsumerLag` messages not finished. */
+  heldBack: boolean;
+  /** That group, on the streams the domain's subscriptions read on this broker; null when none has a group. */
+  worst: { stream: string; group: string; behind: number } | null;
+  /** Set when the lag could not be read. */
+  error?: string;
 }
 
 /** A process manager's instances (from its transition streams) and timeouts (from the outbox). */

@@ -152,9 +152,18 @@ export class ConsumerLoop extends SubscriptionLifecycle implements Subscription 
       state: this.state,
       lastError: this.lastError,
       inFlight: this.scheduler.size,
+      readAhead: { held: this.scheduler.size, bound: 2 * this.options.batchSize, paused: this.scheduler.size > Math.floor(this.options.batchSize / 2) },
       ...this.counters,
       ...(flow ? { flow } : {}),
     };
+  }
+
+  /**
+   * Messages taken over from dead consumers come on top of the read-ahead (a key may be waiting
+   * for one of them), up to twice `batchSize` held in all: the memory bound whatever the stream's depth.
+   */
+  private get takeOverRoom(): number {
+    return Math.max(0, 2 * this.options.batchSize - this.scheduler.size);
   }
 
   /** Whether an empty read already waited `blocking_timeout_ms`; if not, the loop pauses itself. */
@@ -209,7 +218,7 @@ export class ConsumerLoop extends SubscriptionLifecycle implements Subscription 
         }
         if (this.liveness.supported && Date.now() >= nextDeadCheckAt) {
           nextDeadCheckAt = Date.now() + DEAD_CONSUMER_CHECK_MS;
-          const taken = await this.liveness.takeOverFromDead(stream, group, batchSize);
+          const taken = await this.liveness.takeOverFromDead(stream, group, Math.min(batchSize, this.takeOverRoom));
           if (taken.length > 0) {
             this.log.info('took over messages of a consumer that stopped reporting alive', { count: taken.length });
             lookForStaleConsumers = true;
@@ -316,9 +325,9 @@ export class ConsumerLoop extends SubscriptionLifecycle implements Subscription 
   private async reclaim(): Promise<ReceivedMessage[]> {
     const { broker, stream, group, consumer, batchSize, reclaimIdleMs } = this.options;
     // Brokers without RECLAIM_PENDING (NATS JetStream, RabbitMQ) hand a dead consumer's unacked messages back themselves.
-    if (!broker.has('RECLAIM_PENDING')) return [];
+    if (!broker.has('RECLAIM_PENDING') || this.takeOverRoom === 0) return [];
     try {
-      return await broker.reclaim(stream, group, consumer, reclaimIdleMs, batchSize);
+      return await broker.reclaim(stream, group, consumer, reclaimIdleMs, Math.min(batchSize, this.takeOverRoom));
     } catch (err) {
       this.log.warn('taking over pending messages failed; reading new ones meanwhile', { error: err });
       return [];

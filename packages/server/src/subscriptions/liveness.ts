@@ -40,7 +40,8 @@ export class Liveness {
 
   /** Messages of the group's dead consumers, taken over by this one; [] on failure (logged). */
   async takeOverFromDead(stream: string, group: string, count: number): Promise<ReceivedMessage[]> {
-    if (!this.supported) return [];
+    // No room in the read-ahead (count 0): the dead consumer's messages wait for the next look.
+    if (!this.supported || count < 1) return [];
     try {
       return await this.broker.reclaimFromDeadConsumers(stream, group, this.consumer, count);
     } catch (error) {

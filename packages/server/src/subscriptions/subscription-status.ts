@@ -46,6 +46,12 @@ export interface SubscriptionStatus extends SubscriptionCounters {
   lastError: string | null;
   /** Messages read and not finished (running, queued behind their key, or waiting). */
   inFlight: number;
+  /**
+   * Broker subscriptions: the read-ahead held in memory. `held` never exceeds `bound` (twice
+   * `server.messages_per_tick`); `paused` while more than half a read is held, when reads wait for
+   * the handlers (a subscription that falls behind stays paused).
+   */
+  readAhead?: { held: number; bound: number; paused: boolean };
   /** With `outbox.partitions` > 1: how many partitions the stream has, and which this process reads. */
   partitions?: { count: number; read: number[] };
   /** With a `[server.flow_control]` table: the circuit, the limits and debouncing (see docs/flow-control.md). */

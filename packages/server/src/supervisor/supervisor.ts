@@ -52,6 +52,7 @@ export class Supervisor {
   private readonly slots: WorkerSlot[] = [];
   private readonly policy: RestartPolicy;
   private health: HealthServer | null = null;
+  private healthPort: number | null = null;
   private readonly metrics: WorkerMetricsScrape;
   private stopping: Promise<number> | null = null;
   /** Set when the supervisor gave up on a crash-looping worker: the exit code is then non-zero. */
@@ -76,13 +77,18 @@ export class Supervisor {
       const path = this.options.metricsPath ?? null;
       const metrics = path === null ? {} : { metrics: { path, scrape: () => this.metrics.scrape(this.runningWorkers()) } };
       this.health = new HealthServer({ ...this.options.health, check: async () => this.report(), logger, ...metrics });
-      await this.health.start();
+      this.healthPort = await this.health.start();
     }
     for (let id = 1; id <= workers; id++) {
       const slot: WorkerSlot = { id, child: null, startedAt: 0, ready: false, report: null, reportAt: 0, restartTimer: null, finalCode: null };
       this.slots.push(slot);
       this.spawn(slot);
     }
+  }
+
+  /** The port the health endpoints listen on (the one picked for port 0); null without them. */
+  get boundHealthPort(): number | null {
+    return this.healthPort;
   }
 
   /** Pids of the workers currently running, by worker id order. */

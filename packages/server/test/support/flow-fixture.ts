@@ -27,7 +27,7 @@ export function newCallProbe(workMs = 0): CallProbe {
   return { starts: [], handled: [], running: 0, maxRunning: 0, workMs };
 }
 
-/** `subscription`: keys of `[server.stream_subscription]` beyond the fixture's; `server`: of `[server]`. */
+/** `subscription`: keys of `[server.stream_subscription]` beyond the fixture's; `server`: of `[server]`; `outbox`: of `[outbox]`. */
 export function flowDomain(
   db: TempDatabase,
   broker: FlowBroker,
@@ -35,6 +35,7 @@ export function flowDomain(
   probe: CallProbe,
   subscription: Record<string, unknown> = {},
   server: Record<string, unknown> = {},
+  outbox: Record<string, unknown> = {},
 ) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'protean-flow-'));
   const config: ConfigOverrides = {
@@ -48,7 +49,7 @@ export function flowDomain(
       flow_control: { Caller: flow },
       ...server,
     },
-    outbox: { tick_interval: 0.05 },
+    outbox: { tick_interval: 0.05, ...outbox },
   };
   const domain = new Domain('Flow', { root, config });
 
