@@ -5,7 +5,7 @@
  * broker (it reclaims like Redis), so the bound is checked without timing on a shared server.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultConfig, getLogger, InlineBroker, type HandleOutcome } from '@protean-ts/core';
+import { defaultConfig, getLogger, InlineBroker, systemClock, type HandleOutcome } from '@protean-ts/core';
 import { sampleBrokerEnvelope } from '@protean-ts/conformance';
 import { ConsumerLoop } from '../src/subscriptions/consumer-loop.js';
 
@@ -52,6 +52,7 @@ describe('read-ahead bound with takeovers (inline broker)', () => {
       reclaimIdleMs: IDLE_MS,
       reclaimIntervalMs: 5,
       logger: getLogger('test', {}),
+      clock: systemClock,
     });
     loop.start();
     let held = 0;
