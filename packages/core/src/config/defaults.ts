@@ -63,6 +63,7 @@ const DEFAULTS: DomainConfig = {
     messages_per_tick: 100,
     tick_interval: 1,
     lock_seconds: 30,
+    lanes: { enabled: false, names: ['backfill'], share: 0.25 },
     retry: {
       max_attempts: 5,
       base_delay_seconds: 1,
