@@ -63,7 +63,8 @@ async function runCase(c: Case, redis: Redis, tag: string): Promise<CaseResult> 
     let sent = 0;
     let drainSeconds: number | null = null;
     while (!until()) {
-      if (performance.now() - begin > MAX_SECONDS * 1000) throw new Error(`${c.name}: ${app.counts.backfillHandled} of ${c.backfill} backfill events handled after ${MAX_SECONDS} s`);
+      if (performance.now() - begin > MAX_SECONDS * 1000)
+        throw new Error(`${c.name}: ${app.counts.backfillHandled} of ${c.backfill} backfill events handled after ${MAX_SECONDS} s`);
       await app.commitLive();
       sent += 1;
       // Paced by the clock, so a slow commit does not lower the live rate.
@@ -101,7 +102,9 @@ async function main(): Promise<void> {
     for (const c of cases) {
       const r = await runCase(c, redis, tag);
       results.push({ c, r });
-      console.log(`  ${c.name}: ${r.live} live events, p50 ${r.p50} ms, p99 ${r.p99} ms${r.drainSeconds === null ? '' : `, backfill drained in ${r.drainSeconds.toFixed(1)} s`}`);
+      console.log(
+        `  ${c.name}: ${r.live} live events, p50 ${r.p50} ms, p99 ${r.p99} ms${r.drainSeconds === null ? '' : `, backfill drained in ${r.drainSeconds.toFixed(1)} s`}`,
+      );
     }
   } finally {
     redis.disconnect();

@@ -126,17 +126,21 @@ async function processOnce(
   const name = command.constructor.name;
   let earlier: CommandOutcomeRecord | undefined;
   try {
-    const result = await host.unitOfWork(async () => {
-      const tx = await host.activeUnitOfWork()!.transactionFor(database);
-      const claimed = await store.claim(tx, claim);
-      if (!claimed.claimed) {
-        earlier = claimed.existing;
-        return undefined;
-      }
-      const value = await run();
-      await store.complete(tx, claim.commandId, succeeded(value, name));
-      return value;
-    }, contextOf(command._metadata), lane);
+    const result = await host.unitOfWork(
+      async () => {
+        const tx = await host.activeUnitOfWork()!.transactionFor(database);
+        const claimed = await store.claim(tx, claim);
+        if (!claimed.claimed) {
+          earlier = claimed.existing;
+          return undefined;
+        }
+        const value = await run();
+        await store.complete(tx, claim.commandId, succeeded(value, name));
+        return value;
+      },
+      contextOf(command._metadata),
+      lane,
+    );
     if (!earlier) return result;
   } catch (error) {
     if (isPermanentError(error)) await recordRefusal(host, database, claim, error);

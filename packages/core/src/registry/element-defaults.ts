@@ -89,7 +89,9 @@ export function resolveRecord<K extends ElementKind>(kind: K, cls: ClassRef, giv
       const version = m.version ?? 1;
       if (!Number.isInteger(version) || version < 1) throw new RegistrationError(`${name}: version must be an integer >= 1, got ${String(m.version)}`);
       if (m.lane !== undefined && (typeof m.lane !== 'string' || !LANE_NAME.test(m.lane))) {
-        throw new RegistrationError(`${name}: lane must be a lane name such as 'live' or 'backfill' (lower-case letters, digits, _), got ${JSON.stringify(m.lane)}`);
+        throw new RegistrationError(
+          `${name}: lane must be a lane name such as 'live' or 'backfill' (lower-case letters, digits, _), got ${JSON.stringify(m.lane)}`,
+        );
       }
       return {
         kind,

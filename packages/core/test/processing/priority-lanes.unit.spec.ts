@@ -74,12 +74,14 @@ function lanesDomain(lanes: Record<string, unknown>) {
   }
 
   const rows = async (): Promise<OutboxRow[]> => (domain.providers.get('default') as MemoryProvider).outbox.list({ limit: 100 });
-  const addFeed = (event: 'Ticked' | 'Replayed' = 'Ticked') => async () => {
-    const feed = Feed.create({ ticks: 1 });
-    feed.raise(event === 'Ticked' ? Ticked.create({ n: 1 }) : Replayed.create({ n: 1 }));
-    await domain.repositoryFor(Feed).add(feed);
-  };
-  return { domain, rows, addFeed, Tick, Replay };
+  const addFeed =
+    (event: 'Ticked' | 'Replayed' = 'Ticked') =>
+    async () => {
+      const feed = Feed.create({ ticks: 1 });
+      feed.raise(event === 'Ticked' ? Ticked.create({ n: 1 }) : Replayed.create({ n: 1 }));
+      await domain.repositoryFor(Feed).add(feed);
+    };
+  return { domain, rows, addFeed, Tick, Replay, FeedCommands };
 }
 
 const where = (rows: readonly OutboxRow[]) => rows.map((row) => ({ type: row.messageType.split('.')[1], stream: row.streamName, priority: row.priority }));

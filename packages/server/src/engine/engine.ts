@@ -5,7 +5,18 @@
  * health endpoints. At start it waits for its databases and brokers (see infrastructure-wait.ts);
  * `stop()` finishes the work in flight before closing connections.
  */
-import { getLogger, laneStream, LIVE_LANE, partitionStream, type BaseSubscriber, type Broker, type ClassRef, type Domain, type InitOptions, type Logger } from '@protean-ts/core';
+import {
+  getLogger,
+  laneStream,
+  LIVE_LANE,
+  partitionStream,
+  type BaseSubscriber,
+  type Broker,
+  type ClassRef,
+  type Domain,
+  type InitOptions,
+  type Logger,
+} from '@protean-ts/core';
 import { createOutboxProcessors, type OutboxProcessor } from '@protean-ts/outbox';
 import { HealthServer, type MetricsEndpoint } from '../health/health-server.js';
 import { EngineMetrics } from '../metrics/engine-metrics.js';

@@ -24,7 +24,13 @@ export function newLaneProbe(workMs: number): LaneProbe {
   return { liveDelays: [], backfillHandled: 0, orderOf: new Map(), workMs };
 }
 
-export function lanesDomain(db: TempDatabase, broker: FlowBroker, probe: LaneProbe, lanes: Record<string, unknown>, subscription: Record<string, unknown> = {}) {
+export function lanesDomain(
+  db: TempDatabase,
+  broker: FlowBroker,
+  probe: LaneProbe,
+  lanes: Record<string, unknown>,
+  subscription: Record<string, unknown> = {},
+) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'protean-lanes-'));
   const config: ConfigOverrides = {
     event_processing: 'async',
@@ -119,7 +125,7 @@ export function lanesDomain(db: TempDatabase, broker: FlowBroker, probe: LanePro
     await domain.init();
     for (const provider of domain.providers.values()) await provider.setupSchema(domain.runtime.infrastructure.aggregateSchemas(), { outbox: true });
   }
-  return { domain, commitBackfill, commitLive, commitNext, commitFirst, setUp };
+  return { domain, commitBackfill, commitLive, commitNext, commitFirst, setUp, Recorder };
 }
 
 /** The p-th percentile (0..100) of `values`, nearest rank. */
