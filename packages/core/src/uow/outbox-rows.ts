@@ -43,7 +43,8 @@ export function outboxRowsForEvents(input: AggregateEvents, outbox: Pick<OutboxC
     if (domain.published === true) {
       const stripped = stripEnvelope(envelope);
       for (const broker of outbox.external_brokers) {
-        if (broker !== outbox.broker) rows.push({ ...row, envelope: stripped, targetBroker: broker });
+        // Other systems read the category's stream: lanes are this domain's own, so none there.
+        if (broker !== outbox.broker) rows.push({ ...row, streamName: domain.streamCategory, envelope: stripped, targetBroker: broker });
       }
     }
   }

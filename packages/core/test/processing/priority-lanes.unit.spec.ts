@@ -23,13 +23,13 @@ import {
   type OutboxRow,
 } from '../../src/index.js';
 
-function lanesDomain(lanes: Record<string, unknown>) {
+function lanesDomain(lanes: Record<string, unknown>, more: { brokers?: Record<string, unknown>; outbox?: Record<string, unknown> } = {}) {
   const domain = new Domain('Lanes', {
     config: {
       databases: { default: { provider: 'memory' } },
-      brokers: { default: { provider: 'inline' } },
+      brokers: more.brokers ?? { default: { provider: 'inline' } },
       command_processing: 'sync',
-      outbox: { lanes },
+      outbox: { ...more.outbox, lanes },
     },
   });
 
@@ -45,6 +45,11 @@ function lanesDomain(lanes: Record<string, unknown>) {
 
   @domain.event({ partOf: Feed, lane: 'backfill' })
   class Replayed extends BaseEvent {
+    @field.integer({ required: true }) n!: number;
+  }
+
+  @domain.event({ partOf: Feed, published: true })
+  class Shared extends BaseEvent {
     @field.integer({ required: true }) n!: number;
   }
 
@@ -75,10 +80,10 @@ function lanesDomain(lanes: Record<string, unknown>) {
 
   const rows = async (): Promise<OutboxRow[]> => (domain.providers.get('default') as MemoryProvider).outbox.list({ limit: 100 });
   const addFeed =
-    (event: 'Ticked' | 'Replayed' = 'Ticked') =>
+    (event: 'Ticked' | 'Replayed' | 'Shared' = 'Ticked') =>
     async () => {
       const feed = Feed.create({ ticks: 1 });
-      feed.raise(event === 'Ticked' ? Ticked.create({ n: 1 }) : Replayed.create({ n: 1 }));
+      feed.raise({ Ticked, Replayed, Shared }[event].create({ n: 1 }));
       await domain.repositoryFor(Feed).add(feed);
     };
   return { domain, rows, addFeed, Tick, Replay, FeedCommands };
@@ -157,6 +162,20 @@ describe('priority lanes of outbox rows', () => {
       { type: 'Tick', stream: 'lanes::feed:command:backfill', priority: -1 },
       { type: 'Replay', stream: 'lanes::feed:command:backfill', priority: -1 },
       { type: 'Replay', stream: 'lanes::feed:command', priority: 0 },
+    ]);
+  });
+
+  it("sends a published event's rows for external brokers to the category's stream whatever its lane", async () => {
+    const external = lanesDomain(
+      { enabled: true },
+      { brokers: { default: { provider: 'inline' }, partners: { provider: 'inline' } }, outbox: { external_brokers: ['partners'] } },
+    );
+    app = external;
+    await external.domain.init();
+    await external.domain.uow(external.addFeed('Shared'), { lane: 'backfill' });
+    expect((await external.rows()).map((row) => ({ broker: row.targetBroker, stream: row.streamName, priority: row.priority }))).toEqual([
+      { broker: 'default', stream: 'lanes::feed:backfill', priority: -1 },
+      { broker: 'partners', stream: 'lanes::feed', priority: -1 },
     ]);
   });
 
