@@ -13,6 +13,7 @@ import {
   BaseCommandHandler,
   BaseEvent,
   BUILTIN_PROVIDERS,
+  ConfigError,
   Domain,
   field,
   handle,
@@ -198,10 +199,12 @@ describe('priority lanes of outbox rows', () => {
     expect(await rows()).toEqual([]);
   });
 
-  it("refuses an element's lane option that [outbox.lanes] does not list when its rows are written", async () => {
-    const { domain, rows, addFeed } = await start({ enabled: true, names: ['bulk'] });
-    await expect(domain.uow(addFeed('Replayed'))).rejects.toThrow(/Replayed \(its lane option\): unknown lane "backfill"/);
-    expect(await rows()).toEqual([]);
+  it('refuses at init an event or command whose lane option [outbox.lanes] does not list', async () => {
+    app = lanesDomain({ enabled: true, names: ['bulk'] });
+    await expect(app.domain.init()).rejects.toThrow(ConfigError);
+    await expect(app.domain.init()).rejects.toThrow(/event Replayed has lane "backfill", which is not a lane; add it to \[outbox.lanes\] names/);
+    await expect(app.domain.init()).rejects.toThrow(/command Replay has lane "backfill"/);
+    app = null;
   });
 
   it('refuses a lane asked for inside a unit of work in another lane (LaneConflictError), and accepts the same one', async () => {
