@@ -138,11 +138,14 @@ export type {
   InboxPlace,
 } from './runtime/runtime-surface.js';
 export type { ProcessOptions } from './processing/command-processor.js';
+export type { UnitOfWorkOptions } from './uow/run-in-unit-of-work.js';
 export { OUTCOME_EXTENSION } from './processing/command-outcomes.js';
 export type * from './ports/command-outcome-store.js';
 export { CommandRefusedError } from './errors/command-refused.error.js';
 export { OutcomeTimeoutError } from './errors/outcome-timeout.error.js';
 export { InvalidProcessOptionsError } from './errors/invalid-process-options.error.js';
+export { UnknownLaneError } from './errors/unknown-lane.error.js';
+export { LaneConflictError } from './errors/lane-conflict.error.js';
 export type { HandleMessageOptions, HandleOutcome } from './processing/message-handling.js';
 export {
   MemoryProvider,
@@ -185,6 +188,7 @@ export { MemoryEventStoreSubscriptions } from './adapters/memory/memory-event-st
 export { assignedPartitions, type PartitionLeaseStore, type PartitionLease, type PartitionClaim } from './ports/partition-leases.js';
 export { MemoryPartitionLeases } from './adapters/memory/memory-partition-leases.js';
 export { partitionOf, partitionStream, partitionStreams, PARTITION_SEPARATOR } from './messages/stream-partitions.js';
+export { checkedLane, lanePriority, lanesRead, laneStream, LANE_NAME, LIVE_LANE } from './messages/lanes.js';
 export { snapshotChecksum } from './ports/snapshot-checksum.js';
 export { streamName, categoryOf, isEntityStream, isCategory, ALL_STREAMS } from './ports/stream-names.js';
 export { StreamVersionError } from './errors/stream-version.error.js';

@@ -24,6 +24,9 @@ export interface PullRequest {
   expiresMs: number;
 }
 
+/** How long past its expiry a waiting pull waits for the server's answer before it ends empty. */
+const WAITING_PULL_GRACE_MS = 1_000;
+
 /** Open pulls, so `close()` can end them (a blocked read then returns what it has). */
 export class NatsPuller {
   private readonly open = new Set<Subscription>();
@@ -42,7 +45,13 @@ export class NatsPuller {
     const body = request.expiresMs > 0 ? { batch: request.batch, expires: request.expiresMs * 1_000_000 } : { batch: request.batch, no_wait: true };
     const got: NatsDelivery[] = [];
     let answered = false;
-    const timer = setTimeout(() => sub.unsubscribe(), request.expiresMs + this.graceMs);
+    // A waiting pull gets its 408 lazily: a busy server may expire it without one (seen on an idle
+    // stream beside a busy one, which left reads of live messages hanging for the whole grace). So
+    // a waiting pull ends quietly a second after it expired; the no_wait pull that starts every
+    // read keeps the full grace and still tells a consumer that is gone. (A message the server
+    // would still send it then is not lost: unacked, it comes back after ack_wait.)
+    const waiting = request.expiresMs > 0;
+    const timer = setTimeout(() => sub.unsubscribe(), request.expiresMs + (waiting ? Math.min(this.graceMs, WAITING_PULL_GRACE_MS) : this.graceMs));
     try {
       nc.publish(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`, JSON.stringify(body), { reply: inbox });
       for await (const msg of sub) {
@@ -64,7 +73,7 @@ export class NatsPuller {
       this.open.delete(sub);
       sub.unsubscribe();
     }
-    if (!answered && !nc.isClosed() && !this.closed) {
+    if (!answered && !waiting && !nc.isClosed() && !this.closed) {
       throw new NatsPullTimeoutError(`no answer to a pull on consumer "${durable}" of stream "${stream}" within ${request.expiresMs + this.graceMs} ms`);
     }
     return got;

@@ -155,6 +155,10 @@ export const CONFIG_SCHEMA: KeySpec & { kind: 'table' } = {
         external_brokers: { kind: 'stringList' },
         partitions: { kind: 'integer', min: 1, max: 1024 },
         lock_seconds: { kind: 'number', min: 1, max: 3600 },
+        lanes: {
+          kind: 'table',
+          keys: { enabled: { kind: 'boolean' }, names: { kind: 'stringList' }, share: { kind: 'number', min: 0.01, max: 1 } },
+        },
         messages_per_tick: positiveInt,
         tick_interval: seconds,
         max_consumer_lag: { kind: 'integer', min: 0, max: 1_000_000_000 },

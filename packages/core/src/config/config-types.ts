@@ -131,6 +131,20 @@ export interface OutboxCleanupConfig {
   cleanup_interval_ticks: number;
 }
 
+/**
+ * Priority lanes (`[outbox.lanes]`, docs/flow-control.md): a message names its lane where it is
+ * produced; with `enabled` each lane besides `live` has a stream of its own on the broker
+ * (`<stream>:<lane>`), which subscriptions read beside the live one with a bounded share.
+ */
+export interface OutboxLanesConfig {
+  /** Route messages of other lanes to their own streams; false: every lane shares the live stream. */
+  enabled: boolean;
+  /** The lanes messages may name besides `live` (always there). */
+  names: string[];
+  /** Each other lane runs at most `ceil(concurrency × share)` messages at once per subscription and worker (at least 1). */
+  share: number;
+}
+
 export interface OutboxConfig {
   broker: string;
   external_brokers: string[];
@@ -153,6 +167,7 @@ export interface OutboxConfig {
   lag_check_interval: number;
   retry: OutboxRetryConfig;
   cleanup: OutboxCleanupConfig;
+  lanes: OutboxLanesConfig;
 }
 
 /** Where event-sourced aggregates keep their events: the event store of one `[databases.<name>]`. */

@@ -65,6 +65,7 @@ const DEFAULTS: DomainConfig = {
     lock_seconds: 30,
     max_consumer_lag: 0,
     lag_check_interval: 1,
+    lanes: { enabled: false, names: ['backfill'], share: 0.25 },
     retry: {
       max_attempts: 5,
       base_delay_seconds: 1,

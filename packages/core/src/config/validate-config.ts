@@ -6,6 +6,7 @@
  * Only own keys are ever looked up: a key named `__proto__` or `toString` is a key like any other.
  */
 import { checkFlowControl } from './check-flow-control.js';
+import { checkLanes } from './check-lanes.js';
 import type { ConfigProblem } from './config-error.js';
 import type { DomainConfig } from './config-types.js';
 import { CONFIG_SCHEMA, CONNECTION_KEYS, type KeySpec, type ProviderSection } from './config-schema.js';
@@ -189,6 +190,7 @@ function checkCrossKeys(config: DomainConfig, options: ValidateOptions, problems
   checkSubscriptionType(config, problems);
   checkMetricsPath(config, problems);
   checkFlowControl(config, problems, warnings);
+  checkLanes(config, problems);
   const retry = outbox && isPlainObject(outbox.retry) ? outbox.retry : undefined;
   if (
     retry &&

@@ -65,6 +65,7 @@ import { Upcasters } from './upcasters.js';
 import type { UpcasterClass, UpcasterOptions } from '../elements/upcaster.js';
 import type { Repository } from '../repository/repository.js';
 import type { ProcessOptions } from '../processing/command-processor.js';
+import type { UnitOfWorkOptions } from '../uow/run-in-unit-of-work.js';
 import type { HandleMessageOptions, HandleOutcome } from '../processing/message-handling.js';
 import type { MessageEnvelope } from '../messages/envelope.js';
 import type { DomainConfig } from '../config/config-types.js';
@@ -287,9 +288,12 @@ export class Domain {
     return this.runtimeParts;
   }
 
-  /** Runs `work` in a unit of work: committed when it resolves, rolled back when it throws; nested calls join. */
-  uow<R>(work: () => Promise<R> | R): Promise<R> {
-    return this.runtimeParts.units.run(work);
+  /**
+   * Runs `work` in a unit of work: committed when it resolves, rolled back when it throws; nested
+   * calls join. `lane`: the priority lane of the events raised in it (docs/flow-control.md).
+   */
+  uow<R>(work: () => Promise<R> | R, options: UnitOfWorkOptions = {}): Promise<R> {
+    return this.runtimeParts.units.run(work, {}, options.lane);
   }
 
   /**

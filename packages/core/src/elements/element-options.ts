@@ -39,6 +39,11 @@ export interface MessageOptions {
   published?: boolean;
   /** Defaults to the partOf aggregate's category. */
   streamCategory?: string;
+  /**
+   * The priority lane it travels in unless its producer names one (`domain.process(cmd, { lane })`,
+   * `domain.uow(work, { lane })`): `'live'` (the default) or a lane of `[outbox.lanes] names`.
+   */
+  lane?: string;
   /** Registration name when it differs from the class name. */
   name?: string;
 }

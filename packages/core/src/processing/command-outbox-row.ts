@@ -3,14 +3,17 @@
  * partitioned by the command's stream so commands to one aggregate stay in order.
  */
 import type { OutboxConfig } from '../config/config-types.js';
+import { lanePriority, laneStream, LIVE_LANE } from '../messages/lanes.js';
 import type { MessageEnvelope } from '../messages/envelope.js';
 import type { NewOutboxRow } from '../ports/outbox-store.js';
 
-export function commandOutboxRow(envelope: MessageEnvelope, outbox: Pick<OutboxConfig, 'broker' | 'retry'>): NewOutboxRow {
+export function commandOutboxRow(envelope: MessageEnvelope, outbox: Pick<OutboxConfig, 'broker' | 'retry' | 'lanes'>, lane: string = LIVE_LANE): NewOutboxRow {
   const { headers, domain } = envelope.metadata;
+  const stream = `${domain.streamCategory}:command`;
   return {
     messageId: headers.id,
-    streamName: `${domain.streamCategory}:command`,
+    streamName: outbox.lanes.enabled ? laneStream(stream, lane) : stream,
+    priority: lanePriority(lane),
     partitionKey: headers.stream,
     messageType: headers.type,
     envelope,

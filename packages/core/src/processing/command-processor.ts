@@ -12,6 +12,7 @@ import type { MessageContext } from '../elements/element-host.js';
 import { AsyncCommandsNeedOutboxError } from '../errors/async-commands-need-outbox.error.js';
 import { HandlerNotFoundError } from '../errors/handler-not-found.error.js';
 import { serializeMessage } from '../messages/serialize-message.js';
+import { checkedLane, LIVE_LANE } from '../messages/lanes.js';
 import type { ProcessingMode } from '../config/config-types.js';
 import { commandOutboxRow, deferredPartitionKey } from './command-outbox-row.js';
 import { checkedDate } from './checked-date.js';
@@ -52,6 +53,12 @@ export interface ProcessOptions {
    * it gets the first one's outcome (sync, or with `awaitOutcome`) or message id (async).
    */
   idempotencyKey?: string;
+  /**
+   * The priority lane (`'live'` or a lane of `[outbox.lanes] names`): of the command itself when
+   * queued, and of the events its handler raises when handled now. Default: the command's `lane`
+   * option, else `live` (docs/flow-control.md, priority lanes).
+   */
+  lane?: string;
 }
 
 export interface CommandProcessingHost {
@@ -63,8 +70,10 @@ export interface CommandProcessingHost {
   provider(name: string): DatabaseProvider;
   /** The database `command` is queued in and its outcome recorded in (its aggregate's; see command-database.ts). */
   commandDatabase(command: BaseCommand): string;
-  /** Runs `work` in a unit of work (joining an active one of the domain). */
-  unitOfWork<R>(work: () => Promise<R>, context: Partial<MessageContext>): Promise<R>;
+  /** Runs `work` in a unit of work (joining an active one of the domain), in `lane` when given. */
+  unitOfWork<R>(work: () => Promise<R>, context: Partial<MessageContext>, lane?: string): Promise<R>;
+  /** The command's `lane` option; undefined when it has none. */
+  defaultLaneOf(command: BaseCommand): string | undefined;
   activeUnitOfWork(): UnitOfWork | undefined;
 }
 
@@ -80,17 +89,22 @@ export async function processCommand(host: CommandProcessingHost, command: BaseC
   const waitMs = checkedTimeout(options.awaitOutcome, name);
   const key = checkedIdempotencyKey(options.idempotencyKey, name);
   const asynchronous = processesAsynchronously(host.commandProcessing, options);
+  const lane = options.lane === undefined ? undefined : checkedLane(options.lane, host.outboxConfig.lanes, `domain.process(${name}): lane`);
   if (asynchronous) {
+    const active = host.activeUnitOfWork();
+    const rowLane = lane ?? host.defaultLaneOf(command) ?? active?.lane ?? LIVE_LANE;
     // The id of this command, or of the earlier one holding its idempotency key (nothing queued then).
-    const commandId = await enqueueCommand(host, command, deliverAt, { key, recordOutcome: key !== null || waitMs !== null });
+    const commandId = await enqueueCommand(host, command, deliverAt, { key, recordOutcome: key !== null || waitMs !== null }, rowLane);
     return waitMs === null ? commandId : awaitOutcome(outcomesOf(host, command), name, commandId, waitMs);
   }
   const binding = commandHandlerFor(host, type);
   if (!binding) throw new HandlerNotFoundError(type, host.domainName);
   const context = contextOf(command._metadata);
   const run = () => invokeHandler(binding.cls, binding.methods[0]!, command);
-  if (key === null) return host.unitOfWork(run, context);
-  return processOnce(host, command, key, run, waitMs ?? DEFAULT_REUSED_KEY_WAIT_MS);
+  // The command's own lane option applies to a unit it starts; inside another unit, that unit's lane holds.
+  const unitLane = lane ?? (host.activeUnitOfWork() ? undefined : host.defaultLaneOf(command));
+  if (key === null) return host.unitOfWork(run, context, unitLane);
+  return processOnce(host, command, key, run, waitMs ?? DEFAULT_REUSED_KEY_WAIT_MS, unitLane);
 }
 
 /**
@@ -98,24 +112,35 @@ export async function processCommand(host: CommandProcessingHost, command: BaseC
  * so a concurrent command with the same key waits for it and then finds its outcome. A refusal
  * rolls the unit back; it is recorded afterwards, so the key gives the same refusal again.
  */
-async function processOnce(host: CommandProcessingHost, command: BaseCommand, key: string, run: () => Promise<unknown>, waitMs: number): Promise<unknown> {
+async function processOnce(
+  host: CommandProcessingHost,
+  command: BaseCommand,
+  key: string,
+  run: () => Promise<unknown>,
+  waitMs: number,
+  lane: string | undefined,
+): Promise<unknown> {
   const database = host.commandDatabase(command);
   const store = host.provider(database).commandOutcomes;
   const claim = { commandId: command._metadata!.headers.id, commandType: command._metadata!.headers.type, idempotencyKey: key };
   const name = command.constructor.name;
   let earlier: CommandOutcomeRecord | undefined;
   try {
-    const result = await host.unitOfWork(async () => {
-      const tx = await host.activeUnitOfWork()!.transactionFor(database);
-      const claimed = await store.claim(tx, claim);
-      if (!claimed.claimed) {
-        earlier = claimed.existing;
-        return undefined;
-      }
-      const value = await run();
-      await store.complete(tx, claim.commandId, succeeded(value, name));
-      return value;
-    }, contextOf(command._metadata));
+    const result = await host.unitOfWork(
+      async () => {
+        const tx = await host.activeUnitOfWork()!.transactionFor(database);
+        const claimed = await store.claim(tx, claim);
+        if (!claimed.claimed) {
+          earlier = claimed.existing;
+          return undefined;
+        }
+        const value = await run();
+        await store.complete(tx, claim.commandId, succeeded(value, name));
+        return value;
+      },
+      contextOf(command._metadata),
+      lane,
+    );
     if (!earlier) return result;
   } catch (error) {
     if (isPermanentError(error)) await recordRefusal(host, database, claim, error);
@@ -159,6 +184,7 @@ async function enqueueCommand(
   command: BaseCommand,
   deliverAt: Date | undefined,
   outcome: { key: string | null; recordOutcome: boolean },
+  lane: string,
 ): Promise<string> {
   if (!host.outboxEnabled) throw new AsyncCommandsNeedOutboxError(command.constructor.name);
   const metadata = command._metadata!;
@@ -166,7 +192,7 @@ async function enqueueCommand(
   const envelope = outcome.recordOutcome
     ? serializeMessage({ toPlain: () => command.toPlain(), _metadata: { ...metadata, extensions: { ...metadata.extensions, [OUTCOME_EXTENSION]: true } } })
     : serializeMessage(command);
-  const immediate = commandOutboxRow(envelope, host.outboxConfig);
+  const immediate = commandOutboxRow(envelope, host.outboxConfig, lane);
   const row = deliverAt ? { ...immediate, partitionKey: deferredPartitionKey(immediate), deliverAt } : immediate;
   const commandId = envelope.metadata.headers.id;
   // The command's aggregate's database: inside a handler, the row commits with its effects.

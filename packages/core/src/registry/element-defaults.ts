@@ -2,6 +2,7 @@
  * The one place each element type's defaults are applied: provider `default`, stream category
  * `<domain_snake>::<aggregate_snake>`, snake_case schema names, message version 1, and so on.
  */
+import { LANE_NAME } from '../config/check-lanes.js';
 import type { ClassRef } from '../fields/field-definition.js';
 import type { ElementKind } from '../elements/element-kind.js';
 import type {
@@ -87,11 +88,22 @@ export function resolveRecord<K extends ElementKind>(kind: K, cls: ClassRef, giv
       const m = o as MessageOptions;
       const version = m.version ?? 1;
       if (!Number.isInteger(version) || version < 1) throw new RegistrationError(`${name}: version must be an integer >= 1, got ${String(m.version)}`);
+      if (m.lane !== undefined && (typeof m.lane !== 'string' || !LANE_NAME.test(m.lane))) {
+        throw new RegistrationError(
+          `${name}: lane must be a lane name such as 'live' or 'backfill' (lower-case letters, digits, _), got ${JSON.stringify(m.lane)}`,
+        );
+      }
       return {
         kind,
         cls,
         name: nonEmpty(m.name, 'name', cls) ?? name,
-        options: { partOf: m.partOf, version, published: m.published === true, streamCategory: nonEmpty(m.streamCategory, 'streamCategory', cls) },
+        options: {
+          partOf: m.partOf,
+          version,
+          published: m.published === true,
+          streamCategory: nonEmpty(m.streamCategory, 'streamCategory', cls),
+          lane: m.lane,
+        },
       };
     }
     case 'commandHandler':

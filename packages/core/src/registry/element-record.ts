@@ -28,7 +28,14 @@ export type AggregateRecord = RecordOf<
 >;
 export type EntityRecord = RecordOf<'entity', { partOf: ClassRef | undefined; schemaName: string }>;
 export type ValueObjectRecord = RecordOf<'valueObject', { partOf: ClassRef | undefined }>;
-export type MessageRecordOptions = { partOf: ClassRef | undefined; version: number; published: boolean; streamCategory: string | undefined };
+export type MessageRecordOptions = {
+  partOf: ClassRef | undefined;
+  version: number;
+  published: boolean;
+  streamCategory: string | undefined;
+  /** Its default priority lane; undefined: `live` (checked against `[outbox.lanes] names` when its rows are written). */
+  lane: string | undefined;
+};
 export type EventRecord = RecordOf<'event', MessageRecordOptions>;
 export type CommandRecord = RecordOf<'command', MessageRecordOptions>;
 export type HandlerRecordOptions = {

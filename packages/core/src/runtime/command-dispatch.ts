@@ -10,6 +10,7 @@ import type { ClassRef } from '../fields/field-definition.js';
 import type { MessageEnvelope } from '../messages/envelope.js';
 import { commandDatabase } from '../processing/command-database.js';
 import { refused } from '../processing/command-outcomes.js';
+import { laneOptionOf } from '../registry/lane-option.js';
 import { processCommand, processesAsynchronously, type ProcessOptions } from '../processing/command-processor.js';
 import { inSpan } from '../tracing/in-span.js';
 import { commandSpanAttributes } from '../tracing/message-span-attributes.js';
@@ -48,7 +49,8 @@ export class CommandDispatch implements RuntimeCommands {
         handlersFor: (type) => context.registry.handlersFor(type),
         provider: (name) => context.provider(name),
         commandDatabase: (command) => this.database(command.constructor as ClassRef),
-        unitOfWork: (work, unitContext) => this.units.run(work, unitContext),
+        unitOfWork: (work, unitContext, lane) => this.units.run(work, unitContext, lane),
+        defaultLaneOf: (command) => laneOptionOf(context.registry.recordOf(command.constructor as ClassRef)),
         activeUnitOfWork: () => this.units.active(),
       },
       stamped,

@@ -1,9 +1,11 @@
 /**
  * `domain.init()` refuses a model whose aggregates or projections name databases domain.toml
  * does not configure, and event-sourced aggregates whose events could not share a transaction
- * with their outbox rows. Every problem is reported at once, as one ConfigError.
+ * with their outbox rows, and events or commands naming a lane `[outbox.lanes]` does not list.
+ * Every problem is reported at once, as one ConfigError.
  */
 import type { DomainConfig } from '../config/config-types.js';
+import { LIVE_LANE } from '../config/check-lanes.js';
 import { ConfigError } from '../config/config-error.js';
 import type { ElementRegistry } from '../registry/registry.js';
 import { projectionProviderProblems } from './projection-providers.js';
@@ -32,5 +34,17 @@ export function checkAggregateProviders(registry: ElementRegistry, config: Domai
     });
   }
   problems.push(...projectionProviderProblems(registry, config));
+  problems.push(...laneOptionProblems(registry, config));
   if (problems.length) throw new ConfigError(problems, file);
+}
+
+/** Events and commands whose `lane` option names a lane `[outbox.lanes] names` does not list. */
+function laneOptionProblems(registry: ElementRegistry, config: DomainConfig): { path: string; message: string }[] {
+  const known = [LIVE_LANE, ...config.outbox.lanes.names];
+  return [...registry.recordsOf('event'), ...registry.recordsOf('command')]
+    .filter((record) => record.options.lane !== undefined && !known.includes(record.options.lane))
+    .map((record) => ({
+      path: 'outbox.lanes.names',
+      message: `${record.kind} ${record.name} has lane "${record.options.lane}", which is not a lane; add it to [outbox.lanes] names or use one of ${known.map((n) => `"${n}"`).join(', ')}`,
+    }));
 }

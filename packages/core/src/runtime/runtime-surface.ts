@@ -76,7 +76,8 @@ export interface RuntimeCommands {
 /** Units of work of this domain. */
 export interface RuntimeUnits {
   /** Runs `work` in a unit of work (joining the active one), with `context` as its message context. */
-  run<R>(work: () => Promise<R> | R, context?: Partial<MessageContext>): Promise<R>;
+  /** `lane`: the priority lane of the events raised in it (UnknownLaneError, LaneConflictError). */
+  run<R>(work: () => Promise<R> | R, context?: Partial<MessageContext>, lane?: string): Promise<R>;
   /** A new unit of work even inside another one: each handler call gets its own. */
   fresh<R>(work: () => Promise<R> | R, context?: Partial<MessageContext>): Promise<R>;
   /** The active unit of work of this domain, if any. */

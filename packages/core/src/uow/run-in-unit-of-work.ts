@@ -7,14 +7,23 @@ import type { BaseEvent } from '../elements/base-event.js';
 import type { MessageContext } from '../elements/element-host.js';
 import { inSpan } from '../tracing/in-span.js';
 import { SpanAttributes, SpanNames } from '../tracing/span-names.js';
+import { LaneConflictError } from '../errors/lane-conflict.error.js';
 import { UnitOfWork, type UnitOfWorkHost } from './unit-of-work.js';
 import { currentMessageContext, currentUnitOfWork, unitOfWorkStorage } from './uow-storage.js';
+
+/** `domain.uow(work, options)`. */
+export interface UnitOfWorkOptions {
+  /** The priority lane of the events raised in the unit: `'live'` or a lane of `[outbox.lanes] names`. Default: each event's `lane` option, else `live`. */
+  lane?: string;
+}
 
 export interface UnitOfWorkRun {
   /** Correlation for the events raised by `work`; when joining an outer unit it applies to `work` only. */
   context?: Partial<MessageContext>;
   /** Always start a new unit, even inside another one (handlers dispatched after a commit). */
   fresh?: boolean;
+  /** The priority lane of the events raised in the unit; a joined unit must already be in it (LaneConflictError). */
+  lane?: string;
   /** Called with the committed events after a new unit commits, outside it. */
   afterCommit?: (events: BaseEvent[]) => Promise<void>;
 }
@@ -22,11 +31,12 @@ export interface UnitOfWorkRun {
 export async function runInUnitOfWork<R>(host: UnitOfWorkHost, work: () => Promise<R> | R, run: UnitOfWorkRun = {}): Promise<R> {
   const outer = currentUnitOfWork();
   if (outer && outer.host === host && !run.fresh) {
+    if (run.lane !== undefined && run.lane !== outer.lane) throw new LaneConflictError(run.lane, outer.lane);
     if (!run.context) return work();
     const context = { ...(currentMessageContext() ?? outer.context), ...definedOnly(run.context) };
     return unitOfWorkStorage.run({ uow: outer, context }, work);
   }
-  const uow = new UnitOfWork(host, run.context);
+  const uow = new UnitOfWork(host, run.context, run.lane);
   let result: R;
   let events: BaseEvent[];
   try {

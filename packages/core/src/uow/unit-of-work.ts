@@ -22,8 +22,8 @@ import { mergeInRaiseOrder } from './raise-order.js';
 export interface UnitOfWorkHost {
   readonly domainName: string;
   provider(name: string): DatabaseProvider;
-  /** Outbox rows for the events one aggregate raised in this unit; [] when the outbox is off. */
-  outboxRowsFor(aggregate: BaseAggregate, schema: AggregateSchema, events: readonly BaseEvent[]): NewOutboxRow[];
+  /** Outbox rows for the events one aggregate raised in this unit (in the unit's lane, when it names one); [] when the outbox is off. */
+  outboxRowsFor(aggregate: BaseAggregate, schema: AggregateSchema, events: readonly BaseEvent[], lane: string | undefined): NewOutboxRow[];
 }
 
 export interface TrackedAggregate {
@@ -55,6 +55,8 @@ export class UnitOfWork {
   constructor(
     readonly host: UnitOfWorkHost,
     context: Partial<MessageContext> = {},
+    /** The priority lane of every event raised in this unit; undefined: each event's own default. */
+    readonly lane?: string,
   ) {
     this.context = {
       correlationId: context.correlationId ?? null,
@@ -147,7 +149,7 @@ export class UnitOfWork {
         const events = aggregate.pendingEvents();
         if (events.length === 0) continue;
         perAggregate.push([...events]);
-        const rows = this.host.outboxRowsFor(aggregate, schema, events);
+        const rows = this.host.outboxRowsFor(aggregate, schema, events, this.lane);
         if (rows.length === 0) continue;
         const tx = await this.transactionFor(schema.provider);
         await this.host.provider(schema.provider).outbox.append(tx, rows);

@@ -2,7 +2,7 @@
  * What test mode waits for: each managed database's outbox has nothing pending, processing or
  * failed, and each subscription's consumer group has nothing undelivered or unacked.
  */
-import { partitionStreams, type Broker, type DatabaseProvider } from '@protean-ts/core';
+import { laneStream, LIVE_LANE, partitionStreams, type Broker, type DatabaseProvider } from '@protean-ts/core';
 import type { DrainProbe } from './drain-monitor.js';
 import type { EventStoreSubscription } from '../subscriptions/event-store-subscription.js';
 import type { Subscription } from '../subscriptions/subscription-status.js';
@@ -21,10 +21,10 @@ export function outboxProbe(name: string, provider: DatabaseProvider): DrainProb
 
 /** A partitioned subscription is drained when the group is drained on every partition, whichever process reads it. */
 export function subscriptionProbe(subscription: Subscription, broker: Broker): DrainProbe {
-  const { stream, group, partitions } = subscription.status();
-  const streams = partitionStreams(stream, partitions?.count ?? 1);
+  const { stream, group, partitions, lanes } = subscription.status();
+  const streams = [LIVE_LANE, ...(lanes ?? [])].flatMap((lane) => partitionStreams(laneStream(stream, lane), partitions?.count ?? 1));
   return {
-    name: `subscription ${subscription.name} (stream "${stream}"${streams.length > 1 ? `, ${streams.length} partitions` : ''})`,
+    name: `subscription ${subscription.name} (stream "${stream}"${streams.length > 1 ? `, ${streams.length} streams of its partitions and lanes` : ''})`,
     async busy() {
       const state = subscription.status();
       const healthy = state.state === 'running' || (state.partitions !== undefined && state.state === 'standby');

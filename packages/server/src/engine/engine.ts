@@ -5,7 +5,18 @@
  * health endpoints. At start it waits for its databases and brokers (see infrastructure-wait.ts);
  * `stop()` finishes the work in flight before closing connections.
  */
-import { getLogger, partitionStream, type BaseSubscriber, type Broker, type ClassRef, type Domain, type InitOptions, type Logger } from '@protean-ts/core';
+import {
+  getLogger,
+  laneStream,
+  LIVE_LANE,
+  partitionStream,
+  type BaseSubscriber,
+  type Broker,
+  type ClassRef,
+  type Domain,
+  type InitOptions,
+  type Logger,
+} from '@protean-ts/core';
 import { createOutboxProcessors, type OutboxProcessor } from '@protean-ts/outbox';
 import { HealthServer, type MetricsEndpoint } from '../health/health-server.js';
 import { EngineMetrics } from '../metrics/engine-metrics.js';
@@ -16,7 +27,8 @@ import { createBrokerSubscription } from '../subscriptions/broker-subscription.j
 import { createStreamSubscription } from '../subscriptions/stream-subscription.js';
 import { EventStoreSubscription } from '../subscriptions/event-store-subscription.js';
 import { checkFlowControlNames } from '../subscriptions/flow/flow-gates.js';
-import { partitionCount, planSubscriptions, plannedStreams, type PlannedSubscription } from '../subscriptions/subscription-plan.js';
+import { LanedSubscription, laneBudget } from '../subscriptions/laned-subscription.js';
+import { partitionCount, plannedLanes, planSubscriptions, plannedStreams, type PlannedSubscription } from '../subscriptions/subscription-plan.js';
 import { PartitionOwnership } from '../subscriptions/partition-ownership.js';
 import { PartitionedSubscription } from '../subscriptions/partitioned-subscription.js';
 import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription-status.js';
@@ -238,12 +250,18 @@ export class Engine {
       reclaimIntervalMs: this.options.reclaimIntervalMs ?? Math.min(30_000, Math.max(1_000, broker.claimIdleMs / 2)),
       logger: this.log.child({ handler: entry.cls.name }, 'subscription'),
     };
-    const loopOn = (stream: string) =>
-      entry.role === 'subscriber'
+    // The relay publishes a lane's partition p to partitionStream(laneStream(stream, lane), p): read the same.
+    const loopOnLane = (lane: string, partition: number | null) => {
+      const stream = partition === null ? laneStream(entry.stream, lane) : partitionStream(laneStream(entry.stream, lane), partition);
+      return entry.role === 'subscriber'
         ? createBrokerSubscription({ ...common, stream, subscriber: entry.cls as ClassRef<BaseSubscriber> })
-        : createStreamSubscription({ ...common, stream, handler: entry.cls });
+        : createStreamSubscription({ ...common, ...laneBudget(lane, domain.config.outbox.lanes.share, common), stream, handler: entry.cls });
+    };
+    const lanes = plannedLanes(domain, entry);
+    const loopOn = (partition: number | null): Subscription =>
+      lanes.length === 1 ? loopOnLane(LIVE_LANE, partition) : new LanedSubscription(lanes.map((lane) => ({ lane, loop: loopOnLane(lane, partition) })));
     const partitions = partitionCount(domain, entry);
-    if (partitions === 1) return { sub: loopOn(entry.stream), broker };
+    if (partitions === 1) return { sub: loopOn(null), broker };
     const sub = new PartitionedSubscription({
       name: entry.group,
       kind: entry.role === 'subscriber' ? 'broker' : 'stream',
@@ -251,7 +269,7 @@ export class Engine {
       group: entry.group,
       broker: broker.name,
       partitions,
-      loopFor: (partition) => loopOn(partitionStream(entry.stream, partition)),
+      loopFor: (partition) => loopOn(partition),
       logger: common.logger,
     });
     this.partitionOwnership(partitions).listen(sub);

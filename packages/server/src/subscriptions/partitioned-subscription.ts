@@ -6,7 +6,6 @@
  * finds their predecessors handled instead of waiting on another worker.
  */
 import type { Logger } from '@protean-ts/core';
-import type { ConsumerLoop } from './consumer-loop.js';
 import type { PartitionListener } from './partition-ownership.js';
 import { newCounters } from './subscription-lifecycle.js';
 import type { Subscription, SubscriptionCounters, SubscriptionStatus } from './subscription-status.js';
@@ -19,14 +18,14 @@ export interface PartitionedSubscriptionOptions {
   group: string;
   broker: string;
   partitions: number;
-  /** A read loop over one partition's stream. */
-  loopFor(partition: number): ConsumerLoop;
+  /** A read loop over one partition's stream (with lanes, one per lane: a LanedSubscription). */
+  loopFor(partition: number): Subscription;
   logger: Logger;
 }
 
 export class PartitionedSubscription implements Subscription, PartitionListener {
   readonly name: string;
-  private readonly loops = new Map<number, ConsumerLoop>();
+  private readonly loops = new Map<number, Subscription>();
   /** Counters of loops already stopped (a partition that moved away), so totals never go back. */
   private readonly past: SubscriptionCounters = newCounters();
   private started = false;
@@ -86,6 +85,7 @@ export class PartitionedSubscription implements Subscription, PartitionListener 
       lastError: statuses.find((s) => s.lastError)?.lastError ?? null,
       inFlight: statuses.reduce((total, s) => total + s.inFlight, 0),
       partitions: { count: partitions, read: this.partitions },
+      ...(statuses[0]?.lanes ? { lanes: statuses[0].lanes } : {}),
       ...counters,
       // The partitions' loops share one flow gate: any of them shows it.
       ...(statuses[0]?.flow ? { flow: statuses[0].flow } : {}),

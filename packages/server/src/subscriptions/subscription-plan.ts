@@ -9,7 +9,7 @@
  * A projector is planned like an event handler, once per stream category it follows
  * (projector-subscriptions.ts).
  */
-import { partitionStreams, type ClassRef, type Domain } from '@protean-ts/core';
+import { lanesRead, laneStream, LIVE_LANE, partitionStreams, type ClassRef, type Domain } from '@protean-ts/core';
 import { planProjectorSubscriptions } from './projector-subscriptions.js';
 
 export interface PlannedSubscription {
@@ -116,7 +116,17 @@ export function partitionCount(domain: Domain, entry: Pick<PlannedSubscription, 
   return entry.source === 'stream' && entry.broker === outbox.broker ? outbox.partitions : 1;
 }
 
-/** The broker streams a planned subscription reads: its stream, and its other partitions. */
+/**
+ * The lanes a planned subscription reads, live first: every lane of `[outbox.lanes]` for a
+ * handler's stream the outbox feeds, only live for the event store, a subscriber or another broker.
+ */
+export function plannedLanes(domain: Domain, entry: Pick<PlannedSubscription, 'source' | 'broker' | 'role'>): string[] {
+  const { outbox } = domain.config;
+  return entry.source === 'stream' && entry.role !== 'subscriber' && entry.broker === outbox.broker ? lanesRead(outbox.lanes) : [LIVE_LANE];
+}
+
+/** The broker streams a planned subscription reads: its stream, its other partitions, and those of its other lanes. */
 export function plannedStreams(domain: Domain, entry: PlannedSubscription): string[] {
-  return partitionStreams(entry.stream, partitionCount(domain, entry));
+  const partitions = partitionCount(domain, entry);
+  return plannedLanes(domain, entry).flatMap((lane) => partitionStreams(laneStream(entry.stream, lane), partitions));
 }

@@ -54,6 +54,8 @@ export interface SubscriptionStatus extends SubscriptionCounters {
   readAhead?: { held: number; bound: number; paused: boolean };
   /** With `outbox.partitions` > 1: how many partitions the stream has, and which this process reads. */
   partitions?: { count: number; read: number[] };
+  /** With `[outbox.lanes] enabled`: the lanes read besides live, each on `<stream>:<lane>` (and its partitions). */
+  lanes?: string[];
   /** With a `[server.flow_control]` table: the circuit, the limits and debouncing (see docs/flow-control.md). */
   flow?: FlowStatus;
 }
