@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { InboxCheckpointMovedError, type DatabaseProvider, type InboxEntry, type InboxStore, type InboxVerdict } from '@protean-ts/core';
+import type { DatabaseProvider, InboxEntry, InboxStore, InboxVerdict } from '@protean-ts/core';
 
 export interface InboxConformanceHarness {
   /** A connected provider whose inbox tables exist. Called before each test. */
@@ -37,22 +37,15 @@ export function describeInboxStoreConformance(name: string, harness: InboxConfor
       ...extra,
     });
 
-    /**
-     * Enters in a transaction of its own and commits (or rolls back), as the inbox's unit of work
-     * does: a store may take a first delivery on trust and refuse it at the commit
-     * (InboxCheckpointMovedError), and then the same entry is decided at once. A verdict that is
-     * rolled back is never checked at a commit, so those entries ask to be decided at once.
-     */
+    /** Enters in a transaction of its own and commits (or rolls back). */
     async function enter(e: InboxEntry, commit = true): Promise<InboxVerdict['kind']> {
-      const asked = commit ? e : { ...e, checkAtOnce: true };
       const tx = await provider.begin();
       try {
-        const verdict = await store.enter(tx, asked);
+        const verdict = await store.enter(tx, e);
         await (commit ? tx.commit() : tx.rollback());
         return verdict.kind;
       } catch (error) {
         await tx.rollback();
-        if (error instanceof InboxCheckpointMovedError && !asked.checkAtOnce) return enter({ ...asked, checkAtOnce: true }, commit);
         throw error;
       }
     }

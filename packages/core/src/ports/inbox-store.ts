@@ -27,11 +27,6 @@ export interface InboxEntry {
    * check that at the batch's commit; a redelivery is always checked at once.
    */
   redelivered?: boolean;
-  /**
-   * Decide at once, never on trust: set when this message was taken on trust and the commit found
-   * its key had moved (`InboxCheckpointMovedError`), so it runs again checked.
-   */
-  checkAtOnce?: boolean;
 }
 
 /**

@@ -12,7 +12,6 @@ import { HandlerNotFoundError } from '../errors/handler-not-found.error.js';
 import type { ClassRef } from '../fields/field-definition.js';
 import type { MessageEnvelope } from '../messages/envelope.js';
 import { positionOf } from '../messages/with-position.js';
-import { InboxCheckpointMovedError } from '../errors/inbox-checkpoint-moved.error.js';
 import type { InboxEntry, InboxVerdict } from '../ports/inbox-store.js';
 import { contextOf, invokeHandler } from './handler-invocation.js';
 import { retryOnConflict } from './retry-on-conflict.js';
@@ -134,21 +133,12 @@ export async function runOnceInInbox(
   }
   let verdict: InboxVerdict = { kind: 'next' };
   const entry: InboxEntry = { ...inbox, position: positionOf(envelope), messageId: envelope.metadata.headers.id };
-  const unit = (inboxEntry: InboxEntry) =>
-    retryOnConflict(() =>
-      host.freshUnitOfWork(async () => {
-        verdict = await enter(inboxEntry);
-        if (verdict.kind === 'next' || verdict.kind === 'late') await work();
-      }, context),
-    );
-  try {
-    await unit(entry);
-  } catch (error) {
-    // Taken on trust as its key's next, it was not (the key had moved): nothing of the unit
-    // committed, so it runs again, the inbox deciding before the handler this time.
-    if (!(error instanceof InboxCheckpointMovedError) || entry.checkAtOnce) throw error;
-    await unit({ ...entry, checkAtOnce: true });
-  }
+  await retryOnConflict(() =>
+    host.freshUnitOfWork(async () => {
+      verdict = await enter(entry);
+      if (verdict.kind === 'next' || verdict.kind === 'late') await work();
+    }, context),
+  );
   return VERDICT_OUTCOMES[(verdict as InboxVerdict).kind];
 }
 

@@ -1,13 +1,13 @@
 /**
- * Inbox checkpoints advanced at the commit. A first delivery that is very likely its key's next
- * (the key's first position, or the position after the one this process itself committed last,
- * or after one moved earlier in the same batch) skips the per-message UPDATE before its handler:
- * the handler runs at once, and one statement that rides with the COMMIT, in the same round trip
- * as the outbox append, moves every such key of the transaction, checking in the database that
- * each moved from exactly where it was expected. If one did not (another worker got there first,
- * a duplicate was published), the statement raises, PostgreSQL skips the COMMIT, and the
- * transaction rolls back: a batch runs each of its messages again alone, a single message runs
- * again with the inbox deciding first.
+ * Inbox checkpoints advanced together at a batch's commit. Inside a batched transaction, a first
+ * delivery that is very likely its key's next (the key's first position, or the position after
+ * the one this process itself committed last, or after one moved earlier in the same batch) skips
+ * the per-message UPDATE: the handler runs at once, and one statement that rides with the COMMIT,
+ * in the same round trip as the outbox append, moves every such key, checking in the database
+ * that each moved from exactly where it was expected. If one did not (another worker got there
+ * first, a duplicate was published), the statement raises, PostgreSQL skips the COMMIT, the batch
+ * rolls back, and the subscription runs each of its messages again alone, where the inbox
+ * decides at once.
  */
 import { InboxCheckpointMovedError } from '@protean-ts/core';
 import { isPgError } from '../connection/pg-connection.js';
@@ -55,7 +55,7 @@ export function runsOf(advances: readonly TrustedAdvance[]): KeyRun[] {
 // sure the cast is only evaluated when the count is wrong.
 const MOVED_MARKER = 'protean_inbox_checkpoint_moved';
 
-/** The same for one key (a message committed alone, or a batch with one trusted key): a plain UPDATE or INSERT, cheaper to plan and run. */
+/** The same for a batch with one trusted key: a plain UPDATE or INSERT, cheaper to plan and run. */
 function advanceOneSql(t: InboxTableNames, run: KeyRun): { sql: string; params: unknown[] } {
   const moved =
     run.first === 1
@@ -106,7 +106,7 @@ function isMovedRefusal(error: unknown): boolean {
 }
 
 /**
- * The flush a transaction runs with its COMMIT: one statement for all its trusted advances,
+ * The flush a batch runs with its COMMIT: one statement for all its trusted advances,
  * checked in the database. `refused` hears of the keys whose trust did not hold.
  */
 export function advanceTogether(tables: InboxTableNames, refused: (runs: readonly KeyRun[]) => void): DeferredFlush<TrustedAdvance> {
