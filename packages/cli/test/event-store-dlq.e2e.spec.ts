@@ -27,6 +27,9 @@ describe.skipIf(!up)('protean-ts dlq on an event-store subscription', () => {
     const setup = await cli(['db', 'setup']);
     expect(setup.code, setup.stderr).toBe(0);
     await project.seed(['1', '5', '5']);
+    // Once (CI, a loaded machine) the server found nothing to handle: say whether the seed wrote.
+    const [written] = await project.query<{ n: number }>('SELECT count(*)::int AS n FROM protean_events');
+    expect(written?.n, 'events the seed wrote to the event store').toBe(5);
     // The handler fails on n = 3 both times (max_retries = 1): dead-lettered, and 4 and 5 follow.
     const server = await cli(['server', '--test-mode'], { FAIL_N: '3' });
     expect(server.code, server.stderr).toBe(0);
