@@ -108,4 +108,25 @@ describe.skipIf(!up)('event-store subscriptions (PostgreSQL, two workers)', () =
     expect(row.owner).toBe(b.engine.consumer);
     await eventually(async () => expect((await sql('SELECT cursor_global_position::int AS p FROM protean_event_store_subscriptions'))[0].p).toBe(12));
   });
+
+  it('test mode is not drained while committed events are held back by a transaction open elsewhere on the server', async () => {
+    const a = await worker(1);
+    await a.engine.start();
+    await eventually(() => expect(a.engine.subscriptionStatuses()[0]?.state).toBe('running'));
+    // Another client's open transaction (any database of the server) holds the readers' horizon.
+    const open = new pg.Client({ connectionString: db.uri });
+    await open.connect();
+    try {
+      await open.query('BEGIN');
+      await open.query('SELECT pg_current_xact_id()');
+      await a.post(null, 5);
+      const held = await a.engine.waitUntilDrained(1_500);
+      expect(held).toMatchObject({ drained: false, busy: [expect.stringContaining('held back from readers by a transaction still open')] });
+      await open.query('COMMIT');
+      expect(await a.engine.waitUntilDrained(15_000)).toMatchObject({ drained: true });
+      expect([...(await a.tallies()).values()].flat()).toEqual(upTo(5));
+    } finally {
+      await open.end();
+    }
+  });
 });

@@ -55,7 +55,7 @@ export function eventStoreProbe(subscription: EventStoreSubscription): DrainProb
       const state = subscription.status();
       if (state.state === 'standby') return subscription.unhandledAfterSavedCursor();
       if (state.state !== 'running') return `state ${state.state}${state.lastError ? `: ${state.lastError.split('\n')[0]}` : ''}`;
-      return subscription.isCaughtUp ? null : `${state.inFlight} events in flight, or not read to the head yet`;
+      return subscription.isCaughtUp ? subscription.eventsHeldBack() : `${state.inFlight} events in flight, or not read to the head yet`;
     },
   };
 }

@@ -28,6 +28,7 @@ import {
   type StoredEvent,
   type StreamSubscriptionConfig,
 } from '@protean-ts/core';
+import { cursorAtOrAfter } from '../status/events-behind.js';
 import { abortableSleep, backoffDelay } from './abortable-sleep.js';
 import { CursorTracker } from './cursor-tracker.js';
 import { EventStoreLease } from './event-store-lease.js';
@@ -153,8 +154,21 @@ export class EventStoreSubscription extends SubscriptionLifecycle implements Sub
   async unhandledAfterSavedCursor(): Promise<string | null> {
     const { store, category } = this.options;
     const state = (await store.subscriptions.states()).find((s) => s.subscription === this.name);
-    const page = await store.readCategory(category, { after: state?.cursor ?? START_CURSOR, limit: 1 });
-    return page.events.length === 0 ? null : `events after the cursor saved by the lease holder (${state?.owner ?? 'none'})`;
+    const saved = state?.cursor ?? START_CURSOR;
+    // Committed events a reader may not take yet count too (see eventsHeldBack).
+    const end = await store.committedEnd([category]);
+    return cursorAtOrAfter(saved, end) ? null : `events after the cursor saved by the lease holder (${state?.owner ?? 'none'})`;
+  }
+
+  /**
+   * For the lease holder that read to the head: null when nothing committed follows what it read,
+   * else why not. A read comes back empty while a transaction still open anywhere on the database
+   * server holds back events committed after it began (ReaderCursor): caught up is not drained.
+   */
+  async eventsHeldBack(): Promise<string | null> {
+    const end = await this.options.store.committedEnd([this.options.category]);
+    if (cursorAtOrAfter(this.readCursor ?? START_CURSOR, end)) return null;
+    return 'events committed but held back from readers by a transaction still open on the database server';
   }
 
   private get stopping(): boolean {
